@@ -1,0 +1,129 @@
+// swift-tools-version:6.1
+// iapcontent — open, Linux-native hosted-content delivery (StoreKit SKDownload semantics).
+//
+// The tree reads like the pipeline:
+//   CArchive → ContentPackaging (author: validate, pack, inspect)
+//   ContentDelivery (catalog model, Ed25519 signing, static layout, URL tokens)
+//   ContentHost (Hummingbird `serve`)
+//   CCurl + CLinuxSystem → ContentDownloads (queue, transfers, journal, installer, store)
+//   iapcontent (the thin CLI)
+import PackageDescription
+
+/// One set of upcoming-feature flags for every target, as Hummingbird does.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "iapcontent",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "iapcontent", targets: ["iapcontent"]),
+        .library(name: "ContentPackaging", targets: ["ContentPackaging"]),
+        .library(name: "ContentDelivery", targets: ["ContentDelivery"]),
+        .library(name: "ContentHost", targets: ["ContentHost"]),
+        .library(name: "ContentDownloads", targets: ["ContentDownloads"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/onevcat/Rainbow", from: "4.2.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // MARK: C shims (system libraries from Debian; `tools/setup` installs them)
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(
+            name: "CArchive", pkgConfig: "libarchive",
+            providers: [.apt(["libarchive-dev"])]),
+        /// Linux calls Swift's Glibc module lacks (renameat2 / RENAME_EXCHANGE).
+        .target(name: "CLinuxSystem"),
+
+        // MARK: Pipeline stages
+        .target(
+            name: "ContentPackaging",
+            dependencies: [
+                "CArchive",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "ContentDelivery",
+            dependencies: [
+                "ContentPackaging",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "ContentHost",
+            dependencies: [
+                "ContentDelivery",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "ContentDownloads",
+            dependencies: [
+                "CCurl", "CLinuxSystem", "CArchive",
+                "ContentPackaging", "ContentDelivery",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "iapcontent",
+            dependencies: [
+                "ContentPackaging", "ContentDelivery", "ContentHost", "ContentDownloads",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Rainbow", package: "Rainbow"),
+            ],
+            swiftSettings: swiftSettings),
+
+        // MARK: Test support: real servers (nginx, fault server), test data, child processes
+        .target(
+            name: "TestSupport",
+            dependencies: ["ContentPackaging"],
+            path: "Tests/TestSupport",
+            swiftSettings: swiftSettings),
+
+        // MARK: Tests, one target per module
+        .testTarget(
+            name: "ContentPackagingTests",
+            dependencies: [
+                "ContentPackaging", "TestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ContentDeliveryTests",
+            dependencies: ["ContentDelivery", "ContentPackaging", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ContentHostTests",
+            dependencies: ["ContentHost", "ContentDelivery", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ContentDownloadsTests",
+            dependencies: [
+                "ContentDownloads", "ContentDelivery", "ContentPackaging", "TestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "iapcontentTests",
+            dependencies: ["iapcontent", "TestSupport"],
+            swiftSettings: swiftSettings),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,15 @@
+#ifndef CLINUXSYSTEM_H
+#define CLINUXSYSTEM_H
+// Linux calls Swift's Glibc module does not expose. Prefixed with the module name, as CNIOLinux does.
+
+/// Flags for CLinuxSystem_renameat2 (values from <linux/fs.h>).
+#define CLINUXSYSTEM_RENAME_NOREPLACE (1 << 0)
+#define CLINUXSYSTEM_RENAME_EXCHANGE  (1 << 1)
+
+/// renameat2(2): atomically exchange (RENAME_EXCHANGE) or refuse to replace (RENAME_NOREPLACE).
+/// Returns 0 or -1 with errno set. Glibc's wrapper is hidden behind _GNU_SOURCE, which Swift does not define.
+int CLinuxSystem_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
+
+/// errno as a plain function (thread-local errno is awkward to read from Swift in some contexts).
+int CLinuxSystem_errno(void);
+#endif

@@ -1,0 +1,148 @@
+import CArchive
+import Foundation
+
+/// Streams entries out of a `.tar.zst` (or plain `.tar`) archive, one header and one data block at a time.
+///
+/// Only libarchive's tar reader and zstd filter are registered — never the `_all` functions, which
+/// would expose every parser (RAR, ISO9660, …) and external-program filters to untrusted input.
+/// Memory stays flat: data comes out in caller-sized blocks.
+///
+/// The reader is noncopyable: one owner, freed exactly once.
+///
+/// ```swift
+/// var reader = try ArchiveReader(path: "levels-1.0.tar.zst")
+/// while let header = try reader.nextHeader() {
+///     while let block = try reader.readBlock() { consume(block) }
+/// }
+/// ```
+public struct ArchiveReader: ~Copyable {
+    private let handle: OpaquePointer
+    private let path: String
+
+    /// Opens the archive at `path` for reading.
+    ///
+    /// - Throws: ``ArchiveError`` when the file cannot be opened or is not tar (optionally zstd).
+    /// The corresponding C functions are `archive_read_new` and `archive_read_open_filename`.
+    public init(path: String, blockSize: Int = 1 << 16) throws(ArchiveError) {
+        guard let handle = archive_read_new() else {
+            throw ArchiveError(message: "libarchive could not allocate a reader", path: path)
+        }
+        archive_read_support_format_tar(handle)
+        archive_read_support_filter_zstd(handle)
+        if archive_read_open_filename(handle, path, blockSize) != ARCHIVE_OK {
+            let error = ArchiveError(
+                errno: archive_errno(handle),
+                message: Self.message(handle, fallback: "cannot open archive"), path: path)
+            archive_read_free(handle)
+            throw error
+        }
+        self.handle = handle
+        self.path = path
+    }
+
+    /// Opens an already-open file descriptor (read from its current offset; not closed by the reader).
+    ///
+    /// Verifying and extracting through the same descriptor closes the swap-after-check gap
+    /// (Sparkle PR #2550). The corresponding C function is `archive_read_open_fd`.
+    public init(fileDescriptor: Int32, displayPath: String, blockSize: Int = 1 << 16) throws(ArchiveError) {
+        guard let handle = archive_read_new() else {
+            throw ArchiveError(message: "libarchive could not allocate a reader", path: displayPath)
+        }
+        archive_read_support_format_tar(handle)
+        archive_read_support_filter_zstd(handle)
+        if archive_read_open_fd(handle, fileDescriptor, blockSize) != ARCHIVE_OK {
+            let error = ArchiveError(
+                errno: archive_errno(handle),
+                message: Self.message(handle, fallback: "cannot open archive"), path: displayPath)
+            archive_read_free(handle)
+            throw error
+        }
+        self.handle = handle
+        self.path = displayPath
+    }
+
+    deinit {
+        archive_read_free(handle)
+    }
+
+    /// The next entry's header, or `nil` at the end of the archive. Unread data of the previous entry is skipped.
+    ///
+    /// The corresponding C function is `archive_read_next_header`.
+    public mutating func nextHeader() throws(ArchiveError) -> ArchiveEntryHeader? {
+        var entry: OpaquePointer?
+        let status = archive_read_next_header(handle, &entry)
+        if status == ARCHIVE_EOF { return nil }
+        guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
+            throw ArchiveError(
+                errno: archive_errno(handle),
+                message: Self.message(handle, fallback: "damaged or truncated archive"), path: path)
+        }
+        let pathBytes: [UInt8]
+        if let raw = archive_entry_pathname(entry) {
+            pathBytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: strlen(raw)))
+        } else if let utf8 = archive_entry_pathname_utf8(entry) {
+            pathBytes = Array(String(cString: utf8).utf8)
+        } else {
+            pathBytes = []
+        }
+        let mode = UInt32(archive_entry_mode(entry))
+        var kind: ArchiveEntryHeader.Kind
+        // POSIX file-type bits (libarchive's AE_IF* values; its macros carry casts Swift cannot import).
+        switch mode & 0o170000 {
+        case 0o100000: kind = .regular
+        case 0o040000: kind = .directory
+        case 0o120000: kind = .symlink
+        case 0o010000: kind = .fifo
+        case 0o020000: kind = .characterDevice
+        case 0o060000: kind = .blockDevice
+        case 0o140000: kind = .socket
+        default: kind = .unknown(mode & 0o170000)
+        }
+        var linkTarget: String?
+        if let hard = archive_entry_hardlink(entry) {
+            kind = .hardlink
+            linkTarget = String(cString: hard)
+        } else if let soft = archive_entry_symlink(entry) {
+            linkTarget = String(cString: soft)
+        }
+        return ArchiveEntryHeader(
+            pathBytes: pathBytes, kind: kind, size: archive_entry_size_is_set(entry) != 0 ? archive_entry_size(entry) : 0,
+            permissions: mode & 0o7777, linkTarget: linkTarget)
+    }
+
+    /// Reads up to `buffer.count` bytes of the current entry's data; returns 0 at the entry's end.
+    ///
+    /// The corresponding C function is `archive_read_data`.
+    public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
+        let count = archive_read_data(handle, buffer.baseAddress, buffer.count)
+        if count < 0 {
+            throw ArchiveError(
+                errno: archive_errno(handle),
+                message: Self.message(handle, fallback: "damaged or truncated entry data"), path: path)
+        }
+        return count
+    }
+
+    /// Skips the rest of the current entry's data. The corresponding C function is `archive_read_data_skip`.
+    public mutating func skipData() throws(ArchiveError) {
+        if archive_read_data_skip(handle) != ARCHIVE_OK {
+            throw ArchiveError(
+                errno: archive_errno(handle),
+                message: Self.message(handle, fallback: "damaged or truncated archive"), path: path)
+        }
+    }
+
+    /// Names of the filters libarchive found, outermost first (e.g. `["zstd", "none"]`).
+    public var filterNames: [String] {
+        let count = archive_filter_count(handle)
+        return (0..<count).compactMap { index in archive_filter_name(handle, index).map { String(cString: $0) } }
+    }
+
+    /// Bytes consumed from the compressed input so far (`archive_filter_bytes(a, -1)`).
+    public var compressedBytesRead: Int64 { archive_filter_bytes(handle, -1) }
+
+    private static func message(_ handle: OpaquePointer, fallback: String) -> String {
+        if let cString = archive_error_string(handle) { return String(cString: cString) }
+        return fallback
+    }
+}

@@ -1,0 +1,96 @@
+public import Foundation
+
+/// The per-file manifest written beside every archive (`<product>-<version>.manifest.json`).
+///
+/// It lets `inspect` verify an archive, lets `catalog` list products without unpacking them, and
+/// tells a client what sizes to expect. Encoding is deterministic (sorted keys, files sorted
+/// byte-wise by path), so the same folder gives the same manifest bytes.
+public struct PackageManifest: Codable, Sendable, Equatable {
+    /// The format version this code writes and reads.
+    public static let currentSchema = 1
+
+    /// Format version of this document.
+    public var schema: Int
+    /// `IAPProductIdentifier` of the packed content.
+    public var productID: String
+    /// `ContentVersion` of the packed content.
+    public var contentVersion: ContentVersion
+    /// File name of the archive (`<product>-<version>.tar.zst`).
+    public var archiveName: String
+    /// Size of the archive in bytes.
+    public var archiveSize: Int64
+    /// Lowercase hex SHA-256 of the archive bytes.
+    public var archiveSHA256: String
+    /// Sum of every regular file's size.
+    public var uncompressedSize: Int64
+    /// Number of archive entries (regular files and directories).
+    public var entryCount: Int
+    /// Every regular file, sorted byte-wise by path (`ContentInfo.plist`, `Contents/...`).
+    public var files: [File]
+
+    /// One regular file inside the archive.
+    public struct File: Codable, Sendable, Equatable {
+        /// Path inside the archive, `/`-separated, no leading slash.
+        public var path: String
+        /// Size in bytes.
+        public var size: Int64
+        /// Lowercase hex SHA-256 of the content.
+        public var sha256: String
+
+        /// Creates a file record.
+        public init(path: String, size: Int64, sha256: String) {
+            self.path = path
+            self.size = size
+            self.sha256 = sha256
+        }
+    }
+
+    /// Creates a manifest.
+    public init(
+        productID: String, contentVersion: ContentVersion, archiveName: String, archiveSize: Int64,
+        archiveSHA256: String, uncompressedSize: Int64, entryCount: Int, files: [File]
+    ) {
+        self.schema = Self.currentSchema
+        self.productID = productID
+        self.contentVersion = contentVersion
+        self.archiveName = archiveName
+        self.archiveSize = archiveSize
+        self.archiveSHA256 = archiveSHA256
+        self.uncompressedSize = uncompressedSize
+        self.entryCount = entryCount
+        self.files = files
+    }
+
+    /// Deterministic JSON: sorted keys, pretty-printed, trailing newline.
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var data = try encoder.encode(self)
+        data.append(UInt8(ascii: "\n"))
+        return data
+    }
+
+    /// Decodes a manifest.
+    public static func decode(_ data: Data) throws -> PackageManifest {
+        try JSONDecoder().decode(PackageManifest.self, from: data)
+    }
+}
+
+/// File names derived from a product and version; one place so every stage agrees.
+public enum PackageNaming {
+    /// `<product>-<version>.tar.zst`
+    public static func archiveName(productID: String, version: ContentVersion) -> String {
+        "\(productID)-\(version.description).tar.zst"
+    }
+
+    /// `<product>-<version>.manifest.json`, beside the archive.
+    public static func manifestName(productID: String, version: ContentVersion) -> String {
+        "\(productID)-\(version.description).manifest.json"
+    }
+
+    /// The manifest name for an archive file name (`X.tar.zst` → `X.manifest.json`).
+    public static func manifestName(forArchiveName name: String) -> String {
+        let base = name.hasSuffix(".tar.zst") ? String(name.dropLast(".tar.zst".count)) : name
+        return base + ".manifest.json"
+    }
+}
