@@ -1,0 +1,25 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A failed system call on a named file: what we tried, on which path, and the C error.
+public struct FileSystemError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// What was being done (`open`, `write`, `fsync`, `rename`, ...).
+    public var operation: String
+    /// The file or directory involved.
+    public var path: String
+    /// The C `errno` value.
+    public var errno: Int32
+
+    /// Creates an error from an operation, a path and an errno value.
+    public init(operation: String, path: String, errno: Int32) {
+        self.operation = operation
+        self.path = path
+        self.errno = errno
+    }
+
+    /// "open /x/y: No such file or directory (errno 2)".
+    public var description: String {
+        "\(operation) \(path): \(String(cString: strerror(errno))) (errno \(errno))"
+    }
+}
