@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a `Range` request header asks for, judged against a representation of known length.
 ///
 /// Policy (RFC 9110 §14): one `bytes=` range is honoured (`a-b`, open-ended `a-`, suffix `-n`);

@@ -37,6 +37,12 @@ struct CatalogFolderResponder: HTTPResponder {
         guard request.method == .get || request.method == .head else {
             return Self.text(.methodNotAllowed, "only GET and HEAD are served\n", extra: [.allow: "GET, HEAD"])
         }
+        // Tokens are checked before the file system is consulted, so an unauthorised client learns
+        // nothing about which archives exist.
+        let claimsArchive = request.uri.path.hasPrefix("/archives/")
+        if claimsArchive, let refusal = checkToken(request) {
+            return refusal
+        }
         let (realPath, relative): (String, String)
         switch folder.resolve(request.uri.path) {
         case .invalid: return Self.text(.badRequest, "malformed or escaping path\n")
@@ -44,15 +50,9 @@ struct CatalogFolderResponder: HTTPResponder {
         case .file(let path, let rel): (realPath, relative) = (path, rel)
         }
         let isArchive = relative.hasPrefix("archives/")
-        if isArchive, let tokenVerifier {
-            let query = Dictionary(
-                request.uri.queryParameters.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { a, _ in a })
-            switch tokenVerifier.verify(path: request.uri.path, query: query) {
-            case .ok: break
-            case .missing: return Self.text(.forbidden, "this archive needs a purchase token (product, expires, token)\n")
-            case .forged: return Self.text(.forbidden, "invalid purchase token\n")
-            case .expired: return Self.text(.gone, "purchase token expired; ask the store backend for a new URL\n")
-            }
+        // A symlink elsewhere in the folder that points into archives/ still needs a token.
+        if isArchive, !claimsArchive, let refusal = checkToken(request) {
+            return refusal
         }
         guard let file = FileValidators(realPath: realPath, relative: relative) else {
             return Self.text(.notFound, "not found\n")
@@ -101,6 +101,19 @@ struct CatalogFolderResponder: HTTPResponder {
         let body = try await fileIO.loadFile(
             path: realPath, range: Int(bytes.lowerBound)...Int(bytes.upperBound), context: context)
         return Response(status: status, headers: headers, body: body)
+    }
+
+    /// `nil` when no token key is configured or the request's token is valid; else the refusal.
+    func checkToken(_ request: Request) -> Response? {
+        guard let tokenVerifier else { return nil }
+        let query = Dictionary(
+            request.uri.queryParameters.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { a, _ in a })
+        switch tokenVerifier.verify(path: request.uri.path, query: query) {
+        case .ok: return nil
+        case .missing: return Self.text(.forbidden, "this archive needs a purchase token (product, expires, token)\n")
+        case .forged: return Self.text(.forbidden, "invalid purchase token\n")
+        case .expired: return Self.text(.gone, "purchase token expired; ask the store backend for a new URL\n")
+        }
     }
 
     /// `If-None-Match` list or `*` against our strong tag (weak comparison, as RFC 9110 §13.1.2 says).

@@ -18,9 +18,9 @@ struct FileValidators {
     /// Stats `realPath`; `nil` unless it is a regular file.
     init?(realPath: String, relative: String) {
         var info = stat()
-        guard stat(realPath, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard stat(realPath, &info) == 0, (info.st_mode & 0o170000) == 0o100000 else { return nil }  // S_ISREG
         length = Int64(info.st_size)
-        let name = (relative as NSString).lastPathComponent
+        let name = relative.split(separator: "/").last.map(String.init) ?? relative
         if relative.hasPrefix("archives/"), name.hasSuffix(".tar.zst"),
            case let hex = name.dropLast(".tar.zst".count), hex.count == 64,
            hex.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })

@@ -15,7 +15,8 @@ struct FolderPath {
     let root: String
 
     enum Resolution: Equatable {
-        /// A regular file: its real path and its path relative to the root (`archives/x.tar.zst`).
+        /// An existing path: its real path and that real path relative to the root
+        /// (`archives/x.tar.zst`; symlinks inside the folder are already resolved).
         case file(realPath: String, relative: String)
         /// Malformed or traversal attempt.
         case invalid
@@ -48,13 +49,12 @@ struct FolderPath {
             if segment.hasPrefix(".") { return .notFound }
             segments.append(segment)
         }
-        let relative = segments.joined(separator: "/")
-        guard let real = realpath(root + "/" + relative, nil) else { return .notFound }
+        guard let real = realpath(root + "/" + segments.joined(separator: "/"), nil) else { return .notFound }
         defer { free(real) }
         let realPath = String(cString: real)
         let prefix = root == "/" ? "/" : root + "/"
         guard realPath.hasPrefix(prefix) else { return .notFound }
-        return .file(realPath: realPath, relative: relative)
+        return .file(realPath: realPath, relative: String(realPath.dropFirst(prefix.count)))
     }
 }
 

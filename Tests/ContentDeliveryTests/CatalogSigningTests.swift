@@ -129,8 +129,9 @@ import Testing
         var record = try JSONDecoder().decode(CatalogSignature.self, from: signature)
         let raw = try #require(Data(base64Encoded: record.signature))
         record.signature = raw.prefix(40).base64EncodedString()
+        let truncated = try record.encoded()
         do {
-            _ = try verifier.verify(catalogData: catalog, signatureData: try record.encoded(), now: now)
+            _ = try verifier.verify(catalogData: catalog, signatureData: truncated, now: now)
             Issue.record("truncated signature accepted")
         } catch {
             guard case .malformedSignature = error else { Issue.record("got \(error)"); return }

@@ -1,5 +1,5 @@
 public import Foundation
-public import ContentPackaging
+import ContentPackaging
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -19,10 +19,9 @@ public enum DurableFile {
         let temp = directory.appendingPathComponent(".tmp-\(UUID().uuidString)-\(url.lastPathComponent)")
         let fd = open(temp.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
         guard fd >= 0 else { throw FileSystemError(operation: "open", path: temp.path, errno: errno) }
-        do {
-            try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) throws(FileSystemError) in
-                try writeAll(fd, buffer, path: temp.path)
-            }
+        do throws(FileSystemError) {
+            let failure = data.withUnsafeBytes { buffer in writeAllReportingErrno(fd, buffer) }
+            if failure != 0 { throw FileSystemError(operation: "write", path: temp.path, errno: failure) }
             // open() applies the umask; the mode must be exactly what was asked for (keys: 0600).
             guard fchmod(fd, permissions) == 0 else {
                 throw FileSystemError(operation: "fchmod", path: temp.path, errno: errno)
@@ -57,14 +56,21 @@ public enum DurableFile {
 
     /// Writes every byte of `buffer`, retrying short writes and `EINTR`.
     static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws(FileSystemError) {
+        let failure = writeAllReportingErrno(fd, buffer)
+        if failure != 0 { throw FileSystemError(operation: "write", path: path, errno: failure) }
+    }
+
+    /// Writes every byte of `buffer`; returns 0 or the `errno` of the failed write (e.g. `ENOSPC`).
+    static func writeAllReportingErrno(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32 {
         var offset = 0
         while offset < buffer.count {
             let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
-                throw FileSystemError(operation: "write", path: path, errno: errno)
+                return errno
             }
             offset += written
         }
+        return 0
     }
 }
