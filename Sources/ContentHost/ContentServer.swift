@@ -3,6 +3,8 @@ public import Foundation
 import Hummingbird
 public import Logging
 import NIOCore
+import ServiceLifecycle
+import UnixSignals
 
 /// `iapcontent serve`: a small, read-only HTTP server for a catalog folder (Hummingbird 2).
 ///
@@ -39,12 +41,19 @@ public struct ContentServer: Sendable {
         self.logger = logger
     }
 
-    /// Serves until SIGINT/SIGTERM (graceful: in-flight responses finish) or task cancellation.
+    /// Serves until SIGINT/SIGTERM, until `stop` returns, or until the task is cancelled.
     ///
-    /// - Parameter onReady: Called once with the base URL actually listening
-    ///   (e.g. `http://127.0.0.1:49152/`).
+    /// SIGINT, SIGTERM and `stop` shut down gracefully: the listener closes and in-flight
+    /// responses finish. Task cancellation stops at once.
+    /// - Parameters:
+    ///   - stop: Optional; when it returns, the server shuts down gracefully (used by tests and
+    ///     embedders that own the server's lifetime).
+    ///   - onReady: Called once with the base URL actually listening
+    ///     (e.g. `http://127.0.0.1:49152/`).
     /// - Throws: When the folder does not exist or the address cannot be bound.
-    public func run(onReady: @escaping @Sendable (URL) async -> Void) async throws {
+    public func run(
+        until stop: (@Sendable () async -> Void)? = nil, onReady: @escaping @Sendable (URL) async -> Void
+    ) async throws {
         let folder = try FolderPath(root: configuration.root)
         let responder = CatalogFolderResponder(
             folder: folder, tokenVerifier: configuration.tokenKey.map(URLTokenVerifier.init(key:)), logger: logger)
@@ -58,6 +67,23 @@ public struct ContentServer: Sendable {
                 await onReady(URL(string: "http://\(printable):\(port)/")!)
             },
             logger: logger)
-        try await app.runService()
+        let group = ServiceGroup(
+            configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await withThrowingTaskGroup(of: Bool.self) { tasks in
+            tasks.addTask {
+                try await group.run()
+                return true  // the server finished
+            }
+            if let stop {
+                tasks.addTask {
+                    await stop()
+                    await group.triggerGracefulShutdown()
+                    return false
+                }
+            }
+            while let serverFinished = try await tasks.next() {
+                if serverFinished { tasks.cancelAll() }
+            }
+        }
     }
 }

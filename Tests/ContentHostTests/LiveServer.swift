@@ -2,22 +2,33 @@ import ContentDelivery
 import ContentHost
 import ContentPackaging
 import Foundation
+import Logging
 
 /// A real `ContentServer` on 127.0.0.1 with a free port, stopped when the body returns.
 func withLiveServer<T: Sendable>(
     root: URL, tokenKey: URLTokenKey? = nil, _ body: @Sendable (URL) async throws -> T
 ) async throws -> T {
-    let server = ContentServer(configuration: .init(root: root, port: 0, tokenKey: tokenKey))
-    let (ready, continuation) = AsyncStream.makeStream(of: URL.self)
+    var logger = Logger(label: "iapcontent.serve.test")
+    logger.logLevel = .warning
+    let server = ContentServer(configuration: .init(root: root, port: 0, tokenKey: tokenKey), logger: logger)
+    let (ready, readyContinuation) = AsyncStream.makeStream(of: URL.self)
+    let (stop, stopContinuation) = AsyncStream.makeStream(of: Void.self)
     let task = Task {
-        try await server.run { url in continuation.yield(url) }
+        try await server.run(until: { for await _ in stop {} }, onReady: { url in readyContinuation.yield(url) })
     }
     defer { task.cancel() }
     var iterator = ready.makeAsyncIterator()
     guard let url = await iterator.next() else { throw CurlFailure(message: "server never became ready") }
-    let result = try await body(url)
-    task.cancel()
-    _ = await task.result
+    let result: T
+    do {
+        result = try await body(url)
+    } catch {
+        stopContinuation.finish()
+        _ = await task.result
+        throw error
+    }
+    stopContinuation.finish()  // graceful shutdown, then wait for it
+    try await task.value
     return result
 }
 
@@ -26,6 +37,8 @@ struct CurlResponse {
     var status: Int
     var headers: [String: String]
     var body: Data
+    /// Body bytes libcurl received (`%{size_download}`), 0 for a proper HEAD response.
+    var bodyBytesReceived: Int
 }
 
 struct CurlFailure: Error, CustomStringConvertible {
@@ -40,8 +53,12 @@ func curl(_ url: String, _ arguments: [String] = []) async throws -> CurlRespons
     defer { try? FileManager.default.removeItem(at: directory) }
     let headerFile = directory.appendingPathComponent("headers")
     let bodyFile = directory.appendingPathComponent("body")
+    let stdoutFile = directory.appendingPathComponent("stdout")
     let status = try await runProcess(
-        "/usr/bin/curl", ["-s", "--max-time", "30", "-D", headerFile.path, "-o", bodyFile.path] + arguments + [url])
+        "/usr/bin/curl",
+        ["-s", "--max-time", "30", "-D", headerFile.path, "-o", bodyFile.path, "-w", "%{size_download}"]
+            + arguments + [url],
+        stdout: stdoutFile)
     guard status == 0 else { throw CurlFailure(message: "curl \(arguments) \(url) exited \(status)") }
     let headerText = try String(contentsOf: headerFile, encoding: .utf8)
     let lines = headerText.components(separatedBy: "\r\n")
@@ -55,15 +72,23 @@ func curl(_ url: String, _ arguments: [String] = []) async throws -> CurlRespons
         headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
     }
     let body = (try? Data(contentsOf: bodyFile)) ?? Data()
-    return CurlResponse(status: code, headers: headers, body: body)
+    let downloaded = Int(try String(contentsOf: stdoutFile, encoding: .utf8)) ?? -1
+    // With -I curl writes the headers into the -o file; the body proper is what curl counted.
+    return CurlResponse(status: code, headers: headers, body: arguments.contains("-I") ? Data() : body,
+                        bodyBytesReceived: downloaded)
 }
 
 /// Runs a program to completion, awaiting its exit status via the termination handler.
-func runProcess(_ executable: String, _ arguments: [String]) async throws -> Int32 {
+func runProcess(_ executable: String, _ arguments: [String], stdout: URL? = nil) async throws -> Int32 {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
+    if let stdout {
+        _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: stdout)
+    } else {
+        process.standardOutput = FileHandle.nullDevice
+    }
     process.standardError = FileHandle.nullDevice
     return try await withCheckedThrowingContinuation { continuation in
         process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }

@@ -93,11 +93,14 @@ import Testing
             #expect(head.headers["content-length"] == "7777")
             #expect(head.headers["accept-ranges"] == "bytes")
             #expect(head.headers["etag"] == "\"\(folder.sha256)\"")
-            #expect(head.body.isEmpty)
+            #expect(head.bodyBytesReceived == 0)
             let rangedHead = try await curl(url, ["-I", "-H", "Range: bytes=10-19"])
             #expect(rangedHead.status == 206)
             #expect(rangedHead.headers["content-length"] == "10")
             #expect(rangedHead.headers["content-range"] == "bytes 10-19/7777")
+            #expect(rangedHead.bodyBytesReceived == 0)
+            let get = try await curl(url)
+            #expect(get.bodyBytesReceived == 7777)
         }
     }
 
