@@ -54,7 +54,7 @@ struct CatalogFolderResponder: HTTPResponder {
         if isArchive, !claimsArchive, let refusal = checkToken(request) {
             return refusal
         }
-        guard let file = FileValidators(realPath: realPath, relative: relative) else {
+        guard let file = ServedFile(realPath: realPath, relative: relative) else {
             return Self.text(.notFound, "not found\n")
         }
 
@@ -97,6 +97,10 @@ struct CatalogFolderResponder: HTTPResponder {
 
         guard request.method == .get, let bytes else {
             return Response(status: status, headers: headers, body: .init())
+        }
+        if let snapshot = file.snapshot {
+            let slice = snapshot[Int(bytes.lowerBound)...Int(bytes.upperBound)]
+            return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: slice)))
         }
         let body = try await fileIO.loadFile(
             path: realPath, range: Int(bytes.lowerBound)...Int(bytes.upperBound), context: context)

@@ -97,7 +97,7 @@ public struct CatalogBuilder: Sendable {
     func readInputs() throws(CatalogBuildError) -> [Input] {
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: inputDirectory.path) } catch {
-            throw .fileSystem(FileSystemError(operation: "list", path: inputDirectory.path, errno: ENOENT))
+            throw .fileSystem(FileSystemError(operation: "list", path: inputDirectory.path, foundationError: error))
         }
         var inputs: [Input] = []
         for name in names.sorted() where name.hasSuffix(".tar.zst") && !name.hasPrefix(".") {
@@ -174,11 +174,10 @@ public struct CatalogBuilder: Sendable {
                 archive: input.archive.path, field: "sha256", manifest: manifest.archiveSHA256, actual: digest.sha256)
         }
         let destination = archives.appendingPathComponent("\(digest.sha256).tar.zst")
-        if let size = try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? Int64,
-           size == digest.length
-        {
+        if FileManager.default.fileExists(atPath: destination.path), (try? ArchiveDigest.of(destination)) == digest {
             // Content-addressed and immutable: already published (possibly the very same inode,
-            // where rename(2) would silently do nothing and leave the temp link behind).
+            // where rename(2) would silently do nothing and leave the temp link behind). A damaged
+            // copy fails the digest check and is replaced below.
             unlink(temp.path)
             return digest
         }
@@ -253,7 +252,7 @@ public struct CatalogBuilder: Sendable {
 
     func createDirectory(_ url: URL) throws(CatalogBuildError) {
         do { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) } catch {
-            throw .fileSystem(FileSystemError(operation: "mkdir", path: url.path, errno: EACCES))
+            throw .fileSystem(FileSystemError(operation: "mkdir", path: url.path, foundationError: error))
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,6 +17,21 @@ public struct FileSystemError: Error, CustomStringConvertible, Sendable, Equatab
         self.operation = operation
         self.path = path
         self.errno = errno
+    }
+
+    /// Wraps a Foundation file error, keeping its POSIX code when it has one (else `EIO`).
+    init(operation: String, path: String, foundationError error: any Error) {
+        let nsError = error as NSError
+        var code = EIO
+        if let posix = error as? POSIXError {
+            code = posix.code.rawValue
+        } else if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError,
+                  underlying.domain == NSPOSIXErrorDomain {
+            code = Int32(underlying.code)
+        } else if nsError.domain == NSPOSIXErrorDomain {
+            code = Int32(nsError.code)
+        }
+        self.init(operation: operation, path: path, errno: code)
     }
 
     /// "open /x/y: No such file or directory (errno 2)".

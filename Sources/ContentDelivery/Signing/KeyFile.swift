@@ -79,7 +79,7 @@ enum SecretFile {
         let mode = UInt32(info.st_mode) & 0o777
         guard mode & 0o077 == 0 else { throw .tooOpen(path: url.path, mode: mode) }
         do { return try Data(contentsOf: url) } catch {
-            throw .fileSystem(FileSystemError(operation: "read", path: url.path, errno: EIO))
+            throw .fileSystem(FileSystemError(operation: "read", path: url.path, foundationError: error))
         }
     }
 }
