@@ -72,11 +72,11 @@ enum SecretFile {
     }
 
     static func read(_ url: URL) throws(KeyFileError) -> Data {
-        var info = stat()
-        guard stat(url.path, &info) == 0 else {
-            throw .fileSystem(FileSystemError(operation: "stat", path: url.path, errno: errno))
+        let attributes: [FileAttributeKey: Any]
+        do { attributes = try FileManager.default.attributesOfItem(atPath: url.path) } catch {
+            throw .fileSystem(FileSystemError(operation: "stat", path: url.path, foundationError: error))
         }
-        let mode = UInt32(info.st_mode) & 0o777
+        let mode = ((attributes[.posixPermissions] as? NSNumber)?.uint32Value ?? 0o777) & 0o777
         guard mode & 0o077 == 0 else { throw .tooOpen(path: url.path, mode: mode) }
         do { return try Data(contentsOf: url) } catch {
             throw .fileSystem(FileSystemError(operation: "read", path: url.path, foundationError: error))
