@@ -180,3 +180,25 @@ import Testing
         #expect(urls.count == 4)
     }
 }
+
+@Suite struct CatalogBuilderFailureTests {
+    @Test func missingInputFolderNamesPathAndErrno() throws {
+        let builder = CatalogBuilder(
+            inputDirectory: URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)"),
+            outputDirectory: FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString))
+        do {
+            _ = try builder.build()
+            Issue.record("built from a missing folder")
+        } catch {
+            guard case .fileSystem(let failure) = error else { Issue.record("got \(error)"); return }
+            #expect(failure.errno == ENOENT)
+            #expect(failure.description.contains(builder.inputDirectory.path))
+        }
+    }
+
+    @Test func emptyInputFolderSaysRunPack() throws {
+        let fixture = try DeliveryFixture()
+        defer { fixture.remove() }
+        #expect(throws: CatalogBuildError.noArchives(directory: fixture.input.path)) { try fixture.builder().build() }
+    }
+}

@@ -43,4 +43,24 @@ import Testing
             #expect(try await curl(base.absoluteString + "catalog.json").status == 200)
         }
     }
+
+    @Test func symlinkIntoArchivesStillNeedsToken() async throws {
+        let folder = try HostedFolder(size: 512)
+        defer { folder.remove() }
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.site.appendingPathComponent("alias.bin").path,
+            withDestinationPath: folder.site.appendingPathComponent(folder.archivePath).path)
+        let key = URLTokenKey.generate()
+        try await withLiveServer(root: folder.site, tokenKey: key) { base in
+            let alias = try await curl(base.absoluteString + "alias.bin")
+            #expect(alias.status == 403)
+            #expect(alias.body != folder.archiveBytes)
+            let signed = URLTokenSigner(key: key).sign(
+                url: URL(string: base.absoluteString + "alias.bin")!, product: "com.example.levels", expiresIn: 60)
+            let ok = try await curl(signed.absoluteString)
+            #expect(ok.status == 200)
+            #expect(ok.body == folder.archiveBytes)
+            #expect(ok.headers["cache-control"] == "public, max-age=31536000, immutable")
+        }
+    }
 }

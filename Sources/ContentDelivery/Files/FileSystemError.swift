@@ -25,9 +25,11 @@ public struct FileSystemError: Error, CustomStringConvertible, Sendable, Equatab
         var code = EIO
         if let posix = error as? POSIXError {
             code = posix.code.rawValue
-        } else if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError,
-                  underlying.domain == NSPOSIXErrorDomain {
-            code = Int32(underlying.code)
+        } else if let posix = nsError.userInfo[NSUnderlyingErrorKey] as? POSIXError {
+            code = posix.code.rawValue
+        } else if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? any Error,
+                  (underlying as NSError).domain == NSPOSIXErrorDomain {
+            code = Int32((underlying as NSError).code)
         } else if nsError.domain == NSPOSIXErrorDomain {
             code = Int32(nsError.code)
         }
