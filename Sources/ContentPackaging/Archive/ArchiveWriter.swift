@@ -56,16 +56,19 @@ public struct ArchiveWriter: ~Copyable {
         guard archive_write_set_options(handle, "zstd:compression-level=\(compressionLevel)") == ARCHIVE_OK else {
             throw fail("zstd level \(compressionLevel)")
         }
-        guard archive_write_set_options(handle, "pax:hdrcharset=UTF-8") == ARCHIVE_OK else {
+        // No padding after the zstd frame: zeros there read as a damaged frame ("Unknown frame descriptor").
+        guard archive_write_set_bytes_in_last_block(handle, 1) == ARCHIVE_OK else { throw fail("block size") }
+        // The name conversion is bound to the locale current when it is created: create it under UTF-8.
+        guard UTF8Locale.run({ archive_write_set_options(handle, "pax:hdrcharset=UTF-8") }) == ARCHIVE_OK else {
             throw fail("UTF-8 header charset")
         }
-        let status = archive_write_open2(
+        let status = UTF8Locale.run { archive_write_open2(
             handle, sink.toOpaque(), nil,
             { _, context, buffer, count in
                 guard let context, let buffer else { return -1 }
                 let sink = Unmanaged<ArchiveSink>.fromOpaque(context).takeUnretainedValue()
                 return sink.write(UnsafeRawBufferPointer(start: buffer, count: count)) ? count : -1
-            }, nil, nil)
+            }, nil, nil) }
         guard status == ARCHIVE_OK else { throw fail("open") }
         self.handle = handle
         self.entry = entry
@@ -85,8 +88,10 @@ public struct ArchiveWriter: ~Copyable {
     /// The corresponding C function is `archive_write_header`.
     public mutating func writeHeader(_ header: ArchiveEntryHeader, modificationTime: Int64) throws(ArchiveError) {
         archive_entry_clear(entry)
-        (header.pathBytes + [0]).withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { archive_entry_set_pathname_utf8(entry, $0.baseAddress) }
+        UTF8Locale.run {
+            (header.pathBytes + [0]).withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { archive_entry_set_pathname_utf8(entry, $0.baseAddress) }
+            }
         }
         let type: UInt32
         switch header.kind {
@@ -107,20 +112,22 @@ public struct ArchiveWriter: ~Copyable {
         archive_entry_set_uid(entry, 0)
         archive_entry_set_gid(entry, 0)
         if let target = header.linkTarget {
-            if header.kind == .hardlink {
-                archive_entry_set_hardlink_utf8(entry, target)
-            } else {
-                archive_entry_set_symlink_utf8(entry, target)
+            UTF8Locale.run {
+                if header.kind == .hardlink {
+                    archive_entry_set_hardlink_utf8(entry, target)
+                } else {
+                    archive_entry_set_symlink_utf8(entry, target)
+                }
             }
         }
-        let status = archive_write_header(handle, entry)
+        let status = UTF8Locale.run { archive_write_header(handle, entry) }
         guard status == ARCHIVE_OK else { throw error(fallback: "cannot write header for \(header.path)") }
     }
 
     /// Appends data to the current entry. The corresponding C function is `archive_write_data`.
     public mutating func writeData(_ buffer: UnsafeRawBufferPointer) throws(ArchiveError) {
         guard !buffer.isEmpty else { return }
-        let count = archive_write_data(handle, buffer.baseAddress, buffer.count)
+        let count = UTF8Locale.run { archive_write_data(handle, buffer.baseAddress, buffer.count) }
         guard count == buffer.count else { throw error(fallback: "cannot write entry data") }
     }
 
@@ -129,7 +136,7 @@ public struct ArchiveWriter: ~Copyable {
     /// - Throws: ``ArchiveError`` when the final writes fail (e.g. `ENOSPC`).
     /// The corresponding C functions are `archive_write_close` and `archive_write_free`.
     public consuming func finish() throws(ArchiveError) -> ArchiveDigest {
-        let status = archive_write_close(handle)
+        let status = UTF8Locale.run { archive_write_close(handle) }
         let failure: ArchiveError? = status == ARCHIVE_OK ? nil : error(fallback: "cannot finish archive")
         let sinkObject = sink.takeRetainedValue()
         archive_entry_free(entry)
