@@ -38,15 +38,20 @@ public struct ContentInfo: Sendable, Equatable {
     ///
     /// - Throws: ``ContentInfoError`` naming the key and what is wrong.
     public init(contentsOf url: URL) throws(ContentInfoError) {
-        let data: Data
+        try self.init(data: Self.readBytes(at: url))
+    }
+
+    /// Reads at most ``maxFileBytes`` + 1 bytes of the file (enough to tell it is too large).
+    ///
+    /// - Throws: ``ContentInfoError`` when the file cannot be opened or read.
+    public static func readBytes(at url: URL) throws(ContentInfoError) -> Data {
         do {
             let handle = try FileHandle(forReadingFrom: url)
             defer { try? handle.close() }
-            data = try handle.read(upToCount: Self.maxFileBytes + 1) ?? Data()
+            return try handle.read(upToCount: maxFileBytes + 1) ?? Data()
         } catch {
             throw ContentInfoError(key: nil, message: "cannot be read (\(error.localizedDescription))")
         }
-        try self.init(data: data)
     }
 
     /// Parses and checks plist bytes (XML or binary).

@@ -65,8 +65,14 @@ public struct PackageValidator: Sendable {
                         path: entry.path, message: "is a \(entry.kind); it must be a regular file (property list)"))
                     continue
                 }
-                let data = (try? Data(contentsOf: URL(fileURLWithPath: folder.path + "/" + ContentInfo.fileName))) ?? Data()
-                let infoProblems = ContentInfo.problems(in: data)
+                let infoProblems: [ContentInfoError]
+                var data = Data()
+                do {
+                    data = try ContentInfo.readBytes(at: URL(fileURLWithPath: folder.path + "/" + ContentInfo.fileName))
+                    infoProblems = ContentInfo.problems(in: data)
+                } catch {
+                    infoProblems = [error]
+                }
                 if infoProblems.isEmpty {
                     contentInfo = try? ContentInfo(data: data)
                 } else {
