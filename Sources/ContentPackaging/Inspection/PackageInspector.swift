@@ -134,6 +134,9 @@ public struct PackageInspector: Sendable {
         if manifest.archiveSHA256 != report.archiveSHA256 {
             mismatch("archiveSHA256", manifest.archiveSHA256, report.archiveSHA256)
         }
+        if manifest.uncompressedSize != report.uncompressedSize {
+            mismatch("uncompressedSize", "\(manifest.uncompressedSize)", "\(report.uncompressedSize)")
+        }
         if manifest.entryCount != report.entryCount {
             mismatch("entryCount", "\(manifest.entryCount)", "\(report.entryCount)")
         }
