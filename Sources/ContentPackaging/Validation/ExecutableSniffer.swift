@@ -18,7 +18,7 @@ public enum ExecutableSniffer {
     ///   - peek: reads 4 bytes at a file offset (for the PE signature); `nil` past the end.
     public static func kind(prefix: [UInt8], peek: (Int64) -> [UInt8]?) -> String? {
         guard prefix.count >= 2 else { return nil }
-        if prefix[0] == 0x23, prefix[1] == 0x21 { return "script ('#!' interpreter line)" }
+        if prefix[0] == 0x23, prefix[1] == 0x21 { return "script with a '#!' line" }
         if prefix.count >= 4 {
             let magic = prefix[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             switch magic {
