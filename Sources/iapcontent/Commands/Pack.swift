@@ -1,6 +1,5 @@
 import ArgumentParser
 import ContentPackaging
-import Dispatch
 import Foundation
 
 extension IAPContent {
@@ -54,29 +53,40 @@ extension IAPContent {
     }
 }
 
+/// The table the signal handler reads; set while a pack runs (a plain global: handlers cannot capture).
+nonisolated(unsafe) private var interruptTable: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+
 /// Removes a pack's temp files on SIGINT/SIGTERM, then exits 3 (interrupted; run the command again).
+///
+/// A real `sigaction` handler, not a `DispatchSource`: libdispatch's Linux signal sources rely on
+/// the signal being blocked in every thread, which an async `main` cannot arrange, so delivery
+/// would be lost to whichever thread the kernel picks. The handler only calls async-signal-safe
+/// functions (`unlink`, `write`, `_exit`).
 final class InterruptCleanup {
-    private let sources: [any DispatchSourceSignal]
+    /// Kept alive until ``cancel()`` so the table the handler reads is never freed under it.
+    private let registry: TemporaryFileRegistry
 
     init(registry: TemporaryFileRegistry) {
-        let queue = DispatchQueue(label: "iapcontent-signals")
-        sources = [SIGINT, SIGTERM].map { signalNumber in
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-            source.setEventHandler {
-                registry.removeAll()
-                FileHandle.standardError.write(Data("interrupted; partial files removed\n".utf8))
-                exit(3)
+        self.registry = registry
+        interruptTable = registry.signalSafeTable
+        for signalNumber in [SIGINT, SIGTERM] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { _ in
+                if let table = interruptTable { TemporaryFileRegistry.unlinkAll(in: table) }
+                let message: StaticString = "interrupted; partial files removed\n"
+                _ = write(2, message.utf8Start, message.utf8CodeUnitCount)
+                _exit(3)
             }
-            source.resume()
-            return source
+            sigemptyset(&action.sa_mask)
+            sigaction(signalNumber, &action, nil)
         }
     }
 
-    /// Stops listening and restores default signal handling.
+    /// Restores default signal handling (the pack is over).
     func cancel() {
-        for source in sources { source.cancel() }
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
+        interruptTable = nil
+        withExtendedLifetime(registry) {}
     }
 }
