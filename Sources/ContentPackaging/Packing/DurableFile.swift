@@ -4,11 +4,21 @@ import Glibc
 /// Crash-safe file creation: temp file in the destination directory, fsync, rename, fsync the directory.
 enum DurableFile {
     /// Creates `DIR/.<name>.tmp-<random>` exclusively; returns its path and descriptor.
-    static func createTemporary(in directory: String, for name: String) throws(PackError) -> (path: String, fd: Int32) {
+    ///
+    /// The path is registered *before* the file exists, so a signal arriving just after creation
+    /// still finds it; the caller unregisters it once it is renamed or removed.
+    static func createTemporary(
+        in directory: String, for name: String, registry: TemporaryFileRegistry?
+    ) throws(PackError) -> (path: String, fd: Int32) {
         let suffix = (0..<8).map { _ in String(UInt8.random(in: 0...15), radix: 16) }.joined()
         let path = "\(directory)/.\(name).tmp-\(suffix)"
+        registry?.register(path)
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw ioError(path, "cannot create temporary file") }
+        guard fd >= 0 else {
+            let error = ioError(path, "cannot create temporary file")
+            registry?.unregister(path)
+            throw error
+        }
         return (path, fd)
     }
 
@@ -29,8 +39,7 @@ enum DurableFile {
 
     /// Writes `data` to `DIR/name` via temp + fsync + rename + fsync dir.
     static func write(_ data: Data, to name: String, in directory: String, registry: TemporaryFileRegistry?) throws(PackError) {
-        let (temporary, fd) = try createTemporary(in: directory, for: name)
-        registry?.register(temporary)
+        let (temporary, fd) = try createTemporary(in: directory, for: name, registry: registry)
         defer { registry?.unregister(temporary) }
         let written = data.withUnsafeBytes { buffer -> Bool in
             var offset = 0

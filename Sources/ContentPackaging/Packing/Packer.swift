@@ -65,8 +65,7 @@ public struct Packer: Sendable {
         let archiveName = PackageNaming.archiveName(productID: info.productID, version: info.contentVersion)
         let manifestName = PackageNaming.manifestName(productID: info.productID, version: info.contentVersion)
 
-        let (temporary, fd) = try DurableFile.createTemporary(in: directory, for: archiveName)
-        registry?.register(temporary)
+        let (temporary, fd) = try DurableFile.createTemporary(in: directory, for: archiveName, registry: registry)
         defer { registry?.unregister(temporary) }
         let digest: ArchiveDigest
         let files: [PackageManifest.File]
