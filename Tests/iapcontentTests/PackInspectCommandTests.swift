@@ -43,6 +43,22 @@ struct PackInspectCommandTests {
         #expect(plainBytes != datedBytes)
     }
 
+    @Test("the archive does not depend on the locale, even with non-ASCII names")
+    func localeIndependent() throws {
+        var digests: [Data] = []
+        for locale in ["C", "C.UTF-8", "POSIX"] {
+            let directory = try TemporaryDirectory("cli")
+            let folder = try PackageFixture.make(
+                at: directory.appending("pkg"),
+                files: ["Contents/caf\u{E9}/na\u{EF}ve \u{6F22}\u{5B57}.txt": Data("unicode".utf8)])
+            let result = try CommandRunner.iapcontent(
+                ["pack", folder.path, "--output", directory.appending("out").path], environment: ["LC_ALL": locale])
+            #expect(result.status == 0, "\(result.stderr)")
+            digests.append(try Data(contentsOf: URL(fileURLWithPath: #require(result.stdoutLines.last))))
+        }
+        #expect(Set(digests).count == 1)
+    }
+
     @Test("pack of an invalid folder exits 1 with the problems and writes nothing")
     func packInvalid() throws {
         let directory = try TemporaryDirectory("cli")

@@ -2,7 +2,22 @@
 public struct FolderEntry: Sendable, Equatable {
     /// The kind of file system object, from the `S_IFMT` bits.
     public enum Kind: Sendable, Equatable, CustomStringConvertible {
-        case regular, directory, symlink, fifo, socket, characterDevice, blockDevice, unknown
+        /// A regular file (hard links included: each name is an ordinary file).
+        case regular
+        /// A directory.
+        case directory
+        /// A symbolic link (never followed).
+        case symlink
+        /// A named pipe.
+        case fifo
+        /// A Unix-domain socket.
+        case socket
+        /// A character device node.
+        case characterDevice
+        /// A block device node.
+        case blockDevice
+        /// Any other `S_IFMT` value.
+        case unknown
 
         /// A human name used in messages.
         public var description: String {
