@@ -136,6 +136,18 @@ struct PackInspectCommandTests {
         #expect(result.stderr.contains("Contents/escape: is a symbolic link entry"))
     }
 
+    @Test("inspect rejects a hard-link entry (bsdtar stores a second name as a link)")
+    func hardLinkEntry() throws {
+        let directory = try TemporaryDirectory("cli")
+        let folder = try PackageFixture.make(at: directory.appending("pkg"))
+        #expect(link(folder.appendingPathComponent("Contents/hello.txt").path,
+                     folder.appendingPathComponent("Contents/twin.txt").path) == 0)
+        let archive = try bsdtarArchive(directory, root: folder, members: ["ContentInfo.plist", "Contents"])
+        let result = try CommandRunner.iapcontent(["inspect", archive])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("is a hard link entry"), "\(result.stderr)")
+    }
+
     @Test("inspect rejects duplicate and case-colliding entries written with the low-level writer")
     func duplicateEntries() throws {
         let directory = try TemporaryDirectory("cli")
