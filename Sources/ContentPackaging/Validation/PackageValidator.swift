@@ -65,19 +65,9 @@ public struct PackageValidator: Sendable {
                         path: entry.path, message: "is a \(entry.kind); it must be a regular file (property list)"))
                     continue
                 }
-                let infoProblems: [ContentInfoError]
-                var data = Data()
-                do {
-                    data = try ContentInfo.readBytes(at: URL(fileURLWithPath: folder.path + "/" + ContentInfo.fileName))
-                    infoProblems = ContentInfo.problems(in: data)
-                } catch {
-                    infoProblems = [error]
-                }
-                if infoProblems.isEmpty {
-                    contentInfo = try? ContentInfo(data: data)
-                } else {
-                    problems += infoProblems.map { ValidationProblem(path: entry.path, message: $0.detail) }
-                }
+                let info = readContentInfo(in: folder)
+                contentInfo = info.value
+                problems += info.problems
                 entries.append(entry)
                 continue
             }
@@ -126,6 +116,22 @@ public struct PackageValidator: Sendable {
         return ValidationReport(
             contentInfo: problems.isEmpty ? contentInfo : nil, problems: problems, notes: notes.sorted(),
             entries: entries)
+    }
+
+    /// Parses the folder's `ContentInfo.plist` (at most ``ContentInfo/maxFileBytes`` read), listing every problem.
+    private func readContentInfo(in folder: URL) -> (value: ContentInfo?, problems: [ValidationProblem]) {
+        let problems: [ContentInfoError]
+        var data = Data()
+        do {
+            data = try ContentInfo.readBytes(at: folder.appendingPathComponent(ContentInfo.fileName))
+            problems = ContentInfo.problems(in: data)
+        } catch {
+            problems = [error]
+        }
+        guard problems.isEmpty else {
+            return (nil, problems.map { ValidationProblem(path: ContentInfo.fileName, message: $0.detail) })
+        }
+        return (try? ContentInfo(data: data), [])
     }
 
     /// Name, kind and content checks for one entry under `Contents/`.
