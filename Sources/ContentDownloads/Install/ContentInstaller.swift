@@ -85,7 +85,9 @@ public enum ContentInstaller {
         }
         var swapped = false
         do throws(InstallError) {
-            let stagingFD = try FileSystemCalls.openDirectory(stagingPath)
+            guard let stagingFD = try FileSystemCalls.openDirectory(in: stagingRootFD, stagingName, display: stagingPath) else {
+                throw .system(operation: "open directory", path: stagingPath, errno: ENOENT)
+            }
             defer { close(stagingFD) }
             fchmod(stagingFD, 0o755)
             options.observer?.install(of: productID, reached: .extracting)

@@ -92,15 +92,22 @@ public struct SafeExtractor: ~Copyable {
         for component in components {
             relative = relative.isEmpty ? component : relative + "/" + component
             let display = stagingPath + "/" + relative
-            var next = try FileSystemCalls.openDirectory(in: current, component, display: display)
+            var next: Int32?
+            do { next = try FileSystemCalls.openDirectory(in: current, component, display: display) } catch {
+                close(current)
+                throw error
+            }
             if next == nil {
                 if mkdirat(current, component, 0o755) != 0 {
                     let code = errno
                     close(current)
-                    throw try spaceError(code) ?? .system(operation: "mkdir", path: display, errno: code)
+                    throw spaceError(code) ?? .system(operation: "mkdir", path: display, errno: code)
                 }
                 createdDirectories.append(relative)
-                next = try FileSystemCalls.openDirectory(in: current, component, display: display)
+                do { next = try FileSystemCalls.openDirectory(in: current, component, display: display) } catch {
+                    close(current)
+                    throw error
+                }
                 if let next { fchmod(next, 0o755) }
             }
             close(current)
@@ -118,7 +125,7 @@ public struct SafeExtractor: ~Copyable {
         let fd = openat(parent, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             let code = errno
-            throw try spaceError(code, plan: plan) ?? .system(operation: "create", path: display, errno: code)
+            throw spaceError(code, plan: plan) ?? .system(operation: "create", path: display, errno: code)
         }
         var closed = false
         defer { if !closed { close(fd) } }
@@ -140,7 +147,7 @@ public struct SafeExtractor: ~Copyable {
                 if result < 0 {
                     let code = errno
                     if code == EINTR { continue }
-                    throw try spaceError(code, plan: plan) ?? .system(operation: "write", path: display, errno: code)
+                    throw spaceError(code, plan: plan) ?? .system(operation: "write", path: display, errno: code)
                 }
                 offset += result
             }
@@ -149,17 +156,17 @@ public struct SafeExtractor: ~Copyable {
         }
         if fsync(fd) != 0 {
             let code = errno
-            throw try spaceError(code, plan: plan) ?? .system(operation: "fsync", path: display, errno: code)
+            throw spaceError(code, plan: plan) ?? .system(operation: "fsync", path: display, errno: code)
         }
         closed = true
         if close(fd) != 0 {
             let code = errno
-            throw try spaceError(code, plan: plan) ?? .system(operation: "close", path: display, errno: code)
+            throw spaceError(code, plan: plan) ?? .system(operation: "close", path: display, errno: code)
         }
     }
 
     /// ENOSPC/EDQUOT → `.insufficientSpace` (needed: the whole plan; available: free now plus what staging holds).
-    private func spaceError(_ code: Int32, plan: ExtractionPlan? = nil) throws(InstallError) -> InstallError? {
+    private func spaceError(_ code: Int32, plan: ExtractionPlan? = nil) -> InstallError? {
         guard code == ENOSPC || code == EDQUOT else { return nil }
         let available = FileSystemCalls.availableBytes(stagingPath) + bytesWritten
         return .insufficientSpace(needed: plan?.totalBytes ?? bytesWritten, available: available)
