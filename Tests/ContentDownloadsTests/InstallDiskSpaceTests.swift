@@ -47,21 +47,21 @@ struct InstallDiskSpaceTests {
         try random(2 << 20, seed: 4).write(to: filler)
 
         // 1. The preflight refuses up front.
-        #expect {
+        expectInstallError({
             try ContentInstaller.install(
                 archive: v2URL, product: v2Product, store: store, options: .init(removeArchive: false, spacePreflight: noMargin))
-        } throws: { error in
-            guard case .insufficientSpace(let needed, let available) = error as? InstallError else { return false }
+        }) { error in
+            guard case .insufficientSpace(let needed, let available) = error else { return false }
             return needed >= v2Product.uncompressedSize && available < needed
         }
         #expect(try Snapshot.take(content) == v1)
 
         // 2. Without the preflight, ENOSPC while writing is mapped to the same error and cleaned up.
-        #expect {
+        expectInstallError({
             try ContentInstaller.install(
                 archive: v2URL, product: v2Product, store: store, options: .init(removeArchive: false, spacePreflight: nil))
-        } throws: { error in
-            guard case .insufficientSpace(let needed, _) = error as? InstallError else { return false }
+        }) { error in
+            guard case .insufficientSpace(let needed, _) = error else { return false }
             return needed == v2Product.uncompressedSize
         }
         #expect(try Snapshot.take(content) == v1)

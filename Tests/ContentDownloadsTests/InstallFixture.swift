@@ -3,6 +3,7 @@ import ContentDownloads
 import ContentPackaging
 import Crypto
 import Foundation
+import Testing
 import TestSupport
 
 /// A temp folder holding a store, a sentinel folder beside it (nothing may ever appear there) and archives.
@@ -35,7 +36,7 @@ struct InstallFixture: ~Copyable {
     ) throws -> (URL, CatalogProduct) {
         let url = archives.appendingPathComponent(name)
         try builder.write(to: url)
-        return (url, Self.catalogProduct(
+        return (url, try Self.catalogProduct(
             for: url, productID: productID, version: version,
             uncompressedSize: uncompressedSize ?? builder.declaredUncompressedSize,
             entryCount: entryCount ?? builder.entries.count))
@@ -104,5 +105,20 @@ enum Snapshot {
         }
         try walk(root, "")
         return result
+    }
+}
+
+/// Runs `body`, expecting it to throw an ``InstallError`` that `matches` accepts.
+func expectInstallError(
+    _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation,
+    where matches: (InstallError) -> Bool
+) {
+    do {
+        try body()
+        Issue.record("expected an InstallError, but the call succeeded", sourceLocation: sourceLocation)
+    } catch let error as InstallError {
+        #expect(matches(error), "unexpected error: \(error)", sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("expected an InstallError, got \(error)", sourceLocation: sourceLocation)
     }
 }

@@ -31,8 +31,6 @@ struct InstallMaliciousArchiveTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var name: String
         var expect: Expect
-        /// Adds hostile entries to a valid v2 package (plist + Contents/ + version.txt).
-        var build: @Sendable (inout TestArchiveBuilder, _ sentinel: String) -> Void
         var uncompressedSize: Int64?
         var entryCount: Int?
         /// Cut the written archive to this many bytes.
@@ -41,6 +39,8 @@ struct InstallMaliciousArchiveTests {
         var format: TestArchiveBuilder.Format = .pax
         /// Start from an empty builder instead of a valid v2.
         var bare = false
+        /// Adds hostile entries to a valid v2 package (plist + Contents/ + version.txt).
+        var build: @Sendable (inout TestArchiveBuilder, _ sentinel: String) -> Void
 
         var testDescription: String { name }
     }
@@ -187,10 +187,9 @@ struct InstallMaliciousArchiveTests {
         let recorder = PhaseRecorder()
         var options = InstallFixture.options
         options.observer = recorder
-        #expect {
+        expectInstallError({
             try ContentInstaller.install(archive: url, product: product, store: fixture.store, options: options)
-        } throws: { error in
-            guard let error = error as? InstallError else { return false }
+        }) { error in
             #expect(!error.description.isEmpty)
             return testCase.expect.matches(error)
         }
@@ -213,10 +212,10 @@ struct InstallMaliciousArchiveTests {
         var wrongLength = product
         wrongLength.length += 1
         for bad in [wrongHash, wrongLength] {
-            #expect {
+            expectInstallError({
                 try ContentInstaller.install(archive: url, product: bad, store: fixture.store, options: InstallFixture.options)
-            } throws: { error in
-                if case .archiveMismatch = error as? InstallError { return true }
+            }) { error in
+                if case .archiveMismatch = error { return true }
                 return false
             }
         }
@@ -233,11 +232,11 @@ struct InstallMaliciousArchiveTests {
             entryCount: product.entryCount, files: [
                 .init(path: "ContentInfo.plist", size: 10, sha256: ""),
             ])
-        #expect {
+        expectInstallError({
             try ContentInstaller.install(
                 archive: url, product: product, store: fixture.store, manifest: manifest, options: InstallFixture.options)
-        } throws: { error in
-            if case .sizeExceeded(let path, let declared, _) = error as? InstallError {
+        }) { error in
+            if case .sizeExceeded(let path, let declared, _) = error {
                 return path == "ContentInfo.plist" && declared == 10
             }
             return false
@@ -266,10 +265,10 @@ struct InstallMaliciousArchiveTests {
         let rewriter = ArchiveRewriter(path: url.path, bytes: bombBytes)
         var options = InstallFixture.options
         options.observer = rewriter
-        #expect {
+        expectInstallError({
             try ContentInstaller.install(archive: url, product: product, store: fixture.store, options: options)
-        } throws: { error in
-            guard case .sizeExceeded(let path, let declared, let written) = error as? InstallError else { return false }
+        }) { error in
+            guard case .sizeExceeded(let path, let declared, let written) = error else { return false }
             // Stopped at the first block past the 1000 declared bytes, not after 64 MiB.
             return path == "Contents/data.bin" && declared == 1000 && written > 1000 && written <= 1000 + (1 << 16)
         }

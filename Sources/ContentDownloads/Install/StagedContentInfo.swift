@@ -1,4 +1,4 @@
-public import ContentDelivery
+import ContentDelivery
 import ContentPackaging
 import Foundation
 import Glibc
