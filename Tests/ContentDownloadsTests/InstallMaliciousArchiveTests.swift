@@ -30,6 +30,8 @@ struct InstallMaliciousArchiveTests {
     /// One hostile archive: how to build it and what must happen.
     struct Case: Sendable, CustomTestStringConvertible {
         var name: String
+        /// Text the error message must contain (which rule fired), when it matters.
+        var reason: String = ""
         var expect: Expect
         var uncompressedSize: Int64?
         var entryCount: Int?
@@ -50,67 +52,67 @@ struct InstallMaliciousArchiveTests {
     }
 
     static let cases: [Case] = [
-        Case(name: "../x", expect: .unsafe) { b, _ in b.file("../x", text: "x") },
-        Case(name: "escape to sentinel ../../../sentinel/x", expect: .unsafe) { b, _ in
+        Case(name: "../x", reason: "'..'", expect: .unsafe) { b, _ in b.file("../x", text: "x") },
+        Case(name: "escape to sentinel ../../../sentinel/x", reason: "'..'", expect: .unsafe) { b, _ in
             b.file("../../../sentinel/escaped", text: "x")
         },
-        Case(name: "a/../../x", expect: .unsafe) { b, _ in b.file("a/../../x", text: "x") },
-        Case(name: "Contents/../ContentInfo.plist", expect: .unsafe) { b, _ in
+        Case(name: "a/../../x", reason: "'..'", expect: .unsafe) { b, _ in b.file("a/../../x", text: "x") },
+        Case(name: "Contents/../ContentInfo.plist", reason: "'..'", expect: .unsafe) { b, _ in
             b.file("Contents/../ContentInfo.plist", TestArchiveBuilder.contentInfo(productID: "evil", version: "9"))
         },
-        Case(name: "trailing ..", expect: .unsafe) { b, _ in b.directory("Contents/..") },
-        Case(name: "/tmp/x", expect: .unsafe) { b, _ in b.file("/tmp/iapcontent-evil-x", text: "x") },
-        Case(name: "absolute path into sentinel", expect: .unsafe) { b, s in b.file(s + "/abs", text: "x") },
-        Case(name: "//x", expect: .unsafe) { b, _ in b.file("//x", text: "x") },
-        Case(name: "..\\x", expect: .unsafe) { b, _ in b.file("..\\x", text: "x") },
-        Case(name: "C:\\x", expect: .unsafe) { b, _ in b.file("C:\\x", text: "x") },
-        Case(name: "Contents\\..\\..\\x", expect: .unsafe) { b, _ in b.file("Contents\\..\\..\\x", text: "x") },
-        Case(name: "symlink to absolute path", expect: .unsafe) { b, s in b.symlink("Contents/abs", target: s) },
-        Case(name: "symlink to ../", expect: .unsafe) { b, _ in b.symlink("Contents/up", target: "../../../sentinel") },
-        Case(name: "symlink then file through it", expect: .unsafe) { b, s in
+        Case(name: "trailing ..", reason: "'..'", expect: .unsafe) { b, _ in b.directory("Contents/..") },
+        Case(name: "/tmp/x", reason: "absolute", expect: .unsafe) { b, _ in b.file("/tmp/iapcontent-evil-x", text: "x") },
+        Case(name: "absolute path into sentinel", reason: "absolute", expect: .unsafe) { b, s in b.file(s + "/abs", text: "x") },
+        Case(name: "//x", reason: "absolute", expect: .unsafe) { b, _ in b.file("//x", text: "x") },
+        Case(name: "..\\x", reason: "'\\'", expect: .unsafe) { b, _ in b.file("..\\x", text: "x") },
+        Case(name: "C:\\x", reason: "'\\'", expect: .unsafe) { b, _ in b.file("C:\\x", text: "x") },
+        Case(name: "Contents\\..\\..\\x", reason: "'\\'", expect: .unsafe) { b, _ in b.file("Contents\\..\\..\\x", text: "x") },
+        Case(name: "symlink to absolute path", reason: "symbolic link", expect: .unsafe) { b, s in b.symlink("Contents/abs", target: s) },
+        Case(name: "symlink to ../", reason: "symbolic link", expect: .unsafe) { b, _ in b.symlink("Contents/up", target: "../../../sentinel") },
+        Case(name: "symlink then file through it", reason: "symbolic link", expect: .unsafe) { b, s in
             b.symlink("Contents/esc", target: s)
             b.file("Contents/esc/through", text: "x")
         },
-        Case(name: "directory, symlink with same name, then file", expect: .unsafe) { b, s in
+        Case(name: "directory, symlink with same name, then file", reason: "symbolic link", expect: .unsafe) { b, s in
             b.directory("Contents/d/")
             b.symlink("Contents/d", target: s)
             b.file("Contents/d/through", text: "x")
         },
-        Case(name: "hardlink out", expect: .unsafe) { b, s in b.hardlink("Contents/h", target: s + "/victim") },
-        Case(name: "hardlink ../ out", expect: .unsafe) { b, _ in
+        Case(name: "hardlink out", reason: "hard link", expect: .unsafe) { b, s in b.hardlink("Contents/h", target: s + "/victim") },
+        Case(name: "hardlink ../ out", reason: "hard link", expect: .unsafe) { b, _ in
             b.hardlink("Contents/h", target: "../../../sentinel/victim")
         },
-        Case(name: "hardlink carrying data (CVE-2016-5418)", expect: .unsafe) { b, _ in
+        Case(name: "hardlink carrying data (CVE-2016-5418)", reason: "hard link", expect: .unsafe) { b, _ in
             b.hardlink("Contents/h", target: "ContentInfo.plist", data: Data("overwrite".utf8))
         },
-        Case(name: "FIFO", expect: .unsafe) { b, _ in b.append(entry(0o010000, "Contents/fifo")) },
-        Case(name: "character device", expect: .unsafe) { b, _ in
+        Case(name: "FIFO", reason: "FIFO", expect: .unsafe) { b, _ in b.append(entry(0o010000, "Contents/fifo")) },
+        Case(name: "character device", reason: "character device", expect: .unsafe) { b, _ in
             b.append(entry(0o020000, "Contents/null", rdev: 0x0103))
         },
-        Case(name: "block device", expect: .unsafe) { b, _ in
+        Case(name: "block device", reason: "block device", expect: .unsafe) { b, _ in
             b.append(entry(0o060000, "Contents/sda", rdev: 0x0800))
         },
-        Case(name: "duplicate file/file", expect: .unsafe) { b, _ in
+        Case(name: "duplicate file/file", reason: "duplicate", expect: .unsafe) { b, _ in
             b.file("Contents/dup.txt", text: "one")
             b.file("Contents/dup.txt", text: "two")
         },
-        Case(name: "duplicate file/dir", expect: .unsafe) { b, _ in
+        Case(name: "duplicate file/dir", reason: "duplicate", expect: .unsafe) { b, _ in
             b.file("Contents/a", text: "file")
             b.directory("Contents/a/")
         },
-        Case(name: "file then used as parent directory", expect: .unsafe) { b, _ in
+        Case(name: "file then used as parent directory", reason: "is a file", expect: .unsafe) { b, _ in
             b.file("Contents/a", text: "file")
             b.file("Contents/a/b", text: "file")
         },
-        Case(name: "case collision", expect: .unsafe) { b, _ in
+        Case(name: "case collision", reason: "collides", expect: .unsafe) { b, _ in
             b.file("Contents/a.txt", text: "lower")
             b.file("Contents/A.TXT", text: "upper")
         },
-        Case(name: "case collision of implied directories", expect: .unsafe) { b, _ in
+        Case(name: "case collision of implied directories", reason: "collides", expect: .unsafe) { b, _ in
             b.file("Contents/Dir/a", text: "1")
             b.file("Contents/dir/b", text: "2")
         },
-        Case(name: "NFC/NFD collision", expect: .unsafe) { b, _ in
+        Case(name: "NFC/NFD collision", reason: "collides", expect: .unsafe) { b, _ in
             b.file("Contents/caf\u{E9}.txt", text: "nfc")
             b.file("Contents/cafe\u{301}.txt", text: "nfd")
         },
@@ -125,12 +127,12 @@ struct InstallMaliciousArchiveTests {
             b.directory("ContentInfo.plist/")
             b.directory("Contents/")
         },
-        Case(name: "non-UTF-8 name", expect: .unsafe, format: .ustar) { b, _ in
+        Case(name: "non-UTF-8 name", reason: "UTF-8", expect: .unsafe, format: .ustar) { b, _ in
             b.append(TestArchiveBuilder.Entry(
                 type: 0o100000, pathBytes: Array("Contents/".utf8) + [0xFF, 0xFE, 0x41], data: Data("x".utf8)))
         },
-        Case(name: "control character in name", expect: .unsafe) { b, _ in b.file("Contents/a\u{1B}[31m", text: "x") },
-        Case(name: "component over 255 bytes", expect: .unsafe) { b, _ in
+        Case(name: "control character in name", reason: "control character", expect: .unsafe) { b, _ in b.file("Contents/a\u{1B}[31m", text: "x") },
+        Case(name: "component over 255 bytes", reason: "limit is 255", expect: .unsafe) { b, _ in
             b.file("Contents/" + String(repeating: "n", count: 300), text: "x")
         },
         Case(name: "zstd bomb over declared uncompressedSize", expect: .size, uncompressedSize: 1 << 20) { b, _ in
@@ -139,17 +141,17 @@ struct InstallMaliciousArchiveTests {
         Case(name: "entry count over declared", expect: .count, entryCount: 5) { b, _ in
             for index in 0..<10 { b.file("Contents/f\(index)", text: "\(index)") }
         },
-        Case(name: "truncated zstd archive", expect: .archive, truncateTo: 300) { b, _ in
+        Case(name: "truncated zstd archive", reason: "runcated", expect: .archive, truncateTo: 300) { b, _ in
             b.file("Contents/random.bin", Data((0..<200_000).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) }))
         },
-        Case(name: "size larger than the data left (truncated tar)", expect: .archive, truncateTo: 4096, zstd: false) { b, _ in
+        Case(name: "size larger than the data left (truncated tar)", reason: "runcated", expect: .archive, truncateTo: 4096, zstd: false) { b, _ in
             b.file("Contents/big.bin", Data(repeating: 7, count: 100_000))
         },
-        Case(name: "ContentInfo.plist with wrong product id", expect: .wrongContent, bare: true) { b, _ in
+        Case(name: "ContentInfo.plist with wrong product id", reason: "com.example.other", expect: .wrongContent, bare: true) { b, _ in
             b.file("ContentInfo.plist", TestArchiveBuilder.contentInfo(productID: "com.example.other", version: "2"))
             b.directory("Contents/")
         },
-        Case(name: "ContentInfo.plist with wrong version", expect: .wrongContent, bare: true) { b, _ in
+        Case(name: "ContentInfo.plist with wrong version", reason: "ContentVersion '7'", expect: .wrongContent, bare: true) { b, _ in
             b.file("ContentInfo.plist", TestArchiveBuilder.contentInfo(productID: InstallFixture.productID, version: "7"))
             b.directory("Contents/")
         },
@@ -191,7 +193,7 @@ struct InstallMaliciousArchiveTests {
             try ContentInstaller.install(archive: url, product: product, store: fixture.store, options: options)
         }) { error in
             #expect(!error.description.isEmpty)
-            return testCase.expect.matches(error)
+            return testCase.expect.matches(error) && (testCase.reason.isEmpty || error.description.contains(testCase.reason))
         }
         #expect(try Snapshot.take(fixture.contentFolder) == v1, "v1 changed")
         #expect(fixture.store.installedVersion(forProductID: InstallFixture.productID) == ContentVersion("1"))

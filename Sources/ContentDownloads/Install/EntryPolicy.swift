@@ -80,7 +80,9 @@ public struct EntryPolicy: Sendable {
         }
         let problems = PathRules.problems(inPath: header.pathBytes)
         if !problems.isEmpty {
-            throw .unsafeEntry(path: display, reason: problems.joined(separator: "; "))
+            var unique: [String] = []
+            for problem in problems where !unique.contains(problem) { unique.append(problem) }
+            throw .unsafeEntry(path: display, reason: unique.joined(separator: "; "))
         }
         var path = display
         if path.hasSuffix("/") {

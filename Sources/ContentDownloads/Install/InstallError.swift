@@ -39,7 +39,7 @@ public enum InstallError: Error, Sendable, CustomStringConvertible {
         case .tooManyEntries(let declared, let found):
             "archive has at least \(found) entries but at most \(declared) are allowed; republish the catalog with the right entryCount"
         case .wrongContent(let expected, let found):
-            "ContentInfo.plist says \(found) but the catalog promised \(expected); republish the catalog or the archive"
+            "the archive's ContentInfo.plist does not match the catalog: expected \(expected), found \(found); republish the catalog or the archive"
         case .archiveMismatch(let path, let reason):
             "\(path): \(reason); download the archive again"
         case .insufficientSpace(let needed, let available):
