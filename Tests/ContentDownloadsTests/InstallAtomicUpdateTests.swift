@@ -76,7 +76,11 @@ struct InstallAtomicUpdateTests {
             // Bounded: stops when told or after a fixed number of reads.
             for _ in 0..<2_000_000 where !state.stop.load(ordering: .acquiring) {
                 let dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-                guard dir >= 0 else { continue }
+                guard dir >= 0 else {
+                    // RENAME_EXCHANGE means content/<id> never disappears during an update.
+                    state.missing.add(1, ordering: .relaxed)
+                    continue
+                }
                 defer { close(dir) }
                 guard let plist = readAll(dir, "ContentInfo.plist"), let marker = readAll(dir, "Contents/version.txt"),
                       let level = readAll(dir, "Contents/levels/1.json")
@@ -98,6 +102,7 @@ struct InstallAtomicUpdateTests {
         state.stop.store(true, ordering: .releasing)
         group.wait()
         #expect(state.mismatches.load(ordering: .relaxed) == 0)
+        #expect(state.missing.load(ordering: .relaxed) == 0)
         #expect(state.reads.load(ordering: .relaxed) > 0)
         #expect(fixture.store.installedVersion(forProductID: InstallFixture.productID) == ContentVersion("12"))
         #expect(fixture.stagingNames().isEmpty)
@@ -174,6 +179,7 @@ final class ReaderState: Sendable {
     let stop = Atomic<Bool>(false)
     let mismatches = Atomic<Int>(0)
     let reads = Atomic<Int>(0)
+    let missing = Atomic<Int>(0)
 }
 
 /// Reads a whole (small) file relative to a directory descriptor; `nil` if it vanished meanwhile.
