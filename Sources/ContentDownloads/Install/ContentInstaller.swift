@@ -21,7 +21,12 @@ import Glibc
 ///
 /// Any failure before step 6 leaves the installed version untouched and removes the staging
 /// folder; a crash leaves garbage only under `staging/`, which ``recover(store:)`` removes.
-/// Installs of the same product must not run concurrently (the download queue serialises them).
+/// Failures after the swap (deleting the old tree or the archive) do not fail the install: the new
+/// version is live and ``recover(store:)`` finishes the cleanup (`cleaned` is then not reported).
+///
+/// Installs and recovery of one store are serialised by an exclusive `flock` on `<store>/.lock`
+/// (across threads and processes), from the staging step on; the pre-scan runs unlocked.
+/// The call blocks: run it off any cooperative thread (the download engine's own thread).
 public enum ContentInstaller {
     /// Choices the caller may change (tests turn off space margins, keep archives, …).
     public struct Options: Sendable {
@@ -75,6 +80,8 @@ public enum ContentInstaller {
         var scanner = try openReader(archiveFD, path: archivePath)
         let plan = try EntryPolicy.prescan(&scanner, limits: limits)
 
+        let lock = try StoreLock(store: store)
+        defer { lock.unlock() }
         let stagingRoot = store.stagingDirectory.path
         let stagingName = "\(productID)-\(FileSystemCalls.randomSuffix())"
         let stagingPath = stagingRoot + "/" + stagingName
@@ -108,19 +115,27 @@ public enum ContentInstaller {
             }
             swapped = true
             CrashHook.reach(.swap)
-            try FileSystemCalls.sync(contentFD, display: store.contentDirectory.path)
-            try FileSystemCalls.sync(stagingRootFD, display: stagingRoot)
+            do throws(InstallError) {
+                try FileSystemCalls.sync(contentFD, display: store.contentDirectory.path)
+                try FileSystemCalls.sync(stagingRootFD, display: stagingRoot)
+            } catch {
+                // Not durable: put the previous state back so the caller's "failed" stays true.
+                let undo = UInt32(replacing ? CLINUXSYSTEM_RENAME_EXCHANGE : CLINUXSYSTEM_RENAME_NOREPLACE)
+                if CLinuxSystem_renameat2(contentFD, productID, stagingRootFD, stagingName, undo) == 0 {
+                    swapped = false
+                }
+                throw error
+            }
             options.observer?.install(of: productID, reached: .swapped)
         } catch {
             if !swapped { try? FileSystemCalls.removeTree(stagingPath) }
             throw error
         }
-        // After the swap the old version (if any) sits at the staging path.
-        try FileSystemCalls.removeTree(stagingPath)
-        if options.removeArchive, unlink(archivePath) != 0, errno != ENOENT {
-            throw .system(operation: "delete archive", path: archivePath, errno: errno)
-        }
-        options.observer?.install(of: productID, reached: .cleaned)
+        // The new version is live. Cleanup is best effort: `recover(store:)` finishes it after a failure.
+        // After an exchange the old version sits at the staging path.
+        var cleaned = (try? FileSystemCalls.removeTree(stagingPath)) != nil
+        if options.removeArchive, unlink(archivePath) != 0, errno != ENOENT { cleaned = false }
+        if cleaned { options.observer?.install(of: productID, reached: .cleaned) }
         return store.contentDirectory.appendingPathComponent(productID, isDirectory: true)
     }
 
@@ -138,6 +153,8 @@ public enum ContentInstaller {
     /// everything under `staging/` and `trash/` is garbage and is deleted.
     @discardableResult
     public static func recover(store: ContentStore) throws(InstallError) -> Recovery {
+        let lock = try StoreLock(store: store)
+        defer { lock.unlock() }
         var recovery = Recovery(removedStaging: [], removedTrash: [])
         for (directory, isStaging) in [(store.stagingDirectory, true), (store.trashDirectory, false)] {
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
