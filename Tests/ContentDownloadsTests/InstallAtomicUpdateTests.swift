@@ -129,6 +129,42 @@ struct InstallAtomicUpdateTests {
         #expect(second.removedStaging.isEmpty && second.removedTrash.isEmpty)
     }
 
+    @Test("recover running alongside installs never removes an install in progress (store lock)")
+    func recoverDuringInstall() throws {
+        let fixture = try InstallFixture()
+        try fixture.installGood(version: "1")
+        let store = fixture.store
+        var archives: [(URL, CatalogProduct)] = []
+        for version in 2...6 {
+            archives.append(try fixture.product(InstallFixture.package(version: "\(version)"), name: "v\(version).tar.zst", version: "\(version)"))
+        }
+        let state = ReaderState()
+        let group = DispatchGroup()
+        group.enter()
+        Thread.detachNewThread {
+            defer { group.leave() }
+            for _ in 0..<100_000 where !state.stop.load(ordering: .acquiring) {
+                if (try? ContentInstaller.recover(store: store)) == nil { state.mismatches.add(1, ordering: .relaxed) }
+                state.reads.add(1, ordering: .relaxed)
+            }
+        }
+        var failures: [String] = []
+        for (url, product) in archives {
+            do {
+                try ContentInstaller.install(archive: url, product: product, store: store, options: InstallFixture.options)
+            } catch {
+                failures.append("\(error)")
+            }
+        }
+        state.stop.store(true, ordering: .releasing)
+        group.wait()
+        #expect(failures.isEmpty)
+        #expect(state.mismatches.load(ordering: .relaxed) == 0)
+        #expect(state.reads.load(ordering: .relaxed) > 0)
+        #expect(store.installedVersion(forProductID: InstallFixture.productID) == ContentVersion("6"))
+        #expect(fixture.stagingNames().isEmpty)
+    }
+
     @Test("ContentStore: contentURL, installedVersion, list, deleteContent")
     func store() throws {
         let fixture = try InstallFixture()
