@@ -88,7 +88,11 @@ public enum ContentInstaller {
         let stagingRootFD = try FileSystemCalls.openDirectory(stagingRoot)
         defer { close(stagingRootFD) }
         guard mkdirat(stagingRootFD, stagingName, 0o755) == 0 else {
-            throw .system(operation: "mkdir", path: stagingPath, errno: errno)
+            let code = errno
+            if code == ENOSPC || code == EDQUOT {
+                throw .insufficientSpace(needed: plan.totalBytes, available: FileSystemCalls.availableBytes(stagingRoot))
+            }
+            throw .system(operation: "mkdir", path: stagingPath, errno: code)
         }
         var swapped = false
         do throws(InstallError) {
