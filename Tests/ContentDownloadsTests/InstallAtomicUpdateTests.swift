@@ -194,6 +194,20 @@ struct InstallAtomicUpdateTests {
         #expect(throws: InstallError.self) { try store.deleteContent(forProductID: "..") }
     }
 
+    @Test("a 255-byte product id installs, updates and deletes (scratch names stay within NAME_MAX)")
+    func longProductID() throws {
+        let fixture = try InstallFixture()
+        let id = "com.example." + String(repeating: "x", count: 255 - 12)
+        for version in ["1", "2"] {
+            let (url, product) = try fixture.product(
+                InstallFixture.package(version: version, productID: id), name: "long-\(version).tar.zst", version: version, productID: id)
+            try ContentInstaller.install(archive: url, product: product, store: fixture.store, options: InstallFixture.options)
+        }
+        #expect(fixture.store.installedVersion(forProductID: id) == ContentVersion("2"))
+        #expect(try fixture.store.deleteContent(forProductID: id))
+        #expect(fixture.store.installedProductIDs().isEmpty)
+    }
+
     @Test("a product id that cannot name a folder is refused")
     func invalidProductID() throws {
         let fixture = try InstallFixture()

@@ -83,7 +83,7 @@ public enum ContentInstaller {
         let lock = try StoreLock(store: store)
         defer { lock.unlock() }
         let stagingRoot = store.stagingDirectory.path
-        let stagingName = "\(productID)-\(FileSystemCalls.randomSuffix())"
+        let stagingName = FileSystemCalls.scratchName(for: productID)
         let stagingPath = stagingRoot + "/" + stagingName
         let stagingRootFD = try FileSystemCalls.openDirectory(stagingRoot)
         defer { close(stagingRootFD) }

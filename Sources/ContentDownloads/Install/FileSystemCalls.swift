@@ -46,15 +46,26 @@ enum FileSystemCalls {
         do {
             try FileManager.default.removeItem(atPath: path)
         } catch {
-            let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-            throw .system(operation: "remove", path: path, errno: Int32(underlying?.code ?? Int(EIO)))
+            throw .system(operation: "remove", path: path, errno: posixCode(of: error))
         }
     }
 
-    /// A random lowercase-hex suffix for staging and trash names.
-    static func randomSuffix() -> String {
+    /// A fresh `<productID>-<random hex>` name for staging and trash folders, always within NAME_MAX.
+    static func scratchName(for productID: String) -> String {
         var generator = SystemRandomNumberGenerator()
-        return String(generator.next() as UInt64, radix: 16)
+        let suffix = String(generator.next() as UInt64, radix: 16)
+        let prefix = productID.utf8.count <= 200 ? productID : "product"
+        return "\(prefix)-\(suffix)"
+    }
+
+    /// The POSIX error code inside a Foundation error (EIO when there is none).
+    static func posixCode(of error: any Error) -> Int32 {
+        let nsError = error as NSError
+        if nsError.domain == NSPOSIXErrorDomain { return Int32(nsError.code) }
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return Int32(underlying.code)
+        }
+        return EIO
     }
 
     /// Free bytes for an unprivileged writer on the file system holding `path` (statvfs `f_bavail`).

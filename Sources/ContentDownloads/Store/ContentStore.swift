@@ -23,7 +23,7 @@ public struct ContentStore: Sendable, Equatable {
             do {
                 try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
             } catch {
-                throw .system(operation: "create directory", path: url.path, errno: EIO)
+                throw .system(operation: "create directory", path: url.path, errno: FileSystemCalls.posixCode(of: error))
             }
         }
     }
@@ -75,7 +75,7 @@ public struct ContentStore: Sendable, Equatable {
         let trashFD = try FileSystemCalls.openDirectory(trashDirectory.path)
         defer { close(trashFD) }
         guard FileSystemCalls.exists(in: contentFD, productID) else { return false }
-        let trashName = "\(productID)-\(FileSystemCalls.randomSuffix())"
+        let trashName = FileSystemCalls.scratchName(for: productID)
         if renameat(contentFD, productID, trashFD, trashName) != 0 {
             throw .system(operation: "rename to trash", path: contentDirectory.appendingPathComponent(productID).path, errno: errno)
         }
