@@ -42,3 +42,36 @@ struct InstallEntryPolicyPropertyTests {
         }
     }
 }
+
+@Suite("Install: hard caps")
+struct InstallHardCapTests {
+    static func header(_ path: String, size: Int64 = 1, kind: ArchiveEntryHeader.Kind = .regular) -> ArchiveEntryHeader {
+        ArchiveEntryHeader(pathBytes: Array(path.utf8), kind: kind, size: size, permissions: 0o644)
+    }
+
+    @Test("a catalog cannot lift the 100 000-entry and 2 GiB caps")
+    func catalogCannotLiftCaps() throws {
+        let limits = InstallLimits(maxTotalBytes: 3 << 30, maxEntries: 1_000_000)
+        #expect(limits.maxEntries == InstallLimits.maxEntriesCap)
+        #expect(limits.maxTotalBytes == InstallLimits.maxTotalBytesCap)
+
+        var policy = EntryPolicy(limits: limits)
+        _ = try policy.admit(Self.header("ContentInfo.plist"))
+        var refusal: InstallError?
+        for index in 1...InstallLimits.maxEntriesCap {
+            do { _ = try policy.admit(Self.header("Contents/f\(index)", size: 0)) } catch { refusal = error; break }
+        }
+        guard case .tooManyEntries(let declared, let found) = refusal else {
+            Issue.record("expected tooManyEntries, got \(String(describing: refusal))")
+            return
+        }
+        #expect(declared == 100_000 && found == 100_001)
+
+        var sizes = EntryPolicy(limits: limits)
+        #expect(throws: InstallError.self) { try sizes.admit(Self.header("Contents/huge", size: (2 << 30) + 1)) }
+        var total = EntryPolicy(limits: limits)
+        _ = try total.admit(Self.header("Contents/a", size: 1 << 30))
+        _ = try total.admit(Self.header("Contents/b", size: 1 << 30))
+        #expect(throws: InstallError.self) { try total.admit(Self.header("Contents/c", size: 1)) }
+    }
+}
