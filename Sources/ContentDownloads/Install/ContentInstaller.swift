@@ -77,8 +77,7 @@ public enum ContentInstaller {
         }
 
         let limits = InstallLimits(product: product, manifest: manifest)
-        var scanner = try openReader(archiveFD, path: archivePath)
-        let plan = try EntryPolicy.prescan(&scanner, limits: limits)
+        let plan = try prescan(archiveFD, path: archivePath, limits: limits)
 
         let lock = try StoreLock(store: store)
         defer { lock.unlock() }
@@ -169,6 +168,12 @@ public enum ContentInstaller {
             if !names.isEmpty { try FileSystemCalls.syncDirectory(directory.path) }
         }
         return recovery
+    }
+
+    /// The header pre-scan through `fd`; its reader is freed before extraction opens another.
+    private static func prescan(_ fd: Int32, path: String, limits: InstallLimits) throws(InstallError) -> ExtractionPlan {
+        var scanner = try openReader(fd, path: path)
+        return try EntryPolicy.prescan(&scanner, limits: limits)
     }
 
     /// A reader at offset 0 of `fd` (the same descriptor for hashing, pre-scan and extraction).
