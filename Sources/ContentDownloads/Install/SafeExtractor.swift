@@ -154,6 +154,10 @@ public struct SafeExtractor: ~Copyable {
             written += Int64(count)
             bytesWritten += Int64(count)
         }
+        guard written == planned.size else {
+            throw .archive(ArchiveError(
+                message: "entry data ended after \(written) of \(planned.size) declared bytes", path: planned.path))
+        }
         if fsync(fd) != 0 {
             let code = errno
             throw spaceError(code, plan: plan) ?? .system(operation: "fsync", path: display, errno: code)
