@@ -11,6 +11,7 @@ struct IAPContent: AsyncParsableCommand {
         subcommands: [
             Validate.self, Pack.self, Inspect.self,
             BuildCatalog.self, Keygen.self, Serve.self, SignURL.self,
+            InstallArchive.self,
         ])
 
     /// Runs the command, mapping argument-parser's usage-error code (64) to the documented 2.
