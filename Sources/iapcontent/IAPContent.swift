@@ -7,5 +7,5 @@ struct IAPContent: AsyncParsableCommand {
         commandName: "iapcontent",
         abstract: "Author, host and download in-app-purchase hosted content (StoreKit SKDownload semantics).",
         version: "0.1.0",
-        subcommands: [])
+        subcommands: [Download.self, Status.self, Pause.self, Resume.self, Cancel.self])
 }
