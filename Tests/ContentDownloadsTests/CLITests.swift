@@ -23,7 +23,7 @@ final class Child: @unchecked Sendable {
 
     init(_ arguments: [String]) throws {
         output = try TemporaryDirectory.make(prefix: "child").appendingPathComponent("out.txt")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         process.executableURL = try iapcontentBinary()
         process.arguments = arguments
         let handle = try FileHandle(forWritingTo: output)

@@ -203,7 +203,7 @@ public final class FaultServer: Sendable {
         var position = 0
         while position < limit, !isStopped {
             let n = min(65536, limit - position)
-            let written = payload[position..<(position + n)].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let written = payload[position..<(position + n)].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             guard written > 0 else { return }
             position += written
             sent += written

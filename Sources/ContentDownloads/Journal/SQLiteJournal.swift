@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 internal import GRDB
 
 /// The journal in `journal.sqlite`: GRDB, WAL mode, `synchronous=FULL`.
@@ -56,17 +56,17 @@ public final class SQLiteJournal: DownloadJournal {
     }
 
     public func records() throws -> [TransferRecord] {
-        try queue.read { db in try TransferRecord.order(Column("createdAt"), Column("productID")).fetchAll(db) }
+        try queue.read { db in try TransferRow.order(Column("createdAt"), Column("productID")).fetchAll(db).map(\.record) }
     }
 
     public func record(_ productID: String) throws -> TransferRecord? {
-        try queue.read { db in try TransferRecord.fetchOne(db, key: productID) }
+        try queue.read { db in try TransferRow.fetchOne(db, key: productID)?.record }
     }
 
     public func save(_ record: TransferRecord) throws {
         var record = record
         record.updatedAt = Date()
-        try queue.write { db in try record.save(db) }
+        try queue.write { db in try TransferRow(record).save(db) }
     }
 
     public func recordCheckpoint(_ productID: String, offset: Int64, validator: Validator?, timeRemaining: Double) throws {

@@ -52,6 +52,41 @@ public struct TransferRecord: Sendable, Equatable, Codable {
     /// When the row last changed.
     public var updatedAt: Date
 
+    /// Creates a record; optional columns default to empty.
+    public init(
+        productID: String, contentIdentifier: String, contentVersion: String, url: String, expectedLength: Int64,
+        expectedSHA256: String, etag: String? = nil, lastModified: String? = nil, durableOffset: Int64 = 0,
+        state: String = DownloadState.waiting.rawValue, phase: String = TransferPhase.downloading.rawValue,
+        attempts: Int = 0, checksumFailures: Int = 0, lastErrorCode: String? = nil, lastError: String? = nil,
+        partialPath: String, archivePath: String? = nil, transactionID: String? = nil,
+        requestedCommand: String? = nil, maxBytesPerSecond: Int64 = 0, timeRemaining: Double = -1,
+        createdAt: Date = Date(), updatedAt: Date = Date()
+    ) {
+        self.productID = productID
+        self.contentIdentifier = contentIdentifier
+        self.contentVersion = contentVersion
+        self.url = url
+        self.expectedLength = expectedLength
+        self.expectedSHA256 = expectedSHA256
+        self.etag = etag
+        self.lastModified = lastModified
+        self.durableOffset = durableOffset
+        self.state = state
+        self.phase = phase
+        self.attempts = attempts
+        self.checksumFailures = checksumFailures
+        self.lastErrorCode = lastErrorCode
+        self.lastError = lastError
+        self.partialPath = partialPath
+        self.archivePath = archivePath
+        self.transactionID = transactionID
+        self.requestedCommand = requestedCommand
+        self.maxBytesPerSecond = maxBytesPerSecond
+        self.timeRemaining = timeRemaining
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
     /// The state as a ``DownloadState`` (unknown values read as `failed`).
     public var downloadState: DownloadState {
         get { DownloadState(rawValue: state) ?? .failed }
@@ -68,9 +103,14 @@ public struct TransferRecord: Sendable, Equatable, Codable {
     }
 }
 
-extension TransferRecord: FetchableRecord, PersistableRecord {
-    /// The table name.
-    public static var databaseTableName: String { "transfers" }
+/// The GRDB face of ``TransferRecord`` (kept internal so GRDB stays out of the public API).
+struct TransferRow: Codable, FetchableRecord, PersistableRecord {
+    static var databaseTableName: String { "transfers" }
+    var record: TransferRecord
+
+    init(_ record: TransferRecord) { self.record = record }
+    init(from decoder: any Decoder) throws { record = try TransferRecord(from: decoder) }
+    func encode(to encoder: any Encoder) throws { try record.encode(to: encoder) }
 }
 
 /// Phases of a download beyond the StoreKit state, for the installer.

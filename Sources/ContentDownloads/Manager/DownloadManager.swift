@@ -1,4 +1,5 @@
 public import ContentDelivery
+internal import ContentPackaging
 internal import Foundation
 
 /// Drives the downloads of one store: admits up to `concurrency` transfers to the engine, applies

@@ -78,13 +78,9 @@ final class Transfer {
             close(fd)
             throw .network(error)
         }
-        do throws(TransferFailure) {
-            try rehashPrefix()
-            try configure()
-        } catch {
-            close(fd)
-            throw error
-        }
+        // Fully initialised from here: a throw runs deinit, which closes the fd.
+        try rehashPrefix()
+        try configure()
     }
 
     deinit { if fd >= 0 { close(fd) } }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ContentDownloads
+import Foundation
 
 /// Shared body of `pause`, `resume` and `cancel`: send, report per product, exit 1 on unknown products.
 func sendStoreCommand(_ command: RequestedCommand, productIDs: [String], layout: StoreLayout) throws {
