@@ -46,8 +46,7 @@ public final class Nginx: @unchecked Sendable {
                 self.port = port
                 return
             }
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             lastError = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
         }
         throw TestSupportError("nginx did not start on 127.0.0.1: \(lastError)")
@@ -57,10 +56,11 @@ public final class Nginx: @unchecked Sendable {
 
     /// Stops nginx (idempotent) and removes its folder.
     public func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        // SIGKILL, not SIGTERM: a child spawned from a test's worker thread inherits a mask that
+        // blocks SIGTERM, and nginx (master_process off) never unblocks it.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
     }
 
     /// Access-log lines parsed: one per request, in order.
