@@ -11,12 +11,14 @@ struct FaultServerTests {
     let mib = 1 << 20
 
     func run(
-        _ faults: [FaultServer.Fault], options: DownloadOptions = fastOptions(), id: String = "com.example.fault"
+        _ faults: [FaultServer.Fault], options: DownloadOptions = fastOptions(), id: String = "com.example.fault",
+        timeout: Double = 60
     ) async throws -> (server: FaultServer, final: DownloadSnapshot?, record: TransferRecord?, layout: StoreLayout) {
         let server = try FaultServer(body: bytes, faults: faults, lifetime: 60)
         defer { server.stop() }
         let layout = try makeStore()
-        let result = try await download(product(id, bytes: bytes), url: server.url(), layout: layout, options: options)
+        let result = try await download(
+            product(id, bytes: bytes), url: server.url(), layout: layout, options: options, timeout: timeout)
         return (server, result.final, result.record, layout)
     }
 
@@ -49,7 +51,9 @@ struct FaultServerTests {
     }
 
     @Test func stalledTransferIsAbandonedAndResumed() async throws {
-        let r = try await run([.stall(at: mib, seconds: 6)], options: fastOptions(stall: 1))
+        // The server would stay silent for 40 s; the download must notice the stall (libcurl low-speed
+        // check over its 5 s rate window) and resume well within the 20 s the test allows.
+        let r = try await run([.stall(at: mib, seconds: 40)], options: fastOptions(stall: 1), timeout: 20)
         #expect(r.final?.state == .finished)
         try expectVerified(r.record)
         let records = r.server.records
