@@ -1,0 +1,84 @@
+import ContentDelivery
+import ContentDownloads
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("Queue: concurrency limit and in-process commands")
+struct QueueTests {
+    @Test func neverRunsMoreThanTheConcurrencyLimitAndFinishesAll() async throws {
+        let nginx = try Nginx(locationConfig: "limit_rate 4m;")
+        defer { nginx.stop() }
+        var items: [CatalogProduct] = []
+        var payloads: [String: [UInt8]] = [:]
+        for index in 0..<4 {
+            let bytes = TestData.randomBytes(1 << 20, seed: UInt64(100 + index))
+            try Data(bytes).write(to: nginx.root.appendingPathComponent("p\(index).bin"))
+            let item = product("com.example.q\(index)", bytes: bytes)
+            items.append(item)
+            payloads[item.productID] = bytes
+        }
+        let layout = try makeStore()
+        var options = fastOptions()
+        options.concurrency = 2
+        let manager = try DownloadManager(layout: layout, options: options)
+        try await manager.start()
+        for (index, item) in items.enumerated() { try await manager.enqueue(item, url: nginx.baseURL + "/p\(index).bin") }
+
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(60))
+            await manager.shutdown()
+        }
+        var states: [String: DownloadState] = [:]
+        var mostActive = 0
+        for await snapshot in manager.updates {
+            states[snapshot.productID] = snapshot.state
+            mostActive = max(mostActive, states.values.filter { $0 == .active }.count)
+            if states.count == items.count, states.values.allSatisfy({ !$0.isInFlight }) { break }
+        }
+        watchdog.cancel()
+        await manager.shutdown()
+
+        #expect(mostActive == 2)
+        #expect(states.values.allSatisfy { $0 == .finished })
+        for item in items {
+            let record = try #require(try layout.openJournal().record(item.productID))
+            #expect(sha256Hex(file: try #require(record.archivePath)) == sha256Hex(payloads[item.productID]!))
+        }
+        #expect(nginx.requests().count == 4)
+    }
+
+    @Test func pauseResumeCancelAreIdempotentOnWaitingDownloads() async throws {
+        let layout = try makeStore()
+        var options = fastOptions()
+        options.concurrency = 1
+        let server = try FaultServer(body: TestData.randomBytes(4 << 20, seed: 5), chunkDelay: 0.05, lifetime: 30)
+        defer { server.stop() }
+        let manager = try DownloadManager(layout: layout, options: options)
+        try await manager.start()
+        let first = product("com.example.first", bytes: server.body)
+        let second = product("com.example.second", bytes: server.body)
+        try await manager.enqueue(first, url: server.url())
+        try await manager.enqueue(second, url: server.url())
+        #expect(await manager.snapshot(of: second.productID)?.state == .waiting)  // limit 1: it waits
+
+        await manager.pause(second.productID)
+        await manager.pause(second.productID)
+        #expect(await manager.snapshot(of: second.productID)?.state == .paused)
+        await manager.resume(second.productID)
+        await manager.resume(second.productID)
+        #expect(await manager.snapshot(of: second.productID)?.state == .waiting)
+        await manager.cancel(second.productID)
+        await manager.cancel(second.productID)
+        #expect(await manager.snapshot(of: second.productID)?.state == .cancelled)
+        await manager.resume(second.productID)  // a cancelled download stays cancelled
+        #expect(await manager.snapshot(of: second.productID)?.state == .cancelled)
+
+        await manager.cancel(first.productID)  // active → cancelled, partial data deleted
+        #expect(await manager.snapshot(of: first.productID)?.state == .cancelled)
+        await manager.shutdown()
+        #expect(!FileManager.default.fileExists(atPath: layout.partialFile(productID: first.productID).path))
+        #expect(try layout.openJournal().record(first.productID)?.state == "cancelled")
+        #expect(try layout.openJournal().record(second.productID)?.state == "cancelled")
+    }
+}
