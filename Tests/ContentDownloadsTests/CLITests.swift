@@ -32,6 +32,8 @@ final class Child: @unchecked Sendable {
         try process.run()
     }
 
+    deinit { try? FileManager.default.removeItem(at: output.deletingLastPathComponent()) }
+
     /// Waits for exit up to `timeout` seconds (kills it after); returns the status.
     func wait(timeout: Double = 60) -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
@@ -99,11 +101,12 @@ struct CLITests {
         let item = product("com.example.crash", bytes: bytes)
         let catalog = try writeCatalog([item], to: nginx)
         let store = try makeStore()
+        defer { store.remove() }
         let arguments = ["download", item.productID, "--catalog", catalog, "--store", store.root.path]
 
         let first = try Child(arguments)
-        let midway = try poll(store, item.productID) { $0.downloadedBytes >= 3 << 20 }
-        #expect(midway?.state == "active")
+        let midway = try poll(store, item.productID, timeout: 30) { $0.downloadedBytes >= 3 << 20 }
+        try #require(midway?.state == "active", "the download never got going: \(first.text)")
         kill(first.process.processIdentifier, SIGKILL)
         _ = first.wait()
         let afterKill = try #require(try status(store, item.productID))
@@ -137,11 +140,13 @@ struct CLITests {
         let item = product("com.example.prc", bytes: bytes)
         let catalog = try writeCatalog([item], to: nginx)
         let store = try makeStore()
+        defer { store.remove() }
         let id = item.productID
         let driver = try Child(["download", id, "--catalog", catalog, "--store", store.root.path])
         defer { if driver.process.isRunning { kill(driver.process.processIdentifier, SIGKILL) } }
 
-        #expect(try poll(store, id) { $0.state == "active" && $0.downloadedBytes > 0 } != nil)
+        let running = try poll(store, id, timeout: 30) { $0.state == "active" && $0.downloadedBytes > 0 }
+        try #require(running != nil, "the download never became active: \(driver.text)")
         let paused = try iapcontent(["pause", id, "--store", store.root.path])
         #expect(paused.status == 0)
         #expect(paused.output.contains("sent to the running download"))
@@ -173,6 +178,7 @@ struct CLITests {
         let item = product("com.example.int", bytes: bytes)
         let catalog = try writeCatalog([item], to: nginx)
         let store = try makeStore()
+        defer { store.remove() }
         let arguments = ["download", item.productID, "--catalog", catalog, "--store", store.root.path]
         let child = try Child(arguments)
         #expect(try poll(store, item.productID) { $0.downloadedBytes >= 1 << 20 } != nil)
@@ -195,6 +201,7 @@ struct CLITests {
         defer { nginx.stop() }
         let catalog = try writeCatalog([product("com.example.x", bytes: [1])], to: nginx)
         let store = try makeStore()
+        defer { store.remove() }
         let result = try iapcontent(["download", "com.example.nope", "--catalog", catalog, "--store", store.root.path])
         #expect(result.status == 1)
         #expect(result.output.contains("com.example.nope is not in the catalog"))

@@ -6,7 +6,10 @@ import Testing
 
 /// One test per fault the fault server can make: final state, message, SHA-256, and what the server saw.
 @Suite("Faults")
-struct FaultServerTests {
+final class FaultServerTests {
+    private var stores: [StoreLayout] = []
+    deinit { stores.forEach { $0.remove() } }
+
     let bytes = TestData.randomBytes(2 << 20, seed: 42)
     let mib = 1 << 20
 
@@ -17,6 +20,7 @@ struct FaultServerTests {
         let server = try FaultServer(body: bytes, faults: faults, lifetime: 60)
         defer { server.stop() }
         let layout = try makeStore()
+        stores.append(layout)
         let result = try await download(
             product(id, bytes: bytes), url: server.url(), layout: layout, options: options, timeout: timeout)
         return (server, result.final, result.record, layout)
@@ -118,6 +122,7 @@ struct FaultServerTests {
         let server = try FaultServer(body: bytes, lifetime: 60)
         defer { server.stop() }
         let layout = try makeStore()
+        defer { layout.remove() }
         let item = product("com.example.done", bytes: bytes)
         // A run that crashed after its last checkpoint: every byte durable, not yet verified.
         let journal = try layout.openJournal()

@@ -39,6 +39,11 @@ func makeStore() throws -> StoreLayout {
     StoreLayout(root: try TemporaryDirectory.make(prefix: "store"))
 }
 
+extension StoreLayout {
+    /// Deletes the store folder (test cleanup).
+    func remove() { try? FileManager.default.removeItem(at: root) }
+}
+
 /// Runs `manager` until `productID` reaches a terminal state (or `timeout`), then shuts it down.
 /// Returns every snapshot of that product, in order.
 func runToEnd(

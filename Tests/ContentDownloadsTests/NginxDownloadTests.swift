@@ -12,6 +12,7 @@ struct NginxDownloadTests {
         let bytes = TestData.randomBytes(3 << 20, seed: 1)
         try Data(bytes).write(to: nginx.root.appendingPathComponent("a.bin"))
         let layout = try makeStore()
+        defer { layout.remove() }
         let item = product("com.example.a", bytes: bytes)
         let result = try await download(item, url: nginx.baseURL + "/a.bin", layout: layout, options: fastOptions())
 
@@ -40,6 +41,7 @@ struct NginxDownloadTests {
         let bytes = TestData.randomBytes(2 << 20, seed: 2)
         try Data(bytes).write(to: nginx.root.appendingPathComponent("b.bin"))
         let layout = try makeStore()
+        defer { layout.remove() }
         let item = product("com.example.b", bytes: bytes)
         let offset = 700_000
         // A crashed earlier run: the journal says 700 000 bytes are durable; the file has garbage after them.
@@ -72,6 +74,7 @@ struct NginxDownloadTests {
         let bytes = TestData.randomBytes(300_000, seed: 3)
         try Data(bytes).write(to: nginx.root.appendingPathComponent("c.bin"))
         let layout = try makeStore()
+        defer { layout.remove() }
         let item = product("com.example.c", bytes: bytes, sha: String(repeating: "ab", count: 32))
         let result = try await download(item, url: nginx.baseURL + "/c.bin", layout: layout, options: fastOptions())
 
@@ -87,6 +90,7 @@ struct NginxDownloadTests {
         let nginx = try Nginx()
         defer { nginx.stop() }
         let layout = try makeStore()
+        defer { layout.remove() }
         let item = product("com.example.missing", bytes: [1, 2, 3])
         let result = try await download(item, url: nginx.baseURL + "/nope.bin", layout: layout, options: fastOptions())
         #expect(result.final?.state == .failed)
@@ -99,6 +103,7 @@ struct NginxDownloadTests {
 
     @Test func secondDriverIsRefusedWithThePID() async throws {
         let layout = try makeStore()
+        defer { layout.remove() }
         let first = try DownloadManager(layout: layout, options: fastOptions())
         try await first.start()
         let second = try DownloadManager(layout: layout, options: fastOptions())

@@ -19,6 +19,7 @@ struct QueueTests {
             payloads[item.productID] = bytes
         }
         let layout = try makeStore()
+        defer { layout.remove() }
         var options = fastOptions()
         options.concurrency = 2
         let manager = try DownloadManager(layout: layout, options: options)
@@ -50,6 +51,7 @@ struct QueueTests {
 
     @Test func pauseResumeCancelAreIdempotentOnWaitingDownloads() async throws {
         let layout = try makeStore()
+        defer { layout.remove() }
         var options = fastOptions()
         options.concurrency = 1
         let server = try FaultServer(body: TestData.randomBytes(4 << 20, seed: 5), chunkDelay: 0.05, lifetime: 30)

@@ -54,13 +54,14 @@ public final class Nginx: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// Stops nginx (idempotent) and removes its folder.
+    /// Stops nginx (idempotent) and removes its folder (and the served root when it created it there).
     public func stop() {
         // SIGKILL, not SIGTERM: a child spawned from a test's worker thread inherits a mask that
         // blocks SIGTERM, and nginx (master_process off) never unblocks it.
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         let deadline = Date().addingTimeInterval(5)
         while process.isRunning, Date() < deadline { usleep(10_000) }
+        try? FileManager.default.removeItem(at: directory)
     }
 
     /// Access-log lines parsed: one per request, in order.

@@ -19,7 +19,19 @@ public final class SQLiteJournal: DownloadJournal {
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         queue = try DatabaseQueue(path: path, configuration: configuration)
-        try Self.migrator.migrate(queue)
+        // Two processes opening a new store at once (a `download` and a `status`) can both see
+        // "not migrated" and race to create the table; the loser retries and finds it applied.
+        var attempt = 0
+        while true {
+            do {
+                try Self.migrator.migrate(queue)
+                break
+            } catch {
+                attempt += 1
+                if attempt >= 5 { throw error }
+                usleep(100_000)
+            }
+        }
     }
 
     /// Named, forward-only migrations. Never edit a shipped one; add a new name.
