@@ -84,3 +84,44 @@ struct QueueTests {
         #expect(try layout.openJournal().record(second.productID)?.state == "cancelled")
     }
 }
+
+@Suite("Post-verify hook (installer seam)")
+struct PostVerifyTests {
+    actor Calls {
+        var archives: [VerifiedArchive] = []
+        func add(_ archive: VerifiedArchive) { archives.append(archive) }
+    }
+
+    @Test func finishedOnlyAfterTheStepReturnsAndFailedWhenItThrows() async throws {
+        let bytes = TestData.randomBytes(200_000, seed: 11)
+        let server = try FaultServer(body: bytes, lifetime: 30)
+        defer { server.stop() }
+
+        let layout = try makeStore()
+        defer { layout.remove() }
+        let calls = Calls()
+        let manager = try DownloadManager(layout: layout, options: fastOptions())
+        await manager.setPostVerifyStep { archive in
+            // The archive is complete and verified when the installer sees it.
+            #expect(sha256Hex(file: archive.archivePath) == sha256Hex(bytes))
+            await calls.add(archive)
+        }
+        try await manager.start()
+        try await manager.enqueue(product("com.example.ok", bytes: bytes), url: server.url())
+        let seen = await runToEnd(manager, "com.example.ok")
+        #expect(seen.last?.state == .finished)
+        #expect(await calls.archives.map(\.productID) == ["com.example.ok"])
+        #expect(await calls.archives.first?.contentVersion == "1.0")
+
+        let failing = try DownloadManager(layout: layout, options: fastOptions())
+        await failing.setPostVerifyStep { _ in
+            throw DownloadError(code: .io, message: "installer refused: disk full")
+        }
+        try await failing.start()
+        try await failing.enqueue(product("com.example.bad", bytes: bytes), url: server.url())
+        let bad = await runToEnd(failing, "com.example.bad")
+        #expect(bad.last?.state == .failed)
+        #expect(bad.last?.error?.message == "installer refused: disk full")
+        #expect(try layout.openJournal().record("com.example.bad")?.phase == "verified")
+    }
+}
