@@ -123,6 +123,10 @@ struct CLITests {
 
         // Server side: the rerun asked for the durable offset, and at most one checkpoint interval
         // (1 s at 2 MiB/s, plus what sat in socket buffers) was fetched twice.
+        // Once finished, the same command reattaches, finds the verified archive and exits 0 at once.
+        let third = try iapcontent(arguments, timeout: 20)
+        #expect(third.status == 0, "\(third.output)")
+
         let requests = nginx.requests().filter { $0.request.contains("archive.bin") }
         #expect(requests.count == 2)
         let resumedAt = try #require(Int(requests[1].range.dropFirst("bytes=".count).dropLast()))

@@ -116,6 +116,7 @@ public actor DownloadManager {
             case .finished:
                 if let archive = existing.archivePath, FileManager.default.fileExists(atPath: archive) {
                     save(&existing)
+                    emit(id, force: true)  // observers waiting for a terminal state get one
                     return snapshot(of: id)!
                 }
                 existing.durableOffset = 0
@@ -168,6 +169,14 @@ public actor DownloadManager {
         emit(id, force: true)
         admit()
         return snapshot(of: id)!
+    }
+
+    /// Caps one download's receive rate in bytes per second (0 = none); applies to a running transfer at once.
+    public func setRateLimit(_ productID: String, bytesPerSecond: Int64) {
+        guard var record = records[productID] else { return }
+        record.maxBytesPerSecond = max(0, bytesPerSecond)
+        save(&record)
+        if active.contains(productID) { engine.setRate(productID, bytesPerSecond: rateCap(for: record)) }
     }
 
     /// The current snapshot of one download.

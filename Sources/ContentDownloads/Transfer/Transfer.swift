@@ -54,6 +54,11 @@ final class Transfer {
         self.settings = settings
         self.emit = emit
         self.isFileURL = request.url.lowercased().hasPrefix("file:")
+        // A crash between the verifying rename and the journal update leaves only the archive:
+        // take it back as the partial file; the range request (416) and the re-hash re-verify it.
+        if access(request.partialPath, F_OK) != 0, access(request.archivePath, F_OK) == 0 {
+            rename(request.archivePath, request.partialPath)
+        }
         let fd = open(request.partialPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .io(operation: "open", path: request.partialPath, errno: errno) }
         self.fd = fd
