@@ -118,7 +118,8 @@ final class FaultServerTests {
         #expect(size <= bytes.count)  // never a byte past the expected length
     }
 
-    @Test func rangeNotSatisfiableWithTheExpectedLengthMeansComplete() async throws {
+    @Test(arguments: [false, true])
+    func rangeNotSatisfiableWithTheExpectedLengthMeansComplete(crashedAfterRename: Bool) async throws {
         let server = try FaultServer(body: bytes, lifetime: 60)
         defer { server.stop() }
         let layout = try makeStore()
@@ -134,7 +135,12 @@ final class FaultServerTests {
             lastErrorCode: nil, lastError: nil, partialPath: layout.partialFile(productID: item.productID).path,
             archivePath: nil, transactionID: nil, requestedCommand: nil, maxBytesPerSecond: 0, timeRemaining: -1,
             createdAt: now, updatedAt: now))
-        try Data(bytes).write(to: layout.partialFile(productID: item.productID))
+        // Either the partial file is whole, or it was already renamed to the archive when the process died.
+        let file = crashedAfterRename
+            ? layout.archiveFile(productID: item.productID, version: "1.0")
+            : layout.partialFile(productID: item.productID)
+        try FileManager.default.createDirectory(at: layout.transfers, withIntermediateDirectories: true)
+        try Data(bytes).write(to: file)
         let result = try await download(item, url: server.url(), layout: layout, options: fastOptions())
         #expect(result.final?.state == .finished)
         try expectVerified(result.record)
