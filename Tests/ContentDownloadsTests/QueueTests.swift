@@ -125,3 +125,27 @@ struct PostVerifyTests {
         #expect(try layout.openJournal().record("com.example.bad")?.phase == "verified")
     }
 }
+
+@Suite("Observer updates")
+struct UpdateTests {
+    @Test func progressIsThrottledAndMonotonicAndStateChangesAllArrive() async throws {
+        let bytes = TestData.randomBytes(2 << 20, seed: 12)
+        // 32 chunks of 64 KiB, 50 ms apart: about 1.6 s of steady progress.
+        let server = try FaultServer(body: bytes, chunkDelay: 0.05, lifetime: 30)
+        defer { server.stop() }
+        let layout = try makeStore()
+        defer { layout.remove() }
+        let started = Date()
+        let result = try await download(product("com.example.updates", bytes: bytes), url: server.url(), layout: layout, options: fastOptions())
+        let elapsed = Date().timeIntervalSince(started)
+
+        #expect(result.final?.state == .finished)
+        let progressOnly = zip(result.all, result.all.dropFirst()).filter { $0.state == $1.state }.count
+        #expect(progressOnly >= 1)
+        #expect(Double(progressOnly) <= elapsed * 10 + 2, "\(progressOnly) updates in \(elapsed) s")
+        let bytesSeen = result.all.map(\.downloadedBytes)
+        #expect(bytesSeen == bytesSeen.sorted())  // never goes backwards without a restart
+        #expect(result.all.allSatisfy { (0...1).contains($0.progress) })
+        #expect(result.all.filter { $0.state != .active }.allSatisfy { $0.timeRemaining == -1 || $0.state == .finished })
+    }
+}
