@@ -11,6 +11,7 @@ struct IAPContent: AsyncParsableCommand {
         subcommands: [
             Validate.self, Pack.self, Inspect.self,
             BuildCatalog.self, Keygen.self, Serve.self, SignURL.self,
+            Download.self, Status.self, Pause.self, Resume.self, Cancel.self,
             InstallArchive.self,
         ])
 

@@ -22,6 +22,14 @@ public final class TemporaryDirectory: Sendable {
         try? FileManager.default.removeItem(at: url)
     }
 
+    /// Creates `/tmp/iapcontent-<prefix>-<random>` that the caller removes (for tests that keep folders past a scope).
+    public static func make(prefix: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("iapcontent-\(prefix)-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
     /// `url/relative`.
     public func appending(_ relative: String) -> URL {
         url.appendingPathComponent(relative)

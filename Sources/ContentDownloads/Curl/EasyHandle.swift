@@ -1,0 +1,93 @@
+internal import CCurl
+
+/// Owns one libcurl easy handle (`CURL *`) and its error buffer; cleans both up on deinit.
+///
+/// - Important: Not thread-safe. Used only by the thread that created it (the transfer thread
+///   for downloads, the caller's thread for one-shot fetches).
+///
+/// The corresponding C functions are `curl_easy_init` and `curl_easy_cleanup`.
+final class EasyHandle {
+    /// The raw handle; never escapes ContentDownloads.
+    let raw: UnsafeMutableRawPointer
+    /// libcurl writes its human-readable error here (`CURLOPT_ERRORBUFFER`).
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// Header list passed with `CURLOPT_HTTPHEADER`; must outlive the transfer.
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The URL, for error messages.
+    private(set) var url: String = ""
+
+    /// Creates a handle with the error buffer attached.
+    init() throws(CurlError) {
+        CurlGlobal.ensure()
+        guard let handle = curl_easy_init() else {
+            throw CurlError(code: .init(rawValue: 2), message: "curl_easy_init failed (out of memory?)", url: "")
+        }
+        raw = handle
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        _ = CCurl_easy_setopt_pointer(raw, CURLOPT_ERRORBUFFER, errorBuffer)
+    }
+
+    deinit {
+        curl_easy_cleanup(raw)
+        if let headerList { curl_slist_free_all(headerList) }
+        errorBuffer.deallocate()
+    }
+
+    /// Sets the URL.
+    func setURL(_ url: String) throws(CurlError) {
+        self.url = url
+        try set(CURLOPT_URL, url)
+    }
+
+    /// `curl_easy_setopt` with an integer.
+    func set(_ option: CURLoption, _ value: Int) throws(CurlError) {
+        try check(CCurl_easy_setopt_long(raw, option, value))
+    }
+
+    /// `curl_easy_setopt` with a `curl_off_t` (`*_LARGE` options).
+    func set(large option: CURLoption, _ value: Int64) throws(CurlError) {
+        try check(CCurl_easy_setopt_off(raw, option, curl_off_t(value)))
+    }
+
+    /// `curl_easy_setopt` with a string (libcurl copies it).
+    func set(_ option: CURLoption, _ value: String) throws(CurlError) {
+        try check(value.withCString { CCurl_easy_setopt_string(raw, option, $0) })
+    }
+
+    /// `curl_easy_setopt` with a pointer.
+    func set(pointer option: CURLoption, _ value: UnsafeMutableRawPointer?) throws(CurlError) {
+        try check(CCurl_easy_setopt_pointer(raw, option, value))
+    }
+
+    /// Replaces the extra request headers (`CURLOPT_HTTPHEADER`).
+    func setHeaders(_ headers: [String]) throws(CurlError) {
+        var list: UnsafeMutablePointer<curl_slist>? = nil
+        for header in headers { list = curl_slist_append(list, header) }
+        try check(CCurl_easy_setopt_pointer(raw, CURLOPT_HTTPHEADER, list))
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = list
+    }
+
+    /// `CURLINFO_RESPONSE_CODE`: the last HTTP status (0 for `file://`).
+    var responseCode: Int {
+        var code: Int = 0
+        _ = CCurl_easy_getinfo_long(raw, CURLINFO_RESPONSE_CODE, &code)
+        return code
+    }
+
+    /// Turns a result code into a ``CurlError`` carrying the error buffer and URL.
+    func error(for code: CURLcode) -> CurlError {
+        CurlError(code, errorBuffer: String(cString: errorBuffer), url: url)
+    }
+
+    /// Runs the transfer synchronously (for small one-shot fetches such as catalogs).
+    /// The corresponding C function is `curl_easy_perform`.
+    func perform() throws(CurlError) {
+        try check(curl_easy_perform(raw))
+    }
+
+    private func check(_ code: CURLcode) throws(CurlError) {
+        guard code == CURLE_OK else { throw error(for: code) }
+    }
+}

@@ -1,0 +1,117 @@
+internal import Foundation
+internal import GRDB
+
+/// The journal in `journal.sqlite`: GRDB, WAL mode, `synchronous=FULL`.
+///
+/// FULL (not NORMAL): a checkpoint row must survive power loss once recorded, because the partial
+/// file is truncated to it on reopen; the cost is one extra fsync per checkpoint (≤ 1/s per transfer).
+/// Several processes may open the same file (the driver, and `pause`/`resume`/`cancel`/`status`);
+/// SQLite's locking plus a busy timeout serialises them.
+public final class SQLiteJournal: DownloadJournal {
+    private let queue: DatabaseQueue
+
+    /// Opens (creating and migrating if needed) the journal at `path`.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        queue = try DatabaseQueue(path: path, configuration: configuration)
+        // Two processes opening a new store at once (a `download` and a `status`) can both see
+        // "not migrated" and race to create the table; the loser retries and finds it applied.
+        var attempt = 0
+        while true {
+            do {
+                try Self.migrator.migrate(queue)
+                break
+            } catch {
+                attempt += 1
+                if attempt >= 5 { throw error }
+                usleep(100_000)
+            }
+        }
+    }
+
+    /// Named, forward-only migrations. Never edit a shipped one; add a new name.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-transfers") { db in
+            try db.create(table: "transfers") { t in
+                t.primaryKey("productID", .text)
+                t.column("contentIdentifier", .text).notNull()
+                t.column("contentVersion", .text).notNull()
+                t.column("url", .text).notNull()
+                t.column("expectedLength", .integer).notNull()
+                t.column("expectedSHA256", .text).notNull()
+                t.column("etag", .text)
+                t.column("lastModified", .text)
+                t.column("durableOffset", .integer).notNull().defaults(to: 0)
+                t.column("state", .text).notNull()
+                t.column("phase", .text).notNull().defaults(to: "downloading")
+                t.column("attempts", .integer).notNull().defaults(to: 0)
+                t.column("checksumFailures", .integer).notNull().defaults(to: 0)
+                t.column("lastErrorCode", .text)
+                t.column("lastError", .text)
+                t.column("partialPath", .text).notNull()
+                t.column("archivePath", .text)
+                t.column("transactionID", .text)
+                t.column("requestedCommand", .text)
+                t.column("maxBytesPerSecond", .integer).notNull().defaults(to: 0)
+                t.column("timeRemaining", .double).notNull().defaults(to: -1)
+                t.column("createdAt", .datetime).notNull()
+                t.column("updatedAt", .datetime).notNull()
+            }
+        }
+        return migrator
+    }
+
+    public func records() throws -> [TransferRecord] {
+        try queue.read { db in try TransferRow.order(Column("createdAt"), Column("productID")).fetchAll(db).map(\.record) }
+    }
+
+    public func record(_ productID: String) throws -> TransferRecord? {
+        try queue.read { db in try TransferRow.fetchOne(db, key: productID)?.record }
+    }
+
+    public func save(_ record: TransferRecord) throws {
+        var record = record
+        record.updatedAt = Date()
+        try queue.write { db in try TransferRow(record).save(db) }
+    }
+
+    public func recordCheckpoint(_ productID: String, offset: Int64, validator: Validator?, timeRemaining: Double) throws {
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE transfers SET durableOffset = ?, etag = ?, lastModified = ?, timeRemaining = ?, updatedAt = ?
+                    WHERE productID = ?
+                    """,
+                arguments: [offset, validator?.etag, validator?.lastModified, timeRemaining, Date(), productID])
+        }
+    }
+
+    public func request(_ command: RequestedCommand, for productID: String) throws -> Bool {
+        try queue.write { db in
+            try db.execute(
+                sql: "UPDATE transfers SET requestedCommand = ?, updatedAt = ? WHERE productID = ?",
+                arguments: [command.rawValue, Date(), productID])
+            return db.changesCount > 0
+        }
+    }
+
+    public func takeRequestedCommands() throws -> [(productID: String, command: RequestedCommand)] {
+        try queue.write { db in
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT productID, requestedCommand FROM transfers WHERE requestedCommand IS NOT NULL ORDER BY updatedAt")
+            guard !rows.isEmpty else { return [] }
+            try db.execute(sql: "UPDATE transfers SET requestedCommand = NULL WHERE requestedCommand IS NOT NULL")
+            return rows.compactMap { row in
+                let id: String = row["productID"]
+                let raw: String = row["requestedCommand"]
+                return RequestedCommand(rawValue: raw).map { (id, $0) }
+            }
+        }
+    }
+}

@@ -1,0 +1,136 @@
+public import Foundation
+internal import GRDB
+
+/// One row of the `transfers` table: everything needed to reattach to a download after a crash.
+///
+/// `durableOffset` is only ever written after the partial file was fsynced up to it.
+public struct TransferRecord: Sendable, Equatable, Codable {
+    /// The product identifier; the primary key (one download per product per store).
+    public var productID: String
+    /// StoreKit's content identifier.
+    public var contentIdentifier: String
+    /// The content version being downloaded.
+    public var contentVersion: String
+    /// The archive URL.
+    public var url: String
+    /// The catalog's archive length.
+    public var expectedLength: Int64
+    /// The catalog's archive SHA-256 (lowercase hex).
+    public var expectedSHA256: String
+    /// The strong ETag seen first.
+    public var etag: String?
+    /// The Last-Modified seen first (used when there is no ETag).
+    public var lastModified: String?
+    /// Bytes fsynced in the partial file.
+    public var durableOffset: Int64
+    /// `DownloadState` raw value.
+    public var state: String
+    /// `downloading`, `verified`, `installing`, `installed`.
+    public var phase: String
+    /// Attempts used since the last success or user action.
+    public var attempts: Int
+    /// Checksum mismatches seen (one automatic restart from zero, then `failed`).
+    public var checksumFailures: Int
+    /// ``DownloadError/Code`` raw value of the last error.
+    public var lastErrorCode: String?
+    /// The last error, in words.
+    public var lastError: String?
+    /// The partial file.
+    public var partialPath: String
+    /// The verified archive, once there is one.
+    public var archivePath: String?
+    /// The StoreKit transaction this download serves (set by the queue, later).
+    public var transactionID: String?
+    /// A command from another process (`pause`, `resume`, `cancel`) for the driver to apply.
+    public var requestedCommand: String?
+    /// Per-download receive-rate cap in bytes/s (0 = none).
+    public var maxBytesPerSecond: Int64
+    /// Last estimate of seconds remaining (-1 unknown), refreshed at checkpoints.
+    public var timeRemaining: Double
+    /// When the row was created.
+    public var createdAt: Date
+    /// When the row last changed.
+    public var updatedAt: Date
+
+    /// Creates a record; optional columns default to empty.
+    public init(
+        productID: String, contentIdentifier: String, contentVersion: String, url: String, expectedLength: Int64,
+        expectedSHA256: String, etag: String? = nil, lastModified: String? = nil, durableOffset: Int64 = 0,
+        state: String = DownloadState.waiting.rawValue, phase: String = TransferPhase.downloading.rawValue,
+        attempts: Int = 0, checksumFailures: Int = 0, lastErrorCode: String? = nil, lastError: String? = nil,
+        partialPath: String, archivePath: String? = nil, transactionID: String? = nil,
+        requestedCommand: String? = nil, maxBytesPerSecond: Int64 = 0, timeRemaining: Double = -1,
+        createdAt: Date = Date(), updatedAt: Date = Date()
+    ) {
+        self.productID = productID
+        self.contentIdentifier = contentIdentifier
+        self.contentVersion = contentVersion
+        self.url = url
+        self.expectedLength = expectedLength
+        self.expectedSHA256 = expectedSHA256
+        self.etag = etag
+        self.lastModified = lastModified
+        self.durableOffset = durableOffset
+        self.state = state
+        self.phase = phase
+        self.attempts = attempts
+        self.checksumFailures = checksumFailures
+        self.lastErrorCode = lastErrorCode
+        self.lastError = lastError
+        self.partialPath = partialPath
+        self.archivePath = archivePath
+        self.transactionID = transactionID
+        self.requestedCommand = requestedCommand
+        self.maxBytesPerSecond = maxBytesPerSecond
+        self.timeRemaining = timeRemaining
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    /// The state as a ``DownloadState`` (unknown values read as `failed`).
+    public var downloadState: DownloadState {
+        get { DownloadState(rawValue: state) ?? .failed }
+        set { state = newValue.rawValue }
+    }
+
+    /// The validator recorded for `If-Range`.
+    public var validator: Validator? {
+        get { etag == nil && lastModified == nil ? nil : Validator(etag: etag, lastModified: lastModified) }
+        set {
+            etag = newValue?.etag
+            lastModified = newValue?.lastModified
+        }
+    }
+}
+
+/// The GRDB face of ``TransferRecord`` (kept internal so GRDB stays out of the public API).
+struct TransferRow: Codable, FetchableRecord, PersistableRecord {
+    static var databaseTableName: String { "transfers" }
+    var record: TransferRecord
+
+    init(_ record: TransferRecord) { self.record = record }
+    init(from decoder: any Decoder) throws { record = try TransferRecord(from: decoder) }
+    func encode(to encoder: any Encoder) throws { try record.encode(to: encoder) }
+}
+
+/// Phases of a download beyond the StoreKit state, for the installer.
+public enum TransferPhase: String, Sendable {
+    /// Bytes are (or will be) arriving.
+    case downloading
+    /// The archive is complete and its SHA-256 matches.
+    case verified
+    /// The installer is extracting it.
+    case installing
+    /// The content is installed.
+    case installed
+}
+
+/// Commands another process can leave in the journal for the driving process.
+public enum RequestedCommand: String, Sendable, Codable {
+    /// Take the transfer off the wire, keep the partial data.
+    case pause
+    /// Continue a paused download.
+    case resume
+    /// Stop and delete partial data.
+    case cancel
+}

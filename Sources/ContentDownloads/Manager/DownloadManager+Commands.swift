@@ -1,0 +1,67 @@
+internal import Foundation
+
+extension DownloadManager {
+    /// Pauses a waiting or active download (keeps its bytes). Idempotent.
+    public func pause(_ productID: String) {
+        guard var record = records[productID] else { return }
+        switch record.downloadState {
+        case .waiting:
+            record.downloadState = .paused
+        case .active:
+            record.downloadState = .paused
+            live[productID]?.stopIntent = .pause
+            engine.pause(productID)
+        case .paused, .finished, .failed, .cancelled:
+            return
+        }
+        record.timeRemaining = -1
+        save(&record)
+        emit(productID, force: true)
+    }
+
+    /// Resumes a paused download with a new range request. Idempotent.
+    public func resume(_ productID: String) {
+        guard var record = records[productID], record.downloadState == .paused else { return }
+        if active.contains(productID) {
+            // Still stopping: the transfer is running until `.stopped` arrives; queue it again after.
+        }
+        record.downloadState = .waiting
+        record.attempts = 0
+        save(&record)
+        emit(productID, force: true)
+        admit()
+    }
+
+    /// Cancels a waiting, active or paused download and deletes its partial data. Idempotent.
+    public func cancel(_ productID: String) {
+        guard var record = records[productID] else { return }
+        switch record.downloadState {
+        case .cancelled, .finished:
+            return
+        case .active:
+            live[productID]?.stopIntent = .cancel
+            engine.cancel(productID)
+        case .waiting, .paused, .failed:
+            unlink(record.partialPath)
+        }
+        record.downloadState = .cancelled
+        record.durableOffset = 0
+        record.validator = nil
+        record.timeRemaining = -1
+        live[productID]?.downloadedBytes = 0
+        save(&record)
+        emit(productID, force: true)
+    }
+
+    /// Applies commands other processes left in the journal.
+    func pollCommands() {
+        guard !isShutDown, let commands = try? journal.takeRequestedCommands() else { return }
+        for (id, command) in commands {
+            switch command {
+            case .pause: pause(id)
+            case .resume: resume(id)
+            case .cancel: cancel(id)
+            }
+        }
+    }
+}

@@ -1,0 +1,219 @@
+internal import Foundation
+
+extension DownloadManager {
+    /// Starts waiting downloads while fewer than `concurrency` run, oldest first.
+    func admit() {
+        guard lock != nil, !isShutDown else { return }
+        let now = Transfer.now()
+        let candidates = records.values
+            .filter { $0.downloadState == .waiting && !active.contains($0.productID) }
+            .filter { (live[$0.productID]?.retryAt ?? 0) <= now }
+            .sorted { ($0.createdAt, $0.productID) < ($1.createdAt, $1.productID) }
+        for var record in candidates {
+            guard active.count < max(1, options.concurrency) else { break }
+            let id = record.productID
+            record.downloadState = .active
+            save(&record)
+            active.insert(id)
+            live[id, default: LiveState()].retryAt = nil
+            live[id]?.stopIntent = nil
+            live[id]?.downloadedBytes = record.durableOffset
+            live[id]?.estimator.start(at: now, bytes: record.durableOffset)
+            engine.submit(TransferRequest(
+                id: id, url: record.url, partialPath: record.partialPath,
+                archivePath: layout.archiveFile(productID: id, version: record.contentVersion).path,
+                offset: record.durableOffset, expectedLength: record.expectedLength,
+                expectedSHA256: record.expectedSHA256, validator: record.validator,
+                maxBytesPerSecond: rateCap(for: record)))
+            emit(id, force: true)
+        }
+        rebalanceRates()
+    }
+
+    /// The cap for one transfer: its own, and its share of the global cap.
+    func rateCap(for record: TransferRecord) -> Int64 {
+        var caps: [Int64] = []
+        if record.maxBytesPerSecond > 0 { caps.append(record.maxBytesPerSecond) }
+        if options.maxBytesPerSecond > 0 { caps.append(max(1, options.maxBytesPerSecond / Int64(max(1, active.count)))) }
+        return caps.min() ?? 0
+    }
+
+    /// Re-divides the global cap among the transfers now running.
+    func rebalanceRates() {
+        guard options.maxBytesPerSecond > 0 else { return }
+        for id in active { if let record = records[id] { engine.setRate(id, bytesPerSecond: rateCap(for: record)) } }
+    }
+
+    /// Applies one engine event.
+    func handle(_ event: TransferEvent) async {
+        let now = Transfer.now()
+        switch event {
+        case .started(let id, let offset, _):
+            live[id]?.downloadedBytes = offset
+            live[id]?.estimator.start(at: now, bytes: offset)
+            emit(id, force: false)
+        case .progress(let id, let bytes):
+            live[id]?.downloadedBytes = bytes
+            live[id]?.estimator.record(bytes: bytes, at: now)
+            emit(id, force: false)
+        case .checkpoint(let id, let offset, let validator):
+            guard var record = records[id], record.downloadState != .cancelled else { return }
+            record.durableOffset = offset
+            record.validator = validator
+            if let state = live[id] {
+                record.timeRemaining = state.estimator.timeRemaining(remaining: record.expectedLength - offset, at: now)
+            }
+            records[id] = record
+            do {
+                try journal.recordCheckpoint(id, offset: offset, validator: validator, timeRemaining: record.timeRemaining)
+            } catch {
+                FileHandle.standardError.write(Data("iapcontent: cannot record a checkpoint: \(error)\n".utf8))
+            }
+        case .verified(let id, let archivePath):
+            active.remove(id)
+            await verified(id, archivePath: archivePath)
+            admit()
+        case .failed(let id, let failure, let offset):
+            active.remove(id)
+            failed(id, failure: failure, offset: offset)
+            admit()
+        case .stopped(let id, let offset, let deleted):
+            active.remove(id)
+            stopped(id, offset: offset, deleted: deleted)
+            admit()
+        }
+    }
+
+    private func verified(_ id: String, archivePath: String) async {
+        guard var record = records[id] else { return }
+        live[id]?.estimator.stop()
+        if record.downloadState == .cancelled {
+            unlink(archivePath)
+            return
+        }
+        record.durableOffset = record.expectedLength
+        record.archivePath = archivePath
+        record.phase = TransferPhase.verified.rawValue
+        record.lastError = nil
+        record.lastErrorCode = nil
+        record.timeRemaining = 0
+        live[id]?.downloadedBytes = record.expectedLength
+        save(&record)
+        if let postVerify {
+            do {
+                try await postVerify(VerifiedArchive(
+                    productID: id, contentIdentifier: record.contentIdentifier,
+                    contentVersion: record.contentVersion, archivePath: archivePath))
+            } catch {
+                guard var current = records[id] else { return }
+                let failure = error as? DownloadError ?? DownloadError(code: .io, message: "\(error)")
+                current.downloadState = .failed
+                current.lastErrorCode = failure.code.rawValue
+                current.lastError = failure.message
+                save(&current)
+                emit(id, force: true)
+                return
+            }
+        }
+        guard var current = records[id], current.downloadState != .cancelled else { return }
+        current.downloadState = .finished
+        save(&current)
+        emit(id, force: true)
+    }
+
+    private func failed(_ id: String, failure: TransferFailure, offset: Int64) {
+        guard var record = records[id] else { return }
+        live[id]?.estimator.stop()
+        guard record.downloadState == .active else { return }  // paused or cancelled meanwhile
+        record.durableOffset = max(0, offset)
+        live[id]?.downloadedBytes = record.durableOffset
+        var restartFromZero = false
+        var retryAfter: Double?
+        let final: DownloadError?
+        let transient: DownloadError
+        switch failure {
+        case .network(let error):
+            transient = .network(error, attempts: record.attempts + 1)
+            final = error.isTransient ? nil : transient
+        case .httpStatus(let status, let url, let after):
+            transient = .httpStatus(status, url: url)
+            retryAfter = after
+            final = (status >= 500 || status == 429 || status == 408) ? nil : transient
+        case .cannotResume(let reason):
+            transient = DownloadError(code: .network, message: "cannot resume \(record.url): \(reason); restarting from zero")
+            restartFromZero = true
+            final = nil
+        case .checksumMismatch(let expected, let actual):
+            record.checksumFailures += 1
+            transient = .checksumMismatch(expected: expected, actual: actual)
+            restartFromZero = true
+            final = record.checksumFailures >= 2 ? transient : nil
+        case .lengthMismatch(let expected, let actual, let url):
+            record.checksumFailures += 1
+            transient = .lengthMismatch(expected: expected, actual: actual, url: url)
+            restartFromZero = true
+            final = record.checksumFailures >= 2 ? transient : nil
+        case .endlessData(let expected, let url):
+            transient = .endlessData(expected: expected, url: url)
+            final = transient
+        case .io(let operation, let path, let code):
+            transient = code == ENOSPC
+                ? .insufficientSpace(needed: record.expectedLength - record.durableOffset, path: path)
+                : .io(operation: operation, path: path, errno: code)
+            final = transient
+        }
+        record.lastErrorCode = transient.code.rawValue
+        record.lastError = transient.message
+        if restartFromZero {
+            unlink(record.partialPath)
+            record.durableOffset = 0
+            record.validator = nil
+            live[id]?.downloadedBytes = 0
+        }
+        record.attempts += 1
+        if let final {
+            record.downloadState = .failed
+            record.lastErrorCode = final.code.rawValue
+            record.lastError = final.message
+        } else if record.attempts >= options.maxAttempts {
+            record.downloadState = .failed
+        } else {
+            record.downloadState = .waiting
+            let delay = restartFromZero && retryAfter == nil
+                ? 0 : options.retryDelay(attempt: record.attempts, retryAfter: retryAfter)
+            live[id]?.retryAt = Transfer.now() + delay
+            if delay > 0 {
+                Task { [weak self] in
+                    try? await Task.sleep(for: .seconds(delay))
+                    await self?.admit()
+                }
+            }
+        }
+        save(&record)
+        emit(id, force: true)
+    }
+
+    private func stopped(_ id: String, offset: Int64, deleted: Bool) {
+        guard var record = records[id] else { return }
+        live[id]?.estimator.stop()
+        let intent = live[id]?.stopIntent
+        live[id]?.stopIntent = nil
+        if offset >= 0, !deleted, record.downloadState != .cancelled {
+            record.durableOffset = offset
+            live[id]?.downloadedBytes = offset
+        }
+        switch intent {
+        case .cancel, .pause:
+            break  // the state was set when the command arrived
+        case .none:
+            if record.downloadState == .active { record.downloadState = .waiting }  // interrupted: continue next run
+        }
+        if record.downloadState == .cancelled {
+            unlink(record.partialPath)
+            record.durableOffset = 0
+            live[id]?.downloadedBytes = 0
+        }
+        save(&record)
+        emit(id, force: true)
+    }
+}

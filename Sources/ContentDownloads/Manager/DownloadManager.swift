@@ -1,0 +1,229 @@
+public import ContentDelivery
+internal import ContentPackaging
+internal import Foundation
+
+/// Drives the downloads of one store: admits up to `concurrency` transfers to the engine, applies
+/// engine events to the journal, retries, computes progress and `timeRemaining`, and applies
+/// pause/resume/cancel from this process or others.
+///
+/// Lifecycle: ``start()`` (takes the store's driver lock), then ``enqueue(_:url:)`` and commands,
+/// then ``shutdown()`` (pauses and checkpoints running transfers; they resume on the next start).
+/// Observe ``updates``: every state change is delivered, in order; progress at most ~10/s per download.
+public actor DownloadManager {
+    /// Snapshots as downloads change.
+    public nonisolated let updates: AsyncStream<DownloadSnapshot>
+    let updatesContinuation: AsyncStream<DownloadSnapshot>.Continuation
+    let layout: StoreLayout
+    let options: DownloadOptions
+    let journal: SQLiteJournal
+    let engine: TransferEngine
+    var lock: DriverLock?
+    var records: [String: TransferRecord] = [:]
+    var live: [String: LiveState] = [:]
+    var active: Set<String> = []
+    var postVerify: PostVerifyStep?
+    var eventTask: Task<Void, Never>?
+    var pollTask: Task<Void, Never>?
+    var isShutDown = false
+
+    /// Per-download state that only lives in memory.
+    struct LiveState {
+        var downloadedBytes: Int64 = 0
+        var estimator = RateEstimator()
+        var lastEmit: Double = 0
+        var retryAt: Double?
+        var stopIntent: StopIntent?
+    }
+
+    /// Why a stop was sent to the engine.
+    enum StopIntent { case pause, cancel }
+
+    /// Opens the store's journal and creates the engine (no thread, no lock yet).
+    public init(layout: StoreLayout, options: DownloadOptions = DownloadOptions()) throws {
+        self.layout = layout
+        self.options = options
+        journal = try layout.openJournal()
+        engine = try TransferEngine(settings: options.transfer)
+        (updates, updatesContinuation) = AsyncStream.makeStream(of: DownloadSnapshot.self, bufferingPolicy: .unbounded)
+    }
+
+    /// Installs the step that runs after verification (the installer).
+    public func setPostVerifyStep(_ step: PostVerifyStep?) { postVerify = step }
+
+    /// Takes the driver lock, reloads the journal (an `active` row means a crash: it waits again),
+    /// applies commands left by other processes, and starts transferring.
+    /// - Throws: ``DriverLockError/busy(store:pid:)`` when another process drives the store.
+    public func start() throws {
+        guard lock == nil else { return }
+        lock = try DriverLock(layout: layout)
+        for var record in try journal.records() {
+            if record.downloadState == .active {
+                record.downloadState = .waiting
+                try journal.save(record)
+            }
+            records[record.productID] = record
+            live[record.productID] = LiveState(downloadedBytes: record.durableOffset)
+        }
+        engine.start()
+        let events = engine.events
+        eventTask = Task { [weak self] in
+            for await event in events { await self?.handle(event) }
+        }
+        let interval = options.commandPollInterval
+        pollTask = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(interval))
+                await self?.pollCommands()
+            }
+        }
+        pollCommands()
+        admit()
+    }
+
+    /// Pauses and checkpoints running transfers (their rows go back to `waiting`, so the next run
+    /// continues them), stops the engine and ends ``updates``.
+    public func shutdown() async {
+        guard !isShutDown else { return }
+        isShutDown = true
+        pollTask?.cancel()
+        await engine.shutdown()
+        await eventTask?.value
+        for id in active {
+            guard var record = records[id] else { continue }
+            record.downloadState = .waiting
+            save(&record)
+        }
+        active.removeAll()
+        updatesContinuation.finish()
+        lock = nil
+    }
+
+    /// Adds a product to the store's downloads, or reattaches to its existing download.
+    ///
+    /// An unfinished download of the same archive (same SHA-256) keeps its bytes and state (a
+    /// paused one stays paused); a failed one is retried from its bytes; a cancelled one, or one
+    /// for a different archive, starts over.
+    @discardableResult
+    public func enqueue(_ product: CatalogProduct, url: String) throws -> DownloadSnapshot {
+        let id = product.productID
+        let now = Date()
+        let partial = layout.partialFile(productID: id).path
+        if var existing = records[id], existing.expectedSHA256 == product.sha256.lowercased(),
+           existing.expectedLength == product.length
+        {
+            existing.url = url
+            switch existing.downloadState {
+            case .finished:
+                if let archive = existing.archivePath, FileManager.default.fileExists(atPath: archive) {
+                    save(&existing)
+                    emit(id, force: true)  // observers waiting for a terminal state get one
+                    return snapshot(of: id)!
+                }
+                existing.durableOffset = 0
+                existing.downloadState = .waiting
+            case .failed:
+                existing.downloadState = .waiting
+                existing.attempts = 0
+                existing.checksumFailures = 0
+                existing.lastError = nil
+                existing.lastErrorCode = nil
+            case .cancelled:
+                existing.durableOffset = 0
+                existing.validator = nil
+                existing.attempts = 0
+                existing.checksumFailures = 0
+                existing.lastError = nil
+                existing.lastErrorCode = nil
+                existing.downloadState = .waiting
+            case .waiting, .active, .paused:
+                break
+            }
+            save(&existing)
+            if live[id] == nil { live[id] = LiveState(downloadedBytes: existing.durableOffset) }
+            live[id]?.downloadedBytes = existing.durableOffset
+            emit(id, force: true)
+            admit()
+            return snapshot(of: id)!
+        }
+        if records[id] != nil, active.contains(id) {
+            engine.cancel(id)
+            live[id]?.stopIntent = .cancel
+        }
+        unlink(partial)
+        var record = TransferRecord(
+            productID: id, contentIdentifier: product.contentIdentifier,
+            contentVersion: product.contentVersion.description, url: url, expectedLength: product.length,
+            expectedSHA256: product.sha256.lowercased(), etag: nil, lastModified: nil, durableOffset: 0,
+            state: DownloadState.waiting.rawValue, phase: TransferPhase.downloading.rawValue, attempts: 0,
+            checksumFailures: 0, lastErrorCode: nil, lastError: nil, partialPath: partial, archivePath: nil,
+            transactionID: nil, requestedCommand: nil, maxBytesPerSecond: 0, timeRemaining: -1,
+            createdAt: now, updatedAt: now)
+        if let needed = insufficientSpace(for: record) {
+            record.downloadState = .failed
+            record.lastErrorCode = needed.code.rawValue
+            record.lastError = needed.message
+        }
+        records[id] = record
+        live[id] = LiveState()
+        save(&record)
+        emit(id, force: true)
+        admit()
+        return snapshot(of: id)!
+    }
+
+    /// Caps one download's receive rate in bytes per second (0 = none); applies to a running transfer at once.
+    public func setRateLimit(_ productID: String, bytesPerSecond: Int64) {
+        guard var record = records[productID] else { return }
+        record.maxBytesPerSecond = max(0, bytesPerSecond)
+        save(&record)
+        if active.contains(productID) { engine.setRate(productID, bytesPerSecond: rateCap(for: record)) }
+    }
+
+    /// The current snapshot of one download.
+    public func snapshot(of productID: String) -> DownloadSnapshot? {
+        guard let record = records[productID] else { return nil }
+        var snapshot = DownloadSnapshot(record: record)
+        if let state = live[productID], record.downloadState != .finished {
+            snapshot.downloadedBytes = state.downloadedBytes
+            snapshot.progress = record.expectedLength > 0
+                ? min(1, Double(state.downloadedBytes) / Double(record.expectedLength)) : 0
+            snapshot.timeRemaining = record.downloadState == .active
+                ? state.estimator.timeRemaining(remaining: record.expectedLength - state.downloadedBytes, at: Transfer.now())
+                : downloadTimeRemainingUnknown
+        }
+        return snapshot
+    }
+
+    /// Every download in the store.
+    public func snapshots() -> [DownloadSnapshot] {
+        records.values.sorted { ($0.createdAt, $0.productID) < ($1.createdAt, $1.productID) }
+            .compactMap { snapshot(of: $0.productID) }
+    }
+
+    // MARK: Internals shared by the extensions
+
+    func save(_ record: inout TransferRecord) {
+        record.updatedAt = Date()
+        records[record.productID] = record
+        do { try journal.save(record) } catch {
+            // The journal is the crash-recovery record; without it continuing would lie later.
+            FileHandle.standardError.write(Data("iapcontent: cannot write the journal \(layout.journal.path): \(error)\n".utf8))
+        }
+    }
+
+    func emit(_ id: String, force: Bool) {
+        let now = Transfer.now()
+        guard let snapshot = snapshot(of: id) else { return }
+        if !force, let last = live[id]?.lastEmit, now - last < 0.1 { return }
+        live[id]?.lastEmit = now
+        updatesContinuation.yield(snapshot)
+    }
+
+    func insufficientSpace(for record: TransferRecord) -> DownloadError? {
+        var info = statvfs()
+        guard statvfs(layout.transfers.path, &info) == 0 else { return nil }
+        let free = Int64(info.f_bavail) * Int64(info.f_frsize)
+        let needed = record.expectedLength - record.durableOffset
+        return free < needed ? .insufficientSpace(needed: needed - free, path: layout.transfers.path) : nil
+    }
+}

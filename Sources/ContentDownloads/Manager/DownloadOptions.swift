@@ -1,0 +1,29 @@
+/// Knobs of a ``DownloadManager``: concurrency, bandwidth, retries and the engine's settings.
+public struct DownloadOptions: Sendable, Equatable {
+    /// Transfers running at once.
+    public var concurrency: Int = 3
+    /// Global receive cap in bytes/s, divided among active transfers (0 = none).
+    public var maxBytesPerSecond: Int64 = 0
+    /// Attempts per download before `failed` (transient errors only).
+    public var maxAttempts: Int = 5
+    /// First retry delay in seconds; doubles per attempt, ±20 % jitter.
+    public var retryBaseDelay: Double = 1
+    /// Longest computed retry delay.
+    public var retryMaxDelay: Double = 30
+    /// Longest `Retry-After` honoured.
+    public var retryAfterCap: Double = 60
+    /// How often the journal is polled for commands from other processes.
+    public var commandPollInterval: Double = 0.3
+    /// Engine settings (timeouts, stall detection, CA file, checkpoints).
+    public var transfer = TransferSettings()
+
+    /// Defaults: 3 at once, no caps, 5 attempts.
+    public init() {}
+
+    /// The delay before retry number `attempt` (1-based), honouring `retryAfter` (capped).
+    public func retryDelay(attempt: Int, retryAfter: Double?, jitter: Double = Double.random(in: -0.2...0.2)) -> Double {
+        if let retryAfter, retryAfter >= 0 { return min(retryAfter, retryAfterCap) }
+        let base = min(retryMaxDelay, retryBaseDelay * Double(1 << min(max(attempt - 1, 0), 20)))
+        return max(0, base * (1 + jitter))
+    }
+}

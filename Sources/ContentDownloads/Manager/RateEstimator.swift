@@ -1,0 +1,74 @@
+internal import Foundation
+
+/// Smoothed download rate and `timeRemaining`, StoreKit-style (`-1` when unknown).
+///
+/// An exponential moving average with α = 1 − exp(−dt/τ), τ = 5 s, seeded from the session
+/// average. Bytes already on disk when the session started are excluded. The estimate is hidden
+/// for the first ``warmup`` seconds and after ``stallAfter`` seconds without new bytes.
+public struct RateEstimator: Sendable, Equatable {
+    /// Smoothing time constant in seconds.
+    public var tau: Double
+    /// Seconds after the session start during which the estimate is unknown.
+    public var warmup: Double
+    /// Seconds without new bytes after which the estimate is unknown (stalled).
+    public var stallAfter: Double
+    /// The smoothed rate in bytes per second, once there is one.
+    public private(set) var rate: Double?
+    private var sessionStart: Double?
+    private var sessionStartBytes: Int64 = 0
+    private var lastTime: Double = 0
+    private var lastBytes: Int64 = 0
+    private var lastDataTime: Double = 0
+
+    /// Creates an estimator.
+    public init(tau: Double = 5, warmup: Double = 2.5, stallAfter: Double = 5) {
+        self.tau = tau
+        self.warmup = warmup
+        self.stallAfter = stallAfter
+    }
+
+    /// Starts a session (a new request) with `bytes` already on disk.
+    public mutating func start(at time: Double, bytes: Int64) {
+        sessionStart = time
+        sessionStartBytes = bytes
+        lastTime = time
+        lastBytes = bytes
+        lastDataTime = time
+        rate = nil
+    }
+
+    /// Ends the session (pause, failure): the estimate becomes unknown until the next start.
+    public mutating func stop() { sessionStart = nil }
+
+    /// Records the bytes on disk at `time`.
+    public mutating func record(bytes: Int64, at time: Double) {
+        guard let sessionStart else { return }
+        let dt = time - lastTime
+        guard dt > 0 else { return }
+        if bytes < lastBytes {  // restarted from zero
+            start(at: time, bytes: bytes)
+            return
+        }
+        let delta = Double(bytes - lastBytes)
+        if delta > 0 { lastDataTime = time }
+        let sample = delta / dt
+        if let current = rate {
+            let alpha = 1 - exp(-dt / tau)
+            rate = current + alpha * (sample - current)
+        } else {
+            let elapsed = time - sessionStart
+            rate = elapsed > 0 ? Double(bytes - sessionStartBytes) / elapsed : sample
+        }
+        lastTime = time
+        lastBytes = bytes
+    }
+
+    /// Seconds until `remaining` more bytes arrive at the smoothed rate, or -1 if unknown.
+    public func timeRemaining(remaining: Int64, at time: Double) -> Double {
+        guard let sessionStart, time - sessionStart >= warmup, time - lastDataTime < stallAfter,
+              let rate, rate > 0
+        else { return downloadTimeRemainingUnknown }
+        return max(0, Double(remaining) / rate)
+    }
+}
+

@@ -1,0 +1,61 @@
+import Foundation
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// The advisory lock (`flock(LOCK_EX|LOCK_NB)` on `driver.lock`) that lets one process drive a store.
+///
+/// The kernel releases it when the process dies, so a `kill -9` never leaves a stale lock.
+/// The holder writes its pid into the file so a refused second driver can name it.
+public final class DriverLock: Sendable {
+    private let fd: Int32
+    /// The lock file.
+    public let path: String
+
+    /// Takes the lock or throws ``DriverLockError/busy(store:pid:)`` at once.
+    public init(layout: StoreLayout) throws(DriverLockError) {
+        path = layout.driverLock.path
+        do { try layout.create() } catch { throw .io(path: layout.root.path, reason: "\(error)") }
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            var buffer = [UInt8](repeating: 0, count: 32)
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 31, 0) }
+            close(fd)
+            let pid = n > 0 ? Int32(String(decoding: buffer[0..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) : nil
+            throw .busy(store: layout.root.path, pid: pid)
+        }
+        let text = Array("\(getpid())\n".utf8)
+        _ = ftruncate(fd, 0)
+        _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        self.fd = fd
+    }
+
+    /// Tries to take the lock; `nil` when another process holds it.
+    public static func attempt(layout: StoreLayout) -> DriverLock? {
+        try? DriverLock(layout: layout)
+    }
+
+    deinit {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+}
+
+/// Why a store could not be driven.
+public enum DriverLockError: Error, Sendable, CustomStringConvertible {
+    /// Another process drives the store.
+    case busy(store: String, pid: Int32?)
+    /// The lock file could not be created.
+    case io(path: String, reason: String)
+
+    /// Words with the next step.
+    public var description: String {
+        switch self {
+        case .busy(let store, let pid):
+            "store \(store) is being driven by pid \(pid.map(String.init) ?? "?"); use pause/resume/cancel, or wait"
+        case .io(let path, let reason):
+            "cannot create the driver lock \(path): \(reason); check the store folder's permissions"
+        }
+    }
+}

@@ -1,0 +1,353 @@
+internal import CCurl
+internal import Crypto
+#if canImport(Glibc)
+internal import Glibc
+#endif
+internal import Foundation
+
+/// One download on the transfer thread: its easy handle, partial file, running SHA-256 and the
+/// response-head decisions (accept 206, restart on 200, complete on 416, refuse anything else).
+///
+/// - Important: Not thread-safe. Created, used and destroyed on the transfer thread only; libcurl
+///   calls its callbacks on that thread from `curl_multi_perform`.
+final class Transfer {
+    /// What the first body byte (or the end of an empty body) decided.
+    enum Decision {
+        /// Write the body.
+        case accept
+        /// 416 with `*/expected`: the file on disk is already whole; discard the body.
+        case alreadyComplete
+        /// Refuse the body; the failure is reported when libcurl finishes.
+        case reject(TransferFailure)
+    }
+
+    let request: TransferRequest
+    let easy: EasyHandle
+    private let settings: TransferSettings
+    private let emit: @Sendable (TransferEvent) -> Void
+    private let fd: Int32
+    private let isFileURL: Bool
+    /// Bytes in the file (written with pwrite), excluding ``buffer``.
+    private(set) var fileOffset: Int64
+    /// The offset the request asked the server to start from.
+    private var requestedOffset: Int64
+    private var buffer: [UInt8]
+    private var hasher = SHA256()
+    private var head = ResponseHead()
+    private(set) var decision: Decision?
+    /// Set when a callback aborts the transfer; wins over libcurl's generic write error.
+    private var failure: TransferFailure?
+    private var validator: Validator?
+    private var lastCheckpointOffset: Int64
+    private var lastCheckpointTime: Double
+    private var lastProgressTime: Double = 0
+
+    /// Bytes received so far (on disk or buffered).
+    var received: Int64 { fileOffset + Int64(buffer.count) }
+
+    /// Opens the partial file, truncates it to the durable offset, re-hashes that prefix once and
+    /// configures the easy handle. Throws a ``TransferFailure`` for local I/O trouble.
+    init(
+        request: TransferRequest, settings: TransferSettings, emit: @escaping @Sendable (TransferEvent) -> Void
+    ) throws(TransferFailure) {
+        self.request = request
+        self.settings = settings
+        self.emit = emit
+        self.isFileURL = request.url.lowercased().hasPrefix("file:")
+        // A crash between the verifying rename and the journal update leaves only the archive:
+        // take it back as the partial file; the range request (416) and the re-hash re-verify it.
+        if access(request.partialPath, F_OK) != 0, access(request.archivePath, F_OK) == 0 {
+            rename(request.archivePath, request.partialPath)
+        }
+        let fd = open(request.partialPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .io(operation: "open", path: request.partialPath, errno: errno) }
+        self.fd = fd
+        var offset = max(0, min(request.offset, request.expectedLength))
+        var info = stat()
+        if fstat(fd, &info) == 0, Int64(info.st_size) < offset { offset = Int64(info.st_size) }
+        guard ftruncate(fd, off_t(offset)) == 0 else {
+            let code = errno
+            close(fd)
+            throw .io(operation: "truncate", path: request.partialPath, errno: code)
+        }
+        fileOffset = offset
+        requestedOffset = offset
+        lastCheckpointOffset = offset
+        lastCheckpointTime = Transfer.now()
+        validator = request.validator
+        buffer = []
+        buffer.reserveCapacity(settings.writeBufferSize)
+        do {
+            easy = try EasyHandle()
+        } catch {
+            close(fd)
+            throw .network(error)
+        }
+        // Fully initialised from here: a throw runs deinit, which closes the fd.
+        try rehashPrefix()
+        try configure()
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    // MARK: Setup
+
+    private func rehashPrefix() throws(TransferFailure) {
+        guard fileOffset > 0 else { return }
+        let chunk = 1 << 20
+        var scratch = [UInt8](repeating: 0, count: chunk)
+        var position: Int64 = 0
+        while position < fileOffset {
+            let want = Int(min(Int64(chunk), fileOffset - position))
+            let got = scratch.withUnsafeMutableBytes { pread(fd, $0.baseAddress, want, off_t(position)) }
+            guard got > 0 else { throw .io(operation: "read", path: request.partialPath, errno: errno) }
+            scratch.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<got])) }
+            position += Int64(got)
+        }
+    }
+
+    private func configure() throws(TransferFailure) {
+        do {
+            try easy.setURL(request.url)
+            try easy.set(CURLOPT_NOSIGNAL, 1)
+            try easy.set(CURLOPT_FOLLOWLOCATION, 1)
+            try easy.set(CURLOPT_MAXREDIRS, settings.maxRedirects)
+            try easy.set(CURLOPT_CONNECTTIMEOUT, settings.connectTimeout)
+            try easy.set(CURLOPT_LOW_SPEED_LIMIT, settings.lowSpeedLimit)
+            try easy.set(CURLOPT_LOW_SPEED_TIME, settings.lowSpeedTime)
+            try easy.set(CURLOPT_PIPEWAIT, 1)
+            try easy.set(CURLOPT_BUFFERSIZE, 256 * 1024)
+            try easy.set(CURLOPT_SSL_VERIFYPEER, 1)
+            try easy.set(CURLOPT_SSL_VERIFYHOST, 2)
+            if let caFile = settings.caFile { try easy.set(CURLOPT_CAINFO, caFile) }
+            if request.maxBytesPerSecond > 0 {
+                try easy.set(large: CURLOPT_MAX_RECV_SPEED_LARGE, request.maxBytesPerSecond)
+            }
+            let me = Unmanaged.passUnretained(self).toOpaque()
+            try easy.set(pointer: CURLOPT_PRIVATE, me)
+            try easy.set(pointer: CURLOPT_WRITEDATA, me)
+            try easy.set(pointer: CURLOPT_HEADERDATA, me)
+            _ = CCurl_easy_setopt_write_function(easy.raw, CURLOPT_WRITEFUNCTION, Transfer.writeCallback)
+            _ = CCurl_easy_setopt_write_function(easy.raw, CURLOPT_HEADERFUNCTION, Transfer.headerCallback)
+            if isFileURL {
+                if fileOffset > 0 { try easy.set(large: CURLOPT_RESUME_FROM_LARGE, fileOffset) }
+            } else {
+                var headers = ["Accept-Encoding: identity"]
+                if fileOffset > 0 {
+                    try easy.set(CURLOPT_RANGE, "\(fileOffset)-")
+                    if let ifRange = validator?.ifRange { headers.append("If-Range: \(ifRange)") }
+                }
+                try easy.setHeaders(headers)
+            }
+        } catch {
+            throw .network(error)
+        }
+    }
+
+    /// Changes the receive-rate cap of a running transfer (0 = none).
+    func setRate(_ bytesPerSecond: Int64) {
+        try? easy.set(large: CURLOPT_MAX_RECV_SPEED_LARGE, max(0, bytesPerSecond))
+    }
+
+    // MARK: Callbacks (transfer thread, inside curl_multi_perform)
+
+    static let writeCallback: curl_write_callback = { data, size, count, user in
+        guard let user else { return 0 }
+        let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
+        return transfer.receive(UnsafeRawBufferPointer(start: data, count: size * count))
+    }
+
+    static let headerCallback: curl_write_callback = { data, size, count, user in
+        guard let user, let data else { return 0 }
+        let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
+        let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
+        transfer.head.consume(line: String(decoding: bytes, as: UTF8.self))
+        return size * count
+    }
+
+    private func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if decision == nil { decide() }
+        switch decision {
+        case .alreadyComplete: return bytes.count
+        case .reject, .none: return 0
+        case .accept: break
+        }
+        guard received + Int64(bytes.count) <= request.expectedLength else {
+            failure = .endlessData(expected: request.expectedLength, url: request.url)
+            return 0
+        }
+        hasher.update(bufferPointer: bytes)
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= settings.writeBufferSize {
+            guard flush() else { return 0 }
+        }
+        let now = Transfer.now()
+        if received - lastCheckpointOffset >= settings.checkpointBytes
+            || now - lastCheckpointTime >= settings.checkpointInterval
+        {
+            guard checkpoint() else { return 0 }
+        }
+        if now - lastProgressTime >= 0.1 {
+            lastProgressTime = now
+            emit(.progress(id: request.id, bytesOnDisk: received))
+        }
+        return bytes.count
+    }
+
+    /// Decides what to do with the body from the response head (RFC 9110 §13.1.5, §14, §15.5.17).
+    private func decide() {
+        if isFileURL {
+            decision = .accept
+            emit(.started(id: request.id, offset: fileOffset, restartedFromZero: false))
+            return
+        }
+        let status = head.status
+        switch status {
+        case 206:
+            guard let range = head.contentRange, range.first == requestedOffset,
+                  range.complete == request.expectedLength
+            else {
+                let got = head.contentRange.map { "\($0.first)-\($0.last)/\($0.complete.map(String.init) ?? "*")" }
+                decision = .reject(.cannotResume(
+                    reason: "asked for bytes \(requestedOffset)- of \(request.expectedLength), server sent range \(got ?? "none")"))
+                return
+            }
+            if let sent = validator?.etag, let now = head.etag, sent != now {
+                decision = .reject(.cannotResume(reason: "the ETag changed from \(sent) to \(now)"))
+                return
+            }
+            decision = .accept
+            emit(.started(id: request.id, offset: fileOffset, restartedFromZero: false))
+        case 200:
+            if let length = head.contentLength, length != request.expectedLength {
+                decision = .reject(.lengthMismatch(expected: request.expectedLength, actual: length, url: request.url))
+                return
+            }
+            let restarted = fileOffset > 0
+            if restarted {
+                guard ftruncate(fd, 0) == 0 else {
+                    decision = .reject(.io(operation: "truncate", path: request.partialPath, errno: errno))
+                    return
+                }
+                fileOffset = 0
+                lastCheckpointOffset = 0
+                hasher = SHA256()
+            }
+            requestedOffset = 0
+            validator = head.validator
+            decision = .accept
+            emit(.started(id: request.id, offset: 0, restartedFromZero: restarted))
+            if restarted { checkpoint() }
+        case 416:
+            if head.unsatisfiedRangeLength == request.expectedLength, fileOffset == request.expectedLength {
+                decision = .alreadyComplete
+            } else {
+                decision = .reject(.cannotResume(
+                    reason: "server refused range \(requestedOffset)- (416, length \(head.unsatisfiedRangeLength.map(String.init) ?? "unknown"))"))
+            }
+        default:
+            decision = .reject(.httpStatus(status, url: request.url, retryAfter: head.retryAfter))
+        }
+    }
+
+    // MARK: Disk
+
+    /// Writes the buffer with pwrite at the file offset.
+    private func flush() -> Bool {
+        var written = 0
+        while written < buffer.count {
+            let n = buffer.withUnsafeBytes {
+                pwrite(fd, $0.baseAddress! + written, $0.count - written, off_t(fileOffset + Int64(written)))
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                failure = .io(operation: "write", path: request.partialPath, errno: errno)
+                return false
+            }
+            written += n
+        }
+        fileOffset += Int64(written)
+        buffer.removeAll(keepingCapacity: true)
+        return true
+    }
+
+    /// Flush, fsync, then report the durable offset (the journal is written after this, never before).
+    @discardableResult
+    func checkpoint() -> Bool {
+        guard flush() else { return false }
+        guard fsync(fd) == 0 else {
+            failure = .io(operation: "fsync", path: request.partialPath, errno: errno)
+            return false
+        }
+        lastCheckpointOffset = fileOffset
+        lastCheckpointTime = Transfer.now()
+        emit(.checkpoint(id: request.id, offset: fileOffset, validator: validator))
+        return true
+    }
+
+    // MARK: Completion
+
+    /// Called once libcurl is done with this transfer; reports `verified` or `failed`.
+    func finish(result: CURLcode) {
+        if result == CURLE_OK, decision == nil { decide() }
+        if let failure { return report(failure) }
+        if case .reject(let refused) = decision { return report(refused) }
+        guard result == CURLE_OK else { return report(.network(easy.error(for: result))) }
+        guard checkpoint() else { return report(failure!) }
+        guard fileOffset == request.expectedLength else {
+            return report(.network(CurlError(
+                code: .partialFile,
+                message: "the body ended at byte \(fileOffset) of \(request.expectedLength)", url: request.url)))
+        }
+        let actual = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        guard actual == request.expectedSHA256.lowercased() else {
+            return report(.checksumMismatch(expected: request.expectedSHA256, actual: actual))
+        }
+        guard rename(request.partialPath, request.archivePath) == 0 else {
+            return report(.io(operation: "rename", path: request.archivePath, errno: errno))
+        }
+        Transfer.fsyncDirectory(of: request.archivePath)
+        emit(.verified(id: request.id, archivePath: request.archivePath))
+    }
+
+    private func report(_ failure: TransferFailure) {
+        // Keep whatever arrived intact and durable, so a retry resumes after it.
+        if case .accept = decision, self.failure == nil || !isDiskFailure(failure) {
+            let saved = self.failure
+            _ = checkpoint()
+            self.failure = saved
+        }
+        emit(.failed(id: request.id, failure: failure, offset: lastCheckpointOffset))
+    }
+
+    private func isDiskFailure(_ failure: TransferFailure) -> Bool {
+        if case .io = failure { return true }
+        return false
+    }
+
+    /// Pause: flush and fsync what arrived; report the durable offset.
+    func stopKeeping() {
+        if case .accept = decision { _ = checkpoint() }
+        emit(.stopped(id: request.id, offset: lastCheckpointOffset, deleted: false))
+    }
+
+    /// Cancel: delete the partial file.
+    func stopDeleting() {
+        unlink(request.partialPath)
+        emit(.stopped(id: request.id, offset: 0, deleted: true))
+    }
+
+    static func fsyncDirectory(of path: String) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let dfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dfd >= 0 else { return }
+        fsync(dfd)
+        close(dfd)
+    }
+}

@@ -1,0 +1,158 @@
+internal import CCurl
+internal import Foundation
+internal import Synchronization
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// Runs every download on one libcurl multi handle owned by one thread, `iapcontent-curl`.
+///
+/// Other code posts commands (``submit(_:)``, ``pause(_:)``, ``cancel(_:)``, ``setRate(_:bytesPerSecond:)``)
+/// to a mutex-guarded inbox and wakes the thread with `curl_multi_wakeup`; results come back, in
+/// order, through ``events``. Nothing outside the thread touches a curl handle.
+///
+/// Lifecycle: ``start()`` once, ``shutdown()`` once (it pauses and checkpoints every transfer).
+public final class TransferEngine: Sendable {
+    enum Command: Sendable {
+        case submit(TransferRequest)
+        case stop(id: String, delete: Bool)
+        case setRate(id: String, bytesPerSecond: Int64)
+        case shutdown(CheckedContinuation<Void, Never>)
+    }
+
+    /// Every event of every transfer, in the order the thread produced them.
+    public let events: AsyncStream<TransferEvent>
+    private let continuation: AsyncStream<TransferEvent>.Continuation
+    private let inbox = Mutex<[Command]>([])
+    private let multi: MultiHandle
+    private let settings: TransferSettings
+    private let started = Mutex(false)
+
+    /// Creates an engine (no thread yet).
+    public init(settings: TransferSettings = TransferSettings()) throws(CurlError) {
+        self.settings = settings
+        multi = try MultiHandle()
+        (events, continuation) = AsyncStream.makeStream(of: TransferEvent.self, bufferingPolicy: .unbounded)
+    }
+
+    /// Starts the transfer thread.
+    public func start() {
+        let first = started.withLock { value in
+            defer { value = true }
+            return !value
+        }
+        guard first else { return }
+        signal(SIGPIPE, SIG_IGN)  // CURLOPT_NOSIGNAL=1 leaves SIGPIPE to us.
+        let multi = self.multi, settings = self.settings, continuation = self.continuation
+        let thread = Thread { [self] in
+            let loop = EngineLoop(multi: multi, settings: settings, emit: { continuation.yield($0) })
+            loop.run(take: { self.takeCommands() })
+            continuation.finish()
+        }
+        thread.name = "iapcontent-curl"
+        thread.start()
+    }
+
+    /// Queues a download (or resumes one from `request.offset`).
+    public func submit(_ request: TransferRequest) { post(.submit(request)) }
+    /// Takes a transfer off the multi handle keeping the partial file; reports `.stopped`.
+    public func pause(_ id: String) { post(.stop(id: id, delete: false)) }
+    /// Stops a transfer and deletes its partial file; reports `.stopped(deleted: true)`.
+    public func cancel(_ id: String) { post(.stop(id: id, delete: true)) }
+    /// Changes a running transfer's receive-rate cap (0 = none).
+    public func setRate(_ id: String, bytesPerSecond: Int64) { post(.setRate(id: id, bytesPerSecond: bytesPerSecond)) }
+
+    /// Pauses and checkpoints every transfer, then ends the thread and the event stream.
+    public func shutdown() async {
+        guard started.withLock({ $0 }) else {
+            continuation.finish()
+            return
+        }
+        await withCheckedContinuation { done in post(.shutdown(done)) }
+    }
+
+    private func post(_ command: Command) {
+        inbox.withLock { $0.append(command) }
+        multi.wakeup()
+    }
+
+    private func takeCommands() -> [Command] {
+        inbox.withLock { commands in
+            defer { commands.removeAll() }
+            return commands
+        }
+    }
+}
+
+/// The loop on the transfer thread. Thread-confined: created and used only there.
+private final class EngineLoop {
+    private let multi: MultiHandle
+    private let settings: TransferSettings
+    private let emit: @Sendable (TransferEvent) -> Void
+    private var byID: [String: Transfer] = [:]
+    private var byHandle: [UnsafeMutableRawPointer: Transfer] = [:]
+
+    init(multi: MultiHandle, settings: TransferSettings, emit: @escaping @Sendable (TransferEvent) -> Void) {
+        self.multi = multi
+        self.settings = settings
+        self.emit = emit
+    }
+
+    func run(take: () -> [TransferEngine.Command]) {
+        while true {
+            for command in take() {
+                switch command {
+                case .submit(let request): add(request)
+                case .stop(let id, let delete): stop(id, delete: delete)
+                case .setRate(let id, let rate): byID[id]?.setRate(rate)
+                case .shutdown(let done):
+                    for id in Array(byID.keys) { stop(id, delete: false) }
+                    done.resume()
+                    return
+                }
+            }
+            _ = multi.perform()
+            for (handle, result) in multi.completed() {
+                guard let transfer = byHandle[handle] else { continue }
+                detach(transfer)
+                transfer.finish(result: result)
+            }
+            multi.poll(timeoutMilliseconds: 1000)
+        }
+    }
+
+    private func add(_ request: TransferRequest) {
+        if let existing = byID[request.id] {
+            // A resubmit while running replaces nothing: the running transfer already serves it.
+            _ = existing
+            return
+        }
+        do {
+            let transfer = try Transfer(request: request, settings: settings, emit: emit)
+            guard multi.add(transfer.easy) else {
+                emit(.failed(id: request.id, failure: .io(operation: "curl_multi_add_handle", path: request.url, errno: 0),
+                             offset: request.offset))
+                return
+            }
+            byID[request.id] = transfer
+            byHandle[transfer.easy.raw] = transfer
+        } catch {
+            emit(.failed(id: request.id, failure: error, offset: 0))
+        }
+    }
+
+    private func stop(_ id: String, delete: Bool) {
+        guard let transfer = byID[id] else {
+            emit(.stopped(id: id, offset: -1, deleted: false))
+            return
+        }
+        detach(transfer)
+        if delete { transfer.stopDeleting() } else { transfer.stopKeeping() }
+    }
+
+    private func detach(_ transfer: Transfer) {
+        multi.remove(transfer.easy)
+        byID[transfer.request.id] = nil
+        byHandle[transfer.easy.raw] = nil
+    }
+}

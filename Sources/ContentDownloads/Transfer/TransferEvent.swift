@@ -1,0 +1,34 @@
+/// What the transfer thread reports about one download, in order.
+public enum TransferEvent: Sendable, Equatable {
+    /// The response was accepted; `restartedFromZero` when a 200 replaced a range request.
+    case started(id: String, offset: Int64, restartedFromZero: Bool)
+    /// Bytes on disk (written, not necessarily durable); at most ~10 per second per transfer.
+    case progress(id: String, bytesOnDisk: Int64)
+    /// The partial file is fsynced up to `offset`; safe to record in the journal.
+    case checkpoint(id: String, offset: Int64, validator: Validator?)
+    /// The archive is complete, its SHA-256 matches and it was renamed to `archivePath`.
+    case verified(id: String, archivePath: String)
+    /// The transfer ended without a verified archive; the partial file is kept up to `offset`.
+    case failed(id: String, failure: TransferFailure, offset: Int64)
+    /// The transfer was stopped on request (pause or cancel); `offset` is durable.
+    case stopped(id: String, offset: Int64, deleted: Bool)
+}
+
+/// Why a transfer ended without a verified archive, classified for the retry policy.
+public enum TransferFailure: Sendable, Equatable {
+    /// Network trouble worth retrying (reset, refused, timeout, stall).
+    case network(CurlError)
+    /// An HTTP status other than 200/206/416; `retryAfter` in seconds when the server sent one.
+    case httpStatus(Int, url: String, retryAfter: Double?)
+    /// The server sent more than the catalog's length.
+    case endlessData(expected: Int64, url: String)
+    /// The range response did not match the request, or the remote file changed; restart from zero.
+    case cannotResume(reason: String)
+    /// The complete file's SHA-256 differs from the catalog's.
+    case checksumMismatch(expected: String, actual: String)
+    /// The server's length differs from the catalog's.
+    case lengthMismatch(expected: Int64, actual: Int64, url: String)
+    /// A local file operation failed.
+    case io(operation: String, path: String, errno: Int32)
+}
+extension TransferFailure: Error {}

@@ -1,0 +1,56 @@
+/// What the engine needs to fetch one archive: where from, where to, and what it must be.
+///
+/// The engine never reads the journal; the manager builds this from a journal record.
+public struct TransferRequest: Sendable, Equatable {
+    /// The download's key (the product identifier).
+    public var id: String
+    /// The archive URL (`http`, `https` or `file`).
+    public var url: String
+    /// The partial file the bytes go to.
+    public var partialPath: String
+    /// Where the verified archive is renamed to.
+    public var archivePath: String
+    /// Bytes already durable on disk (from the journal); the file is truncated to this first.
+    public var offset: Int64
+    /// The exact archive length from the catalog.
+    public var expectedLength: Int64
+    /// The lowercase hex SHA-256 from the catalog.
+    public var expectedSHA256: String
+    /// The validator seen when the download started, sent as `If-Range`.
+    public var validator: Validator?
+    /// Receive-rate cap in bytes per second (0 = none).
+    public var maxBytesPerSecond: Int64
+
+    /// Creates a request.
+    public init(
+        id: String, url: String, partialPath: String, archivePath: String, offset: Int64,
+        expectedLength: Int64, expectedSHA256: String, validator: Validator?, maxBytesPerSecond: Int64 = 0
+    ) {
+        self.id = id
+        self.url = url
+        self.partialPath = partialPath
+        self.archivePath = archivePath
+        self.offset = offset
+        self.expectedLength = expectedLength
+        self.expectedSHA256 = expectedSHA256
+        self.validator = validator
+        self.maxBytesPerSecond = maxBytesPerSecond
+    }
+}
+
+/// The HTTP validator identifying one version of the remote file (RFC 9110 §8.8).
+public struct Validator: Sendable, Equatable, Codable {
+    /// The strong entity tag, quotes included (`"abc"`); weak tags are never stored.
+    public var etag: String?
+    /// The `Last-Modified` date as sent, used only when there is no strong ETag.
+    public var lastModified: String?
+
+    /// Creates a validator.
+    public init(etag: String?, lastModified: String?) {
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+
+    /// The `If-Range` value: the strong ETag, else the date.
+    var ifRange: String? { etag ?? lastModified }
+}

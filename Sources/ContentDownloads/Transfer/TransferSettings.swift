@@ -1,0 +1,22 @@
+/// Engine-wide libcurl settings: timeouts, stall detection, TLS and checkpoint cadence.
+public struct TransferSettings: Sendable, Equatable {
+    /// Seconds allowed to establish a connection.
+    public var connectTimeout: Int = 15
+    /// A transfer slower than ``lowSpeedLimit`` bytes/s for ``lowSpeedTime`` seconds is a stall.
+    public var lowSpeedLimit: Int = 1
+    /// Seconds below ``lowSpeedLimit`` before the transfer is abandoned (and retried).
+    public var lowSpeedTime: Int = 30
+    /// A PEM bundle of extra trusted CAs (`CURLOPT_CAINFO`); `nil` = system store.
+    public var caFile: String?
+    /// Maximum redirects followed.
+    public var maxRedirects: Int = 5
+    /// Checkpoint (fsync + record offset) after this many new bytes…
+    public var checkpointBytes: Int64 = 8 << 20
+    /// …or after this many seconds with new bytes, whichever comes first.
+    public var checkpointInterval: Double = 1.0
+    /// Bytes gathered in memory before one `write(2)`.
+    public var writeBufferSize: Int = 1 << 20
+
+    /// Creates default settings.
+    public init() {}
+}

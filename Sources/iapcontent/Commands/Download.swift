@@ -1,0 +1,133 @@
+import ArgumentParser
+import ContentDelivery
+import ContentDownloads
+import Foundation
+import Synchronization
+
+extension IAPContent {
+    /// `iapcontent download`: fetch and verify products' archives into a store, resumably.
+    struct Download: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Download and verify products' content archives into a store (resumable).",
+            discussion: """
+                Exit status: 0 when every product finished, 1 on failure (the message says why and \
+                what to do), 3 when interrupted by Ctrl-C/SIGTERM (paused and checkpointed; run the \
+                same command again to resume, also after a crash).
+                """)
+
+        @Argument(help: "Product identifiers to download.")
+        var productIDs: [String]
+
+        @Option(help: "The catalog: an http(s) URL or a file path.")
+        var catalog: String
+
+        @OptionGroup var storeOptions: StoreOptions
+
+        @Option(help: "Downloads running at once.")
+        var concurrency: Int = 3
+
+        @Option(name: .customLong("max-rate"), help: "Total receive cap in bytes per second (divided among downloads).")
+        var maxRate: Int64?
+
+        @Option(name: .customLong("ca-file"), help: "A PEM file of extra trusted certificate authorities.")
+        var caFile: String?
+
+        @Option(name: .customLong("max-attempts"), help: "Attempts per download on network errors before failing.")
+        var maxAttempts: Int = 5
+
+        @Option(name: .customLong("retry-delay"), help: "First retry delay in seconds (doubles per attempt).")
+        var retryDelay: Double = 1
+
+        @Option(name: .customLong("stall-timeout"), help: "Seconds without data before a connection is retried.")
+        var stallTimeout: Int = 30
+
+        func validate() throws {
+            guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
+            if let maxRate, maxRate < 1 { throw ValidationError("--max-rate must be a positive number of bytes per second") }
+        }
+
+        func run() async throws {
+            let source: CatalogSource
+            var products: [CatalogProduct] = []
+            do {
+                source = try CatalogSource.load(catalog, caFile: caFile)
+                for id in productIDs { products.append(try source.product(id)) }
+            } catch {
+                printError(error.message)
+                throw ExitCode(1)
+            }
+            var options = DownloadOptions()
+            options.concurrency = concurrency
+            options.maxBytesPerSecond = maxRate ?? 0
+            options.maxAttempts = maxAttempts
+            options.retryBaseDelay = retryDelay
+            options.transfer.caFile = caFile
+            options.transfer.lowSpeedTime = stallTimeout
+            let manager = try DownloadManager(layout: storeOptions.layout, options: options)
+            do {
+                try await manager.start()
+            } catch let error as DriverLockError {
+                printError(error.description)
+                throw ExitCode(1)
+            }
+            let interrupted = InterruptFlag()
+            let signals = Self.onTerminationSignals {
+                interrupted.set()
+                Task { await manager.shutdown() }
+            }
+            defer { signals.forEach { $0.cancel() } }
+
+            for product in products {
+                try await manager.enqueue(product, url: source.archiveURL(for: product))
+            }
+            let wanted = Set(productIDs)
+            var states: [String: DownloadState] = [:]
+            let printer = ProgressPrinter()
+            var lastErrors: [String: String] = [:]
+            for await snapshot in manager.updates where wanted.contains(snapshot.productID) {
+                printer.show(snapshot)
+                states[snapshot.productID] = snapshot.state
+                if let error = snapshot.error { lastErrors[snapshot.productID] = error.message }
+                if snapshot.state == .paused, states.count == wanted.count,
+                   states.values.allSatisfy({ $0 == .paused || !$0.isInFlight })
+                {
+                    printLine("\(snapshot.productID) is paused; run `iapcontent resume \(snapshot.productID) --store \(storeOptions.store)` to continue.")
+                }
+                if states.count == wanted.count, states.values.allSatisfy({ !$0.isInFlight }) { break }
+            }
+            if interrupted.isSet {
+                printLine("Paused. Run the same command again to resume.")
+                throw ExitCode(3)
+            }
+            await manager.shutdown()
+            let failed = productIDs.filter { states[$0] != .finished }
+            if failed.isEmpty {
+                printLine("All \(productIDs.count) download(s) finished and verified.")
+                return
+            }
+            for id in failed {
+                let state = states[id]?.rawValue ?? "unknown"
+                printError("\(id) \(state)\(lastErrors[id].map { ": \($0)" } ?? "")")
+            }
+            throw ExitCode(1)
+        }
+
+        /// Installs SIGINT/SIGTERM handlers (the default actions are disabled while they live).
+        static func onTerminationSignals(_ handler: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
+            [SIGINT, SIGTERM].map { number in
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler(handler: handler)
+                source.resume()
+                return source
+            }
+        }
+    }
+}
+
+/// Set once by a signal handler, read by the command.
+final class InterruptFlag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
+}

@@ -1,0 +1,19 @@
+import ArgumentParser
+import ContentDownloads
+
+extension IAPContent {
+    /// `iapcontent resume`: Resume paused downloads, in a running `download` or for the next one.
+    struct Resume: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Resume paused downloads; a running download applies it within a second.")
+
+        @Argument(help: "Product identifiers.")
+        var productIDs: [String]
+
+        @OptionGroup var storeOptions: StoreOptions
+
+        func run() async throws {
+            try sendStoreCommand(.resume, productIDs: productIDs, layout: storeOptions.layout)
+        }
+    }
+}

@@ -1,0 +1,20 @@
+import ArgumentParser
+import ContentDownloads
+import Foundation
+
+/// Shared body of `pause`, `resume` and `cancel`: send, report per product, exit 1 on unknown products.
+func sendStoreCommand(_ command: RequestedCommand, productIDs: [String], layout: StoreLayout) throws {
+    let outcomes = try StoreCommands.send(command, productIDs: productIDs, layout: layout)
+    var unknown: [String] = []
+    for id in productIDs {
+        switch outcomes[id] {
+        case .sentToDriver: printLine("\(id): \(command.rawValue) sent to the running download")
+        case .applied(let state): printLine("\(id): \(state.rawValue)")
+        case .unknownProduct, .none: unknown.append(id)
+        }
+    }
+    if !unknown.isEmpty {
+        printError("no download for \(unknown.joined(separator: ", ")) in \(layout.root.path); see `iapcontent status --store \(layout.root.path)`")
+        throw ExitCode(1)
+    }
+}

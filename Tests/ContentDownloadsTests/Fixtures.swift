@@ -1,0 +1,76 @@
+import ContentDelivery
+import ContentDownloads
+import ContentPackaging
+import Crypto
+import Foundation
+import TestSupport
+
+/// Lowercase hex SHA-256.
+func sha256Hex(_ bytes: [UInt8]) -> String {
+    SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+}
+
+/// Lowercase hex SHA-256 of a file (nil if missing).
+func sha256Hex(file: String) -> String? {
+    guard let data = FileManager.default.contents(atPath: file) else { return nil }
+    return sha256Hex([UInt8](data))
+}
+
+/// A catalog product for `bytes` at `path`.
+func product(_ id: String, bytes: [UInt8], path: String = "archive.bin", url: String? = nil, sha: String? = nil) -> CatalogProduct {
+    CatalogProduct(
+        productID: id, contentVersion: ContentVersion("1.0")!, path: path, url: url, length: Int64(bytes.count),
+        sha256: sha ?? sha256Hex(bytes), uncompressedSize: Int64(bytes.count), entryCount: 1)
+}
+
+/// Options that retry fast.
+func fastOptions(maxAttempts: Int = 4, stall: Int = 30) -> DownloadOptions {
+    var options = DownloadOptions()
+    options.retryBaseDelay = 0.05
+    options.retryMaxDelay = 0.2
+    options.maxAttempts = maxAttempts
+    options.transfer.lowSpeedTime = stall
+    options.commandPollInterval = 0.1
+    return options
+}
+
+/// A new store folder.
+func makeStore() throws -> StoreLayout {
+    StoreLayout(root: try TemporaryDirectory.make(prefix: "store"))
+}
+
+extension StoreLayout {
+    /// Deletes the store folder (test cleanup).
+    func remove() { try? FileManager.default.removeItem(at: root) }
+}
+
+/// Runs `manager` until `productID` reaches a terminal state (or `timeout`), then shuts it down.
+/// Returns every snapshot of that product, in order.
+func runToEnd(
+    _ manager: DownloadManager, _ productID: String, timeout: Double = 60
+) async -> [DownloadSnapshot] {
+    let watchdog = Task {
+        try await Task.sleep(for: .seconds(timeout))
+        await manager.shutdown()
+    }
+    var seen: [DownloadSnapshot] = []
+    for await snapshot in manager.updates where snapshot.productID == productID {
+        seen.append(snapshot)
+        if !snapshot.state.isInFlight { break }
+    }
+    watchdog.cancel()
+    await manager.shutdown()
+    return seen
+}
+
+/// Starts a manager on `layout`, enqueues `product` from `url` and runs it to the end.
+func download(
+    _ product: CatalogProduct, url: String, layout: StoreLayout, options: DownloadOptions, timeout: Double = 60
+) async throws -> (final: DownloadSnapshot?, all: [DownloadSnapshot], record: TransferRecord?) {
+    let manager = try DownloadManager(layout: layout, options: options)
+    try await manager.start()
+    try await manager.enqueue(product, url: url)
+    let all = await runToEnd(manager, product.productID, timeout: timeout)
+    let record = try layout.openJournal().record(product.productID)
+    return (all.last, all, record)
+}

@@ -1,0 +1,119 @@
+import ContentDelivery
+import ContentDownloads
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("Downloads from a real nginx")
+struct NginxDownloadTests {
+    @Test func downloadsVerifiesAndRecordsFinished() async throws {
+        let nginx = try Nginx()
+        defer { nginx.stop() }
+        let bytes = TestData.randomBytes(3 << 20, seed: 1)
+        try Data(bytes).write(to: nginx.root.appendingPathComponent("a.bin"))
+        let layout = try makeStore()
+        defer { layout.remove() }
+        let item = product("com.example.a", bytes: bytes)
+        let result = try await download(item, url: nginx.baseURL + "/a.bin", layout: layout, options: fastOptions())
+
+        #expect(result.final?.state == .finished)
+        #expect(result.final?.progress == 1)
+        #expect(result.final?.downloadedBytes == Int64(bytes.count))
+        let record = try #require(result.record)
+        #expect(record.downloadState == .finished)
+        #expect(record.phase == "verified")
+        let archive = try #require(record.archivePath)
+        #expect(sha256Hex(file: archive) == sha256Hex(bytes))
+        #expect(!FileManager.default.fileExists(atPath: record.partialPath))
+        #expect(record.etag != nil)  // nginx's strong ETag, for If-Range
+        // States arrive in order: waiting → active → finished.
+        let states = result.all.map(\.state).reduce(into: [DownloadState]()) { if $0.last != $1 { $0.append($1) } }
+        #expect(states == [.waiting, .active, .finished])
+        let requests = nginx.requests()
+        #expect(requests.count == 1)
+        #expect(requests.first?.status == 200)
+        #expect(requests.first?.range == "-")
+    }
+
+    @Test func reopenTruncatesToTheRecordedOffsetAndResumesWithRange() async throws {
+        let nginx = try Nginx()
+        defer { nginx.stop() }
+        let bytes = TestData.randomBytes(2 << 20, seed: 2)
+        try Data(bytes).write(to: nginx.root.appendingPathComponent("b.bin"))
+        let layout = try makeStore()
+        defer { layout.remove() }
+        let item = product("com.example.b", bytes: bytes)
+        let offset = 700_000
+        // A crashed earlier run: the journal says 700 000 bytes are durable; the file has garbage after them.
+        let journal = try layout.openJournal()
+        let now = Date()
+        try journal.save(TransferRecord(
+            productID: item.productID, contentIdentifier: item.productID, contentVersion: "1.0",
+            url: nginx.baseURL + "/b.bin", expectedLength: item.length, expectedSHA256: item.sha256, etag: nil,
+            lastModified: nil, durableOffset: Int64(offset), state: "active", phase: "downloading", attempts: 0,
+            checksumFailures: 0, lastErrorCode: nil, lastError: nil,
+            partialPath: layout.partialFile(productID: item.productID).path, archivePath: nil, transactionID: nil,
+            requestedCommand: nil, maxBytesPerSecond: 0, timeRemaining: -1, createdAt: now, updatedAt: now))
+        try Data(bytes[0..<offset] + [UInt8](repeating: 0xEE, count: 300_000))
+            .write(to: layout.partialFile(productID: item.productID))
+
+        let result = try await download(item, url: nginx.baseURL + "/b.bin", layout: layout, options: fastOptions())
+
+        #expect(result.final?.state == .finished)
+        #expect(sha256Hex(file: try #require(result.record?.archivePath)) == sha256Hex(bytes))
+        let requests = nginx.requests()
+        #expect(requests.count == 1)
+        #expect(requests.first?.range == "bytes=\(offset)-")
+        #expect(requests.first?.status == 206)
+        #expect(requests.first?.bodyBytesSent == bytes.count - offset)
+    }
+
+    @Test func wrongCatalogHashFailsAfterOneRestart() async throws {
+        let nginx = try Nginx()
+        defer { nginx.stop() }
+        let bytes = TestData.randomBytes(300_000, seed: 3)
+        try Data(bytes).write(to: nginx.root.appendingPathComponent("c.bin"))
+        let layout = try makeStore()
+        defer { layout.remove() }
+        let item = product("com.example.c", bytes: bytes, sha: String(repeating: "ab", count: 32))
+        let result = try await download(item, url: nginx.baseURL + "/c.bin", layout: layout, options: fastOptions())
+
+        #expect(result.final?.state == .failed)
+        let message = try #require(result.final?.error?.message)
+        #expect(message.contains("checksum mismatch"))
+        #expect(message.contains(sha256Hex(bytes)))
+        #expect(nginx.requests().count == 2)  // one automatic restart from zero
+        #expect(result.record?.archivePath == nil)
+    }
+
+    @Test func missingArchiveFailsAtOnceWithAnActionableMessage() async throws {
+        let nginx = try Nginx()
+        defer { nginx.stop() }
+        let layout = try makeStore()
+        defer { layout.remove() }
+        let item = product("com.example.missing", bytes: [1, 2, 3])
+        let result = try await download(item, url: nginx.baseURL + "/nope.bin", layout: layout, options: fastOptions())
+        #expect(result.final?.state == .failed)
+        let message = try #require(result.final?.error?.message)
+        #expect(message.contains("HTTP 404"))
+        #expect(message.contains("/nope.bin"))
+        #expect(message.contains("catalog may be stale"))
+        #expect(nginx.requests().count == 1)
+    }
+
+    @Test func secondDriverIsRefusedWithThePID() async throws {
+        let layout = try makeStore()
+        defer { layout.remove() }
+        let first = try DownloadManager(layout: layout, options: fastOptions())
+        try await first.start()
+        let second = try DownloadManager(layout: layout, options: fastOptions())
+        do {
+            try await second.start()
+            Issue.record("a second driver started")
+        } catch let error as DriverLockError {
+            #expect(error.description.contains("is being driven by pid \(getpid())"))
+        }
+        await first.shutdown()
+        await second.shutdown()
+    }
+}

@@ -1,0 +1,241 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A tiny HTTP/1.1 server on 127.0.0.1 serving one body, with scripted faults per request.
+///
+/// Request *n* (0-based) gets `faults[n]` (``Fault/none`` past the end). Without a fault it behaves
+/// like a correct server: honours `Range` (206 + `Content-Range`), `If-Range` against the current
+/// ETag (a mismatch gets 200 with the whole body), answers 416 with `*/len` past the end, and
+/// closes every connection after one response. It records every request (Range, If-Range, status,
+/// body bytes sent), stops on ``stop()``, and stops by itself after `lifetime` seconds.
+public final class FaultServer: Sendable {
+    /// One scripted misbehaviour.
+    public enum Fault: Sendable, Equatable {
+        /// Behave.
+        case none
+        /// Send headers for the requested range, then close after absolute body offset `at`.
+        case dropConnection(at: Int)
+        /// Reply with `status` (and `Retry-After` if given), no body.
+        case status(Int, retryAfter: Int?)
+        /// Send up to absolute offset `at`, then send nothing for `seconds`, then close.
+        case stall(at: Int, seconds: Double)
+        /// Ignore `Range`: 200 with the whole body.
+        case ignoreRange
+        /// From this request on, the ETag is `etag` (as if the file was republished).
+        case changeETag(String)
+        /// Flip one byte at absolute offset `at` in the body sent.
+        case wrongByte(at: Int)
+        /// Send the whole body plus `extra` bytes, without Content-Length (close-delimited).
+        case longerBody(extra: Int)
+        /// Reply 416 with `Content-Range: bytes */<length>`.
+        case rangeNotSatisfiable
+    }
+
+    /// What the server saw and did for one request.
+    public struct Record: Sendable, Equatable {
+        /// The `Range` header, if any.
+        public var range: String?
+        /// The `If-Range` header, if any.
+        public var ifRange: String?
+        /// The status sent.
+        public var status: Int
+        /// Body bytes actually written to the socket.
+        public var bodyBytesSent: Int
+    }
+
+    struct State {
+        var faults: [Fault]
+        var etag: String
+        var records: [Record] = []
+        var stopped = false
+        var requestCount = 0
+    }
+
+    /// The body served.
+    public let body: [UInt8]
+    /// The port.
+    public let port: Int
+    /// Pause between 64 KiB body chunks, to keep transfers in flight (0 = full speed).
+    public let chunkDelay: Double
+    private let listener: Int32
+    private let state: Mutex<State>
+
+    /// `http://127.0.0.1:<port>/<name>`.
+    public func url(_ name: String = "archive.bin") -> String { "http://127.0.0.1:\(port)/\(name)" }
+
+    /// Starts serving `body` with `faults`, for at most `lifetime` seconds.
+    public init(body: [UInt8], faults: [Fault] = [], etag: String = "\"v1\"", chunkDelay: Double = 0, lifetime: Double = 120) throws {
+        self.body = body
+        self.chunkDelay = chunkDelay
+        state = Mutex(State(faults: faults, etag: etag))
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestSupportError("socket: errno \(errno)") }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 16) == 0 else {
+            close(fd)
+            throw TestSupportError("bind/listen: errno \(errno)")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        listener = fd
+        let deadline = Date().addingTimeInterval(lifetime)
+        let thread = Thread { [self] in acceptLoop(until: deadline) }
+        thread.name = "fault-server"
+        thread.start()
+    }
+
+    deinit { stop() }
+
+    /// Stops accepting (idempotent); in-flight responses end at their next chunk.
+    public func stop() {
+        let first = state.withLock { s in
+            defer { s.stopped = true }
+            return !s.stopped
+        }
+        if first { shutdown(listener, Int32(SHUT_RDWR)) }
+    }
+
+    /// Every request so far, in arrival order.
+    public var records: [Record] { state.withLock { $0.records } }
+    /// Body bytes sent over all requests.
+    public var totalBodyBytesSent: Int { records.reduce(0) { $0 + $1.bodyBytesSent } }
+
+    private var isStopped: Bool { state.withLock { $0.stopped } }
+
+    private func acceptLoop(until deadline: Date) {
+        defer { close(listener) }
+        while !isStopped, Date() < deadline {
+            var pfd = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 200) > 0 else { continue }
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { continue }
+            let thread = Thread { [self] in
+                serve(client)
+                close(client)
+            }
+            thread.start()
+        }
+        stop()
+    }
+
+    private func serve(_ fd: Int32) {
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var request = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while !request.containsHeaderEnd {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard n > 0, request.count < 65536 else { return }
+            request.append(contentsOf: chunk[0..<n])
+        }
+        let headers = Self.headers(String(decoding: request, as: UTF8.self))
+        let (fault, etag, index) = state.withLock { s -> (Fault, String, Int) in
+            let index = s.requestCount
+            s.requestCount += 1
+            let fault = index < s.faults.count ? s.faults[index] : .none
+            if case .changeETag(let tag) = fault { s.etag = tag }
+            s.records.append(Record(range: headers["range"], ifRange: headers["if-range"], status: 0, bodyBytesSent: 0))
+            return (fault, s.etag, index)
+        }
+        var status = 200
+        var sent = 0
+        defer { state.withLock { $0.records[index].status = status; $0.records[index].bodyBytesSent = sent } }
+
+        switch fault {
+        case .status(let code, let retryAfter):
+            status = code
+            var head = "HTTP/1.1 \(code) Scripted\r\nContent-Length: 0\r\nConnection: close\r\n"
+            if let retryAfter { head += "Retry-After: \(retryAfter)\r\n" }
+            send(fd, head + "\r\n")
+            return
+        case .rangeNotSatisfiable:
+            status = 416
+            send(fd, "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */\(body.count)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            return
+        default: break
+        }
+
+        var start = 0
+        if fault != .ignoreRange, let range = headers["range"], range.hasPrefix("bytes="),
+           let first = Int(range.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false).first ?? ""),
+           headers["if-range"] == nil || headers["if-range"] == etag
+        {
+            if first >= body.count {
+                status = 416
+                send(fd, "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */\(body.count)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                return
+            }
+            start = first
+            status = 206
+        }
+        var payload = Array(body[start...])
+        if case .wrongByte(let at) = fault, at >= start, at < body.count { payload[at - start] ^= 0xFF }
+        var head: String
+        if status == 206 {
+            head = "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes \(start)-\(body.count - 1)/\(body.count)\r\n"
+        } else {
+            head = "HTTP/1.1 200 OK\r\n"
+        }
+        head += "ETag: \(etag)\r\nAccept-Ranges: bytes\r\nConnection: close\r\n"
+        if case .longerBody(let extra) = fault {
+            payload += [UInt8](repeating: 0x41, count: extra)
+        } else {
+            head += "Content-Length: \(payload.count)\r\n"
+        }
+        send(fd, head + "\r\n")
+        var limit = payload.count
+        if case .dropConnection(let at) = fault { limit = max(0, min(payload.count, at - start)) }
+        if case .stall(let at, _) = fault { limit = max(0, min(payload.count, at - start)) }
+        var position = 0
+        while position < limit, !isStopped {
+            let n = min(65536, limit - position)
+            let written = payload[position..<(position + n)].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard written > 0 else { return }
+            position += written
+            sent += written
+            if chunkDelay > 0 { usleep(UInt32(chunkDelay * 1_000_000)) }
+        }
+        if case .stall(_, let seconds) = fault {
+            let until = Date().addingTimeInterval(seconds)
+            while Date() < until, !isStopped { usleep(50_000) }
+        }
+    }
+
+    private func send(_ fd: Int32, _ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    static func headers(_ text: String) -> [String: String] {
+        var result: [String: String] = [:]
+        for line in text.components(separatedBy: "\r\n").dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            result[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return result
+    }
+}
+
+extension [UInt8] {
+    var containsHeaderEnd: Bool {
+        guard count >= 4 else { return false }
+        for i in 0...(count - 4) where self[i] == 13 && self[i + 1] == 10 && self[i + 2] == 13 && self[i + 3] == 10 {
+            return true
+        }
+        return false
+    }
+}
