@@ -17,7 +17,7 @@ final class FaultServerTests {
         _ faults: [FaultServer.Fault], options: DownloadOptions = fastOptions(), id: String = "com.example.fault",
         timeout: Double = 60
     ) async throws -> (server: FaultServer, final: DownloadSnapshot?, record: TransferRecord?, layout: StoreLayout) {
-        let server = try FaultServer(body: bytes, faults: faults, lifetime: 60)
+        let server = try FaultServer(body: bytes, faults: faults, lifetime: 240)
         defer { server.stop() }
         let layout = try makeStore()
         stores.append(layout)
@@ -120,7 +120,7 @@ final class FaultServerTests {
 
     @Test(arguments: [false, true])
     func rangeNotSatisfiableWithTheExpectedLengthMeansComplete(crashedAfterRename: Bool) async throws {
-        let server = try FaultServer(body: bytes, lifetime: 60)
+        let server = try FaultServer(body: bytes, lifetime: 240)
         defer { server.stop() }
         let layout = try makeStore()
         defer { layout.remove() }

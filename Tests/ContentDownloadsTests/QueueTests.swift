@@ -54,7 +54,7 @@ struct QueueTests {
         defer { layout.remove() }
         var options = fastOptions()
         options.concurrency = 1
-        let server = try FaultServer(body: TestData.randomBytes(4 << 20, seed: 5), chunkDelay: 0.05, lifetime: 30)
+        let server = try FaultServer(body: TestData.randomBytes(4 << 20, seed: 5), chunkDelay: 0.05, lifetime: 240)
         defer { server.stop() }
         let manager = try DownloadManager(layout: layout, options: options)
         try await manager.start()
@@ -94,7 +94,7 @@ struct PostVerifyTests {
 
     @Test func finishedOnlyAfterTheStepReturnsAndFailedWhenItThrows() async throws {
         let bytes = TestData.randomBytes(200_000, seed: 11)
-        let server = try FaultServer(body: bytes, lifetime: 30)
+        let server = try FaultServer(body: bytes, lifetime: 240)
         defer { server.stop() }
 
         let layout = try makeStore()
@@ -131,7 +131,7 @@ struct UpdateTests {
     @Test func progressIsThrottledAndMonotonicAndStateChangesAllArrive() async throws {
         let bytes = TestData.randomBytes(2 << 20, seed: 12)
         // 32 chunks of 64 KiB, 50 ms apart: about 1.6 s of steady progress.
-        let server = try FaultServer(body: bytes, chunkDelay: 0.05, lifetime: 30)
+        let server = try FaultServer(body: bytes, chunkDelay: 0.05, lifetime: 240)
         defer { server.stop() }
         let layout = try makeStore()
         defer { layout.remove() }
@@ -156,7 +156,7 @@ struct BandwidthTests {
         // Smoke test of the cap plumbing (global share + per-download cap, changed mid-transfer);
         // no timing assertion — libcurl's rate limiting is "not an exact science".
         let bytes = TestData.randomBytes(1 << 20, seed: 13)
-        let server = try FaultServer(body: bytes, faults: [.dropConnection(at: 300_000)], lifetime: 30)
+        let server = try FaultServer(body: bytes, faults: [.dropConnection(at: 300_000)], lifetime: 240)
         defer { server.stop() }
         let layout = try makeStore()
         defer { layout.remove() }
