@@ -1,0 +1,65 @@
+public import Foundation
+import Crypto
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The SHA-256 and length of a file, computed by streaming (never the whole file in memory).
+public struct ArchiveDigest: Sendable, Equatable {
+    /// Lowercase hex SHA-256 of the bytes.
+    public var sha256: String
+    /// Number of bytes.
+    public var length: Int64
+
+    /// Creates a digest value.
+    public init(sha256: String, length: Int64) {
+        self.sha256 = sha256
+        self.length = length
+    }
+
+    /// Hashes the file at `url` in 1 MiB chunks.
+    ///
+    /// - Throws: ``FileSystemError`` if it cannot be opened or read.
+    public static func of(_ url: URL) throws(FileSystemError) -> ArchiveDigest {
+        try stream(from: url, copyingTo: nil)
+    }
+
+    /// Streams `source`, hashing it, and optionally writes the same bytes to `destinationFD`
+    /// (one read pass: what is hashed is exactly what is copied).
+    static func stream(from source: URL, copyingTo destinationFD: Int32?, destinationPath: String = "")
+        throws(FileSystemError) -> ArchiveDigest
+    {
+        let fd = open(source.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileSystemError(operation: "open", path: source.path, errno: errno) }
+        defer { close(fd) }
+        var hasher = SHA256()
+        var length: Int64 = 0
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { chunk.deallocate() }
+        while true {
+            let count = read(fd, chunk.baseAddress, chunk.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FileSystemError(operation: "read", path: source.path, errno: errno)
+            }
+            if count == 0 { break }
+            let bytes = UnsafeRawBufferPointer(rebasing: chunk[0..<count])
+            hasher.update(bufferPointer: bytes)
+            if let destinationFD {
+                try DurableFile.writeAll(destinationFD, bytes, path: destinationPath)
+            }
+            length += Int64(count)
+        }
+        return ArchiveDigest(sha256: hasher.finalize().hexString, length: length)
+    }
+}
+
+extension Sequence where Element == UInt8 {
+    /// Lowercase hex spelling of the bytes.
+    var hexString: String {
+        map { byte in
+            let digits = Array("0123456789abcdef".utf8)
+            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]], as: UTF8.self)
+        }.joined()
+    }
+}

@@ -1,0 +1,218 @@
+public import ContentDelivery
+public import ContentPackaging
+import CLinuxSystem
+import Crypto
+public import Foundation
+import Glibc
+
+/// Installs a verified archive into a ``ContentStore`` — safely and atomically.
+///
+/// 1. Open the archive once; check its length and (by default) re-verify its SHA-256 on that
+///    descriptor — hashing costs a fraction of decompressing and fsyncing, and it closes the gap
+///    between the engine's check and this open.
+/// 2. Preflight free space (``SpacePreflight``).
+/// 3. Pre-scan every header through the same descriptor (``EntryPolicy``): nothing is written
+///    unless every entry is acceptable.
+/// 4. Seek back to 0 and extract into `staging/<productID>-<random>/` (``SafeExtractor``), which
+///    must repeat the pre-scan exactly and stays within its sizes.
+/// 5. Check the extracted `ContentInfo.plist` names the promised product and version.
+/// 6. Swap into `content/<productID>` with `renameat2(RENAME_EXCHANGE)` (or `RENAME_NOREPLACE` for
+///    a first install), fsync the parent, delete the old tree and the archive.
+///
+/// Any failure before step 6 leaves the installed version untouched and removes the staging
+/// folder; a crash leaves garbage only under `staging/`, which ``recover(store:)`` removes.
+/// Failures after the swap (deleting the old tree or the archive) do not fail the install: the new
+/// version is live and ``recover(store:)`` finishes the cleanup (`cleaned` is then not reported).
+///
+/// Installs and recovery of one store are serialised by an exclusive `flock` on `<store>/.lock`
+/// (across threads and processes), from the staging step on; the pre-scan runs unlocked.
+/// The call blocks: run it off any cooperative thread (the download engine's own thread).
+public enum ContentInstaller {
+    /// Choices the caller may change (tests turn off space margins, keep archives, …).
+    public struct Options: Sendable {
+        /// Re-hash the archive on the install descriptor and compare with the catalog's SHA-256.
+        public var verifySHA256 = true
+        /// Delete the archive after a successful install.
+        public var removeArchive = true
+        /// Free-space check before extraction; `nil` skips it (extraction still maps ENOSPC).
+        public var spacePreflight: SpacePreflight? = .standard
+        /// Receives `extracting`, `swapped`, `cleaned`.
+        public var observer: (any InstallPhaseObserver)?
+
+        /// The defaults: verify, remove the archive, 1 % + 16 MiB margin, no observer.
+        public init(
+            verifySHA256: Bool = true, removeArchive: Bool = true,
+            spacePreflight: SpacePreflight? = .standard, observer: (any InstallPhaseObserver)? = nil
+        ) {
+            self.verifySHA256 = verifySHA256
+            self.removeArchive = removeArchive
+            self.spacePreflight = spacePreflight
+            self.observer = observer
+        }
+    }
+
+    /// Installs `archive` as `product` into `store`; returns the content URL.
+    ///
+    /// - Parameters:
+    ///   - archive: the downloaded `.tar.zst`, already length- and hash-checked by the engine.
+    ///   - product: what the (signed) catalog promised: id, version, length, SHA-256, sizes.
+    ///   - store: where to install.
+    ///   - manifest: optional package manifest; when given, every file's size must match it.
+    ///   - options: see ``Options``.
+    /// - Throws: ``InstallError``; the previously installed version is intact.
+    @discardableResult
+    public static func install(
+        archive: URL, product: CatalogProduct, store: ContentStore,
+        manifest: PackageManifest? = nil, options: Options = Options()
+    ) throws(InstallError) -> URL {
+        let productID = product.productID
+        guard ContentStore.isValidProductID(productID) else { throw .invalidProductID(productID) }
+        let archivePath = archive.path
+        let archiveFD = open(archivePath, O_RDONLY | O_CLOEXEC)
+        guard archiveFD >= 0 else { throw .system(operation: "open archive", path: archivePath, errno: errno) }
+        defer { close(archiveFD) }
+        try checkArchive(fd: archiveFD, path: archivePath, product: product, verifySHA256: options.verifySHA256)
+        if let preflight = options.spacePreflight {
+            try preflight.check(atPath: store.root.path, archiveLength: 0, uncompressedSize: product.uncompressedSize)
+        }
+
+        let limits = InstallLimits(product: product, manifest: manifest)
+        let plan = try prescan(archiveFD, path: archivePath, limits: limits)
+
+        let lock = try StoreLock(store: store)
+        defer { lock.unlock() }
+        let stagingRoot = store.stagingDirectory.path
+        let stagingName = FileSystemCalls.scratchName(for: productID)
+        let stagingPath = stagingRoot + "/" + stagingName
+        let stagingRootFD = try FileSystemCalls.openDirectory(stagingRoot)
+        defer { close(stagingRootFD) }
+        guard mkdirat(stagingRootFD, stagingName, 0o755) == 0 else {
+            let code = errno
+            if code == ENOSPC || code == EDQUOT {
+                throw .insufficientSpace(needed: plan.totalBytes, available: FileSystemCalls.availableBytes(stagingRoot))
+            }
+            throw .system(operation: "mkdir", path: stagingPath, errno: code)
+        }
+        var swapped = false
+        do throws(InstallError) {
+            guard let stagingFD = try FileSystemCalls.openDirectory(in: stagingRootFD, stagingName, display: stagingPath) else {
+                throw .system(operation: "open directory", path: stagingPath, errno: ENOENT)
+            }
+            defer { close(stagingFD) }
+            fchmod(stagingFD, 0o755)
+            options.observer?.install(of: productID, reached: .extracting)
+            var reader = try openReader(archiveFD, path: archivePath)
+            var extractor = SafeExtractor(stagingFD: stagingFD, stagingPath: stagingPath)
+            try extractor.extract(from: &reader, plan: plan, limits: limits)
+            try StagedContentInfo.verify(stagingFD: stagingFD, stagingPath: stagingPath, product: product)
+            try FileSystemCalls.sync(stagingRootFD, display: stagingRoot)
+
+            let contentFD = try FileSystemCalls.openDirectory(store.contentDirectory.path)
+            defer { close(contentFD) }
+            let replacing = FileSystemCalls.exists(in: contentFD, productID)
+            let flags = UInt32(replacing ? CLINUXSYSTEM_RENAME_EXCHANGE : CLINUXSYSTEM_RENAME_NOREPLACE)
+            if CLinuxSystem_renameat2(stagingRootFD, stagingName, contentFD, productID, flags) != 0 {
+                throw InstallError.system(
+                    operation: replacing ? "renameat2(RENAME_EXCHANGE)" : "renameat2(RENAME_NOREPLACE)",
+                    path: store.contentDirectory.appendingPathComponent(productID).path, errno: CLinuxSystem_errno())
+            }
+            swapped = true
+            CrashHook.reach(.swap)
+            do throws(InstallError) {
+                try FileSystemCalls.sync(contentFD, display: store.contentDirectory.path)
+                try FileSystemCalls.sync(stagingRootFD, display: stagingRoot)
+            } catch {
+                // Not durable: put the previous state back so the caller's "failed" stays true.
+                let undo = UInt32(replacing ? CLINUXSYSTEM_RENAME_EXCHANGE : CLINUXSYSTEM_RENAME_NOREPLACE)
+                if CLinuxSystem_renameat2(contentFD, productID, stagingRootFD, stagingName, undo) == 0 {
+                    swapped = false
+                }
+                throw error
+            }
+            options.observer?.install(of: productID, reached: .swapped)
+        } catch {
+            if !swapped { try? FileSystemCalls.removeTree(stagingPath) }
+            throw error
+        }
+        // The new version is live. Cleanup is best effort: `recover(store:)` finishes it after a failure.
+        // After an exchange the old version sits at the staging path.
+        var cleaned = (try? FileSystemCalls.removeTree(stagingPath)) != nil
+        if options.removeArchive, unlink(archivePath) != 0, errno != ENOENT { cleaned = false }
+        if cleaned { options.observer?.install(of: productID, reached: .cleaned) }
+        return store.contentDirectory.appendingPathComponent(productID, isDirectory: true)
+    }
+
+    /// What ``recover(store:)`` removed.
+    public struct Recovery: Sendable, Equatable {
+        /// Staging folders removed (partial extractions and old versions left after a swap).
+        public var removedStaging: [String]
+        /// Trash folders removed (interrupted deletes).
+        public var removedTrash: [String]
+    }
+
+    /// Finishes or undoes whatever a crash interrupted; idempotent, run when the store is opened.
+    ///
+    /// `content/<id>` is only ever changed by atomic renames, so it always holds a whole version;
+    /// everything under `staging/` and `trash/` is garbage and is deleted.
+    @discardableResult
+    public static func recover(store: ContentStore) throws(InstallError) -> Recovery {
+        let lock = try StoreLock(store: store)
+        defer { lock.unlock() }
+        var recovery = Recovery(removedStaging: [], removedTrash: [])
+        for (directory, isStaging) in [(store.stagingDirectory, true), (store.trashDirectory, false)] {
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
+            for name in names {
+                try FileSystemCalls.removeTree(directory.appendingPathComponent(name).path)
+                if isStaging { recovery.removedStaging.append(name) } else { recovery.removedTrash.append(name) }
+            }
+            if !names.isEmpty { try FileSystemCalls.syncDirectory(directory.path) }
+        }
+        return recovery
+    }
+
+    /// The header pre-scan through `fd`; its reader is freed before extraction opens another.
+    private static func prescan(_ fd: Int32, path: String, limits: InstallLimits) throws(InstallError) -> ExtractionPlan {
+        var scanner = try openReader(fd, path: path)
+        return try EntryPolicy.prescan(&scanner, limits: limits)
+    }
+
+    /// A reader at offset 0 of `fd` (the same descriptor for hashing, pre-scan and extraction).
+    private static func openReader(_ fd: Int32, path: String) throws(InstallError) -> ArchiveReader {
+        try rewind(fd, path: path)
+        do { return try ArchiveReader(fileDescriptor: fd, displayPath: path) } catch { throw .archive(error) }
+    }
+
+    private static func rewind(_ fd: Int32, path: String) throws(InstallError) {
+        if lseek(fd, 0, SEEK_SET) != 0 { throw .system(operation: "lseek", path: path, errno: errno) }
+    }
+
+    /// Length must equal the catalog's; SHA-256 too when asked (read through `fd`, flat memory).
+    private static func checkArchive(fd: Int32, path: String, product: CatalogProduct, verifySHA256: Bool) throws(InstallError) {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .system(operation: "stat", path: path, errno: errno) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw .archiveMismatch(path: path, reason: "not a regular file")
+        }
+        guard Int64(info.st_size) == product.length else {
+            throw .archiveMismatch(path: path, reason: "archive is \(info.st_size) bytes but the catalog says \(product.length)")
+        }
+        guard verifySHA256 else { return }
+        var hasher = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var offset: off_t = 0
+        while true {
+            let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .system(operation: "read archive", path: path, errno: errno)
+            }
+            if count == 0 { break }
+            hasher.update(data: buffer[0..<count])
+            offset += off_t(count)
+        }
+        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        guard digest == product.sha256.lowercased() else {
+            throw .archiveMismatch(path: path, reason: "SHA-256 is \(digest) but the catalog says \(product.sha256)")
+        }
+    }
+}

@@ -1,0 +1,38 @@
+/// Checks free space (`statvfs`) before a download or install writes anything.
+///
+/// Required = archive bytes still to be written + uncompressed content + margin. The installer
+/// passes `archiveLength: 0` because its archive is already on disk; the download engine passes
+/// the full length before it starts.
+public struct SpacePreflight: Sendable, Equatable {
+    /// Fraction of the payload kept free (0.01 = 1 %).
+    public var marginFraction: Double
+    /// Fixed bytes kept free on top.
+    public var marginBytes: Int64
+
+    /// The default margin: 1 % + 16 MiB.
+    public static let standard = SpacePreflight(marginFraction: 0.01, marginBytes: 16 << 20)
+
+    /// A preflight with the given margin.
+    public init(marginFraction: Double, marginBytes: Int64) {
+        self.marginFraction = marginFraction
+        self.marginBytes = marginBytes
+    }
+
+    /// Bytes needed to hold `archiveLength` + `uncompressedSize` with the margin.
+    public func required(archiveLength: Int64, uncompressedSize: Int64) -> Int64 {
+        let payload = archiveLength + uncompressedSize
+        return payload + Int64((Double(payload) * marginFraction).rounded(.up)) + marginBytes
+    }
+
+    /// Free bytes for this process on the file system holding `path`.
+    public static func availableBytes(atPath path: String) -> Int64 {
+        FileSystemCalls.availableBytes(path)
+    }
+
+    /// Throws ``InstallError/insufficientSpace(needed:available:)`` unless `path`'s file system has room.
+    public func check(atPath path: String, archiveLength: Int64, uncompressedSize: Int64) throws(InstallError) {
+        let needed = required(archiveLength: archiveLength, uncompressedSize: uncompressedSize)
+        let available = Self.availableBytes(atPath: path)
+        if available < needed { throw .insufficientSpace(needed: needed, available: available) }
+    }
+}

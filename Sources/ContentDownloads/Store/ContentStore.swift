@@ -1,0 +1,92 @@
+public import ContentPackaging
+public import Foundation
+import Glibc
+
+/// The folder installed hosted content lives in: StoreKit's `contentURL(forProductID:)` and
+/// `deleteContent(forProductID:)` on Linux.
+///
+/// Layout (one file system, so every move is an atomic rename):
+/// - `content/<productID>/` — the installed version: `ContentInfo.plist` + `Contents/` exactly as packed
+/// - `staging/` — extractions in progress and old versions awaiting deletion (garbage after a crash)
+/// - `trash/` — deleted content awaiting removal
+///
+/// Readers that must see one version throughout should open ``contentURL(forProductID:)`` once
+/// (a directory descriptor) and resolve files relative to it: an update swaps the whole folder.
+public struct ContentStore: Sendable, Equatable {
+    /// The store's root folder.
+    public let root: URL
+
+    /// Opens (creating if needed) the store at `root`.
+    public init(root: URL) throws(InstallError) {
+        self.root = root.standardizedFileURL
+        for url in [self.root, contentDirectory, stagingDirectory, trashDirectory] {
+            do {
+                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            } catch {
+                throw .system(operation: "create directory", path: url.path, errno: FileSystemCalls.posixCode(of: error))
+            }
+        }
+    }
+
+    /// `content/`: one folder per installed product.
+    public var contentDirectory: URL { root.appendingPathComponent("content", isDirectory: true) }
+    /// `staging/`: extractions in progress, old versions awaiting deletion.
+    public var stagingDirectory: URL { root.appendingPathComponent("staging", isDirectory: true) }
+    /// `trash/`: deleted content awaiting removal.
+    public var trashDirectory: URL { root.appendingPathComponent("trash", isDirectory: true) }
+
+    /// The installed content folder (`ContentInfo.plist` + `Contents/`), or `nil` when not installed.
+    public func contentURL(forProductID productID: String) -> URL? {
+        guard Self.isValidProductID(productID) else { return nil }
+        let url = contentDirectory.appendingPathComponent(productID, isDirectory: true)
+        var info = stat()
+        guard lstat(url.appendingPathComponent("ContentInfo.plist").path, &info) == 0,
+              info.st_mode & S_IFMT == S_IFREG
+        else { return nil }
+        return url
+    }
+
+    /// The version the installed `ContentInfo.plist` states, or `nil` when not installed or unreadable.
+    public func installedVersion(forProductID productID: String) -> ContentVersion? {
+        guard let url = contentURL(forProductID: productID) else { return nil }
+        let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        guard let data = StagedContentInfo.read(in: fd, "ContentInfo.plist"),
+              let info = StagedContentInfo.parse(data)
+        else { return nil }
+        return ContentVersion(info.version)
+    }
+
+    /// Product identifiers with installed content, sorted.
+    public func installedProductIDs() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: contentDirectory.path)) ?? []
+        return names.filter { contentURL(forProductID: $0) != nil }.sorted()
+    }
+
+    /// Deletes installed content atomically: rename to `trash/`, fsync both folders, then remove.
+    ///
+    /// - Returns: `false` when nothing was installed.
+    @discardableResult
+    public func deleteContent(forProductID productID: String) throws(InstallError) -> Bool {
+        guard Self.isValidProductID(productID) else { throw .invalidProductID(productID) }
+        let contentFD = try FileSystemCalls.openDirectory(contentDirectory.path)
+        defer { close(contentFD) }
+        let trashFD = try FileSystemCalls.openDirectory(trashDirectory.path)
+        defer { close(trashFD) }
+        guard FileSystemCalls.exists(in: contentFD, productID) else { return false }
+        let trashName = FileSystemCalls.scratchName(for: productID)
+        if renameat(contentFD, productID, trashFD, trashName) != 0 {
+            throw .system(operation: "rename to trash", path: contentDirectory.appendingPathComponent(productID).path, errno: errno)
+        }
+        try FileSystemCalls.sync(contentFD, display: contentDirectory.path)
+        try FileSystemCalls.sync(trashFD, display: trashDirectory.path)
+        try FileSystemCalls.removeTree(trashDirectory.appendingPathComponent(trashName).path)
+        return true
+    }
+
+    /// Whether `productID` can name one folder: a single safe path component.
+    public static func isValidProductID(_ productID: String) -> Bool {
+        PathRules.problems(inPath: Array(productID.utf8)).isEmpty && !productID.contains("/")
+    }
+}

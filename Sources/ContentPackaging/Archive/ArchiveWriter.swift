@@ -1,0 +1,163 @@
+import CArchive
+import Glibc
+
+/// Writes a reproducible pax (restricted) tar stream, zstd-compressed, to a file descriptor.
+///
+/// Every header is normalized: the caller's modification time with zero nanoseconds, uid/gid 0,
+/// no user or group names, no atime/ctime/birthtime, no xattrs or ACLs, and names stored as UTF-8
+/// (`hdrcharset=UTF-8`, independent of the process locale). Bytes are hashed as they leave
+/// libarchive (``ArchiveDigest``), so nothing is read back.
+///
+/// The writer is noncopyable: one owner, freed exactly once; ``finish()`` consumes it.
+///
+/// ```swift
+/// var writer = try ArchiveWriter(fileDescriptor: fd, displayPath: "levels-1.0.tar.zst")
+/// try writer.writeHeader(ArchiveEntryHeader(pathBytes: Array("Contents".utf8), kind: .directory,
+///                                           size: 0, permissions: 0o755), modificationTime: 946684800)
+/// let digest = try writer.finish()
+/// ```
+///
+/// Related libarchive documentation: <https://github.com/libarchive/libarchive/wiki/ManPageArchiveWrite3>
+public struct ArchiveWriter: ~Copyable {
+    /// The default zstd level: fast, and still a good ratio for data content.
+    public static let defaultCompressionLevel = 3
+
+    private let handle: OpaquePointer
+    private let entry: OpaquePointer
+    private let sink: Unmanaged<ArchiveSink>
+
+    /// Starts an archive on `fileDescriptor` (not closed by the writer).
+    ///
+    /// - Throws: ``ArchiveError`` when libarchive cannot be set up (e.g. zstd support missing).
+    /// The corresponding C functions are `archive_write_new` and `archive_write_open2`.
+    public init(
+        fileDescriptor: Int32, displayPath: String, compressionLevel: Int = ArchiveWriter.defaultCompressionLevel
+    ) throws(ArchiveError) {
+        guard let handle = archive_write_new() else {
+            throw ArchiveError(message: "libarchive could not allocate a writer", path: displayPath)
+        }
+        guard let entry = archive_entry_new() else {
+            archive_write_free(handle)
+            throw ArchiveError(message: "libarchive could not allocate an entry", path: displayPath)
+        }
+        let sink = Unmanaged.passRetained(ArchiveSink(fileDescriptor: fileDescriptor, displayPath: displayPath))
+        func fail(_ what: String) -> ArchiveError {
+            let error = ArchiveError(
+                errno: archive_errno(handle),
+                message: "\(what): \(archive_error_string(handle).map { String(cString: $0) } ?? "unknown error")",
+                path: displayPath)
+            archive_entry_free(entry)
+            archive_write_free(handle)
+            sink.release()
+            return error
+        }
+        guard archive_write_set_format_pax_restricted(handle) == ARCHIVE_OK else { throw fail("pax format") }
+        guard archive_write_add_filter_zstd(handle) == ARCHIVE_OK else { throw fail("zstd filter") }
+        guard archive_write_set_options(handle, "zstd:compression-level=\(compressionLevel)") == ARCHIVE_OK else {
+            throw fail("zstd level \(compressionLevel)")
+        }
+        // No padding after the zstd frame: zeros there read as a damaged frame ("Unknown frame descriptor").
+        guard archive_write_set_bytes_in_last_block(handle, 1) == ARCHIVE_OK else { throw fail("block size") }
+        // The name conversion is bound to the locale current when it is created: create it under UTF-8.
+        guard UTF8Locale.run({ archive_write_set_options(handle, "pax:hdrcharset=UTF-8") }) == ARCHIVE_OK else {
+            throw fail("UTF-8 header charset")
+        }
+        let status = UTF8Locale.run { archive_write_open2(
+            handle, sink.toOpaque(), nil,
+            { _, context, buffer, count in
+                guard let context, let buffer else { return -1 }
+                let sink = Unmanaged<ArchiveSink>.fromOpaque(context).takeUnretainedValue()
+                return sink.write(UnsafeRawBufferPointer(start: buffer, count: count)) ? count : -1
+            }, nil, nil) }
+        guard status == ARCHIVE_OK else { throw fail("open") }
+        self.handle = handle
+        self.entry = entry
+        self.sink = sink
+    }
+
+    deinit {
+        archive_entry_free(entry)
+        archive_write_free(handle)
+        sink.release()
+    }
+
+    /// Writes one entry header; follow a regular file's header with exactly `header.size` data bytes.
+    ///
+    /// Only the header's path, kind, size, permissions and link target are used; ownership is
+    /// always 0/0 with empty names. The path is stored as UTF-8. Directories get a trailing `/`.
+    /// The corresponding C function is `archive_write_header`.
+    public mutating func writeHeader(_ header: ArchiveEntryHeader, modificationTime: Int64) throws(ArchiveError) {
+        archive_entry_clear(entry)
+        UTF8Locale.run {
+            (header.pathBytes + [0]).withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { archive_entry_set_pathname_utf8(entry, $0.baseAddress) }
+            }
+        }
+        let type: UInt32
+        switch header.kind {
+        case .regular: type = 0o100000
+        case .directory: type = 0o040000
+        case .symlink: type = 0o120000
+        case .fifo: type = 0o010000
+        case .characterDevice: type = 0o020000
+        case .blockDevice: type = 0o060000
+        case .socket: type = 0o140000
+        case .hardlink: type = 0o100000
+        case .unknown(let bits): type = bits
+        }
+        archive_entry_set_filetype(entry, type)
+        archive_entry_set_perm(entry, mode_t(header.permissions & 0o7777))
+        archive_entry_set_size(entry, header.kind == .regular ? header.size : 0)
+        archive_entry_set_mtime(entry, time_t(modificationTime), 0)
+        archive_entry_set_uid(entry, 0)
+        archive_entry_set_gid(entry, 0)
+        if let target = header.linkTarget {
+            UTF8Locale.run {
+                if header.kind == .hardlink {
+                    archive_entry_set_hardlink_utf8(entry, target)
+                } else {
+                    archive_entry_set_symlink_utf8(entry, target)
+                }
+            }
+        }
+        let status = UTF8Locale.run { archive_write_header(handle, entry) }
+        guard status == ARCHIVE_OK else { throw error(fallback: "cannot write header for \(header.path)") }
+    }
+
+    /// Appends data to the current entry. The corresponding C function is `archive_write_data`.
+    public mutating func writeData(_ buffer: UnsafeRawBufferPointer) throws(ArchiveError) {
+        guard !buffer.isEmpty else { return }
+        let count = UTF8Locale.run { archive_write_data(handle, buffer.baseAddress, buffer.count) }
+        guard count == buffer.count else { throw error(fallback: "cannot write entry data") }
+    }
+
+    /// Closes the archive (end-of-archive blocks, zstd epilogue) and returns its size and SHA-256.
+    ///
+    /// - Throws: ``ArchiveError`` when the final writes fail (e.g. `ENOSPC`).
+    /// The corresponding C functions are `archive_write_close` and `archive_write_free`.
+    public consuming func finish() throws(ArchiveError) -> ArchiveDigest {
+        let status = UTF8Locale.run { archive_write_close(handle) }
+        let failure: ArchiveError? = status == ARCHIVE_OK ? nil : error(fallback: "cannot finish archive")
+        let sinkObject = sink.takeRetainedValue()
+        archive_entry_free(entry)
+        archive_write_free(handle)
+        discard self
+        if let failure { throw failure }
+        let hex = sinkObject.hasher.finalizeHex()
+        return ArchiveDigest(size: sinkObject.bytesWritten, sha256: hex)
+    }
+
+    private func error(fallback: String) -> ArchiveError {
+        let sinkObject = sink.takeUnretainedValue()
+        if sinkObject.failureErrno != 0 {
+            return ArchiveError(
+                errno: sinkObject.failureErrno,
+                message: "write failed: \(String(cString: strerror(sinkObject.failureErrno)))",
+                path: sinkObject.displayPath)
+        }
+        return ArchiveError(
+            errno: archive_errno(handle),
+            message: archive_error_string(handle).map { String(cString: $0) } ?? fallback,
+            path: sinkObject.displayPath)
+    }
+}

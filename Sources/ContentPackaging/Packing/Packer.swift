@@ -1,0 +1,172 @@
+public import Foundation
+import Crypto
+import Glibc
+
+/// Packs a validated content folder into a reproducible `<product>-<version>.tar.zst` plus manifest.
+///
+/// The same folder always gives the same bytes: entries sorted byte-wise by path (directories
+/// included), one fixed modification time (``modificationTime``, from `SOURCE_DATE_EPOCH` when
+/// set), owner 0/0 without names, modes 0644/0755, no atime/ctime/xattrs/ACLs. File data streams
+/// through a 1 MiB buffer and is hashed on the way in; the archive is hashed on the way out.
+/// Both files are written crash-safely (temp + fsync + rename + fsync dir); on any error the temp
+/// file is removed, and a signal handler can remove it too via a ``TemporaryFileRegistry``.
+///
+/// ```swift
+/// let result = try Packer().pack(folder: folder, outputDirectory: out)
+/// print(result.archiveURL.path)
+/// ```
+public struct Packer: Sendable {
+    /// Modification time used when `SOURCE_DATE_EPOCH` is not set: 2000-01-01T00:00:00Z.
+    public static let defaultModificationTime: Int64 = 946_684_800
+    /// Size of the read buffer for file data.
+    public static let blockSize = 1 << 20
+
+    /// Validation run before anything is written.
+    public var validator: PackageValidator
+    /// Modification time stored in every header (seconds since 1970).
+    public var modificationTime: Int64
+    /// zstd compression level.
+    public var compressionLevel: Int
+
+    /// Creates a packer.
+    public init(
+        validator: PackageValidator = PackageValidator(),
+        modificationTime: Int64 = Packer.modificationTime(environment: ProcessInfo.processInfo.environment),
+        compressionLevel: Int = ArchiveWriter.defaultCompressionLevel
+    ) {
+        self.validator = validator
+        self.modificationTime = modificationTime
+        self.compressionLevel = compressionLevel
+    }
+
+    /// `SOURCE_DATE_EPOCH` when it is a non-negative integer, else ``defaultModificationTime``.
+    ///
+    /// See <https://reproducible-builds.org/specs/source-date-epoch/>.
+    public static func modificationTime(environment: [String: String]) -> Int64 {
+        if let value = environment["SOURCE_DATE_EPOCH"], let seconds = Int64(value), seconds >= 0 { return seconds }
+        return defaultModificationTime
+    }
+
+    /// Validates `folder`, then writes the archive and manifest into `outputDirectory` (created if needed).
+    ///
+    /// - Parameter registry: told about temp files while they exist, for signal-time cleanup.
+    /// - Throws: ``PackError/invalid(_:)`` with every problem, or an I/O or archive error.
+    public func pack(
+        folder: URL, outputDirectory: URL, registry: TemporaryFileRegistry? = nil
+    ) throws(PackError) -> PackResult {
+        let report = validator.validate(folder: folder)
+        guard report.isValid, let info = report.contentInfo else { throw .invalid(report.problems) }
+        let directory = outputDirectory.standardizedFileURL.path
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw .io(path: directory, errno: 0, message: "cannot create output directory: \(error.localizedDescription)")
+        }
+        let archiveName = PackageNaming.archiveName(productID: info.productID, version: info.contentVersion)
+        let manifestName = PackageNaming.manifestName(productID: info.productID, version: info.contentVersion)
+
+        let (temporary, fd) = try DurableFile.createTemporary(in: directory, for: archiveName, registry: registry)
+        defer { registry?.unregister(temporary) }
+        let digest: ArchiveDigest
+        let files: [PackageManifest.File]
+        do {
+            (digest, files) = try writeArchive(
+                entries: report.entries, root: folder.standardizedFileURL.path, fd: fd, displayPath: temporary)
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        do {
+            try DurableFile.commit(fd: fd, temporary: temporary, final: "\(directory)/\(archiveName)", directory: directory)
+        } catch {
+            unlink(temporary)  // commit closed the descriptor
+            throw error
+        }
+        let manifest = PackageManifest(
+            productID: info.productID, contentVersion: info.contentVersion, archiveName: archiveName,
+            archiveSize: digest.size, archiveSHA256: digest.sha256,
+            uncompressedSize: files.reduce(0) { $0 + $1.size }, entryCount: report.entries.count, files: files)
+        let data: Data
+        do {
+            data = try manifest.encoded()
+        } catch {
+            throw .io(path: manifestName, errno: 0, message: "cannot encode manifest: \(error)")
+        }
+        try DurableFile.write(data, to: manifestName, in: directory, registry: registry)
+        return PackResult(
+            archiveURL: URL(fileURLWithPath: "\(directory)/\(archiveName)"),
+            manifestURL: URL(fileURLWithPath: "\(directory)/\(manifestName)"), manifest: manifest)
+    }
+
+    /// Writes every entry, streaming and hashing file data; returns the archive digest and file records.
+    private func writeArchive(
+        entries: [FolderEntry], root: String, fd: Int32, displayPath: String
+    ) throws(PackError) -> (ArchiveDigest, [PackageManifest.File]) {
+        var files: [PackageManifest.File] = []
+        var writer: ArchiveWriter
+        do {
+            writer = try ArchiveWriter(fileDescriptor: fd, displayPath: displayPath, compressionLevel: compressionLevel)
+        } catch {
+            throw .archive(error)
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.blockSize, alignment: 16)
+        defer { buffer.deallocate() }
+        for entry in entries {
+            if entry.kind == .directory {
+                do {
+                    try writer.writeHeader(
+                        ArchiveEntryHeader(pathBytes: entry.pathBytes, kind: .directory, size: 0, permissions: 0o755),
+                        modificationTime: modificationTime)
+                } catch {
+                    throw .archive(error)
+                }
+                continue
+            }
+            let sourcePath = root + "/" + entry.path
+            let source = open(sourcePath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard source >= 0 else { throw DurableFile.ioError(entry.path, "cannot open") }
+            defer { close(source) }
+            var info = stat()
+            guard fstat(source, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+                throw .io(path: entry.path, errno: 0, message: "is no longer a regular file; validate and pack again")
+            }
+            let size = Int64(info.st_size)
+            do {
+                try writer.writeHeader(
+                    ArchiveEntryHeader(pathBytes: entry.pathBytes, kind: .regular, size: size, permissions: 0o644),
+                    modificationTime: modificationTime)
+            } catch {
+                throw .archive(error)
+            }
+            var hasher = SHA256()
+            var total: Int64 = 0
+            while true {
+                let count = read(source, buffer.baseAddress, buffer.count)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw DurableFile.ioError(entry.path, "cannot read")
+                }
+                if count == 0 { break }
+                let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+                total += Int64(count)
+                guard total <= size else { break }
+                hasher.update(bufferPointer: chunk)
+                do {
+                    try writer.writeData(chunk)
+                } catch {
+                    throw .archive(error)
+                }
+            }
+            guard total == size else {
+                throw .io(path: entry.path, errno: 0, message: "changed size while packing; pack again when it is stable")
+            }
+            files.append(PackageManifest.File(path: entry.path, size: size, sha256: hasher.finalizeHex()))
+        }
+        do {
+            return (try writer.finish(), files)
+        } catch {
+            throw .archive(error)
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Glibc
+
+/// Lists every object under a folder with `opendir`/`readdir`/`lstat`, working on raw name bytes.
+///
+/// Raw bytes matter: a name that is not valid UTF-8 must still be found (and reported), which
+/// `FileManager`'s `String` paths cannot do. Symbolic links are reported, never followed.
+enum FolderWalker {
+    /// A failure to read a directory, with the path and `errno`.
+    struct Failure: Error {
+        var pathBytes: [UInt8]
+        var errno: Int32
+    }
+
+    /// `lstat` of `path` (absolute or relative to the working directory), as raw bytes.
+    static func status(of path: [UInt8]) -> stat? {
+        var info = stat()
+        let result = (path + [0]).withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { lstat($0.baseAddress!, &info) }
+        }
+        return result == 0 ? info : nil
+    }
+
+    /// The kind of object `info` describes.
+    static func kind(of info: stat) -> FolderEntry.Kind {
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: .regular
+        case S_IFDIR: .directory
+        case S_IFLNK: .symlink
+        case S_IFIFO: .fifo
+        case S_IFSOCK: .socket
+        case S_IFCHR: .characterDevice
+        case S_IFBLK: .blockDevice
+        default: .unknown
+        }
+    }
+
+    /// Every entry below `root` (not `root` itself), depth first; directories are descended.
+    ///
+    /// `skip` is asked about each name (raw bytes) before anything else; skipped names are not
+    /// listed or descended. Unreadable directories are collected in `failures`.
+    static func walk(
+        root: [UInt8], skip: ([UInt8], [UInt8]) -> Bool, failures: inout [Failure]
+    ) -> [FolderEntry] {
+        var entries: [FolderEntry] = []
+        var pending: [[UInt8]] = [[]]
+        while let relative = pending.popLast() {
+            let directory = relative.isEmpty ? root : root + [UInt8(ascii: "/")] + relative
+            let stream = (directory + [0]).withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { opendir($0.baseAddress!) }
+            }
+            guard let stream else {
+                failures.append(Failure(pathBytes: relative, errno: errno))
+                continue
+            }
+            defer { closedir(stream) }
+            while let item = readdir(stream) {
+                let name: [UInt8] = withUnsafeBytes(of: item.pointee.d_name) { raw in
+                    Array(raw.prefix(while: { $0 != 0 }))
+                }
+                if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
+                let childRelative = relative.isEmpty ? name : relative + [UInt8(ascii: "/")] + name
+                if skip(childRelative, name) { continue }
+                guard let info = status(of: directory + [UInt8(ascii: "/")] + name) else {
+                    failures.append(Failure(pathBytes: childRelative, errno: errno))
+                    continue
+                }
+                let kind = kind(of: info)
+                entries.append(FolderEntry(
+                    pathBytes: childRelative, kind: kind, size: kind == .regular ? Int64(info.st_size) : 0))
+                if kind == .directory { pending.append(childRelative) }
+            }
+        }
+        return entries
+    }
+}

@@ -1,0 +1,174 @@
+public import Foundation
+import Glibc
+
+/// Checks a content folder against every packaging rule and reports all problems in one run.
+///
+/// Rules: `ContentInfo.plist` (valid, see ``ContentInfo``) and a `Contents/` directory at the
+/// root and nothing else there; only regular files and directories (no symlinks, FIFOs, sockets
+/// or devices); no executable code (by content, see ``ExecutableSniffer``); names that pass
+/// ``PathRules``; no two paths that collide ignoring case or Unicode normalization; total size at
+/// most ``maxTotalBytes``. OS litter (`.DS_Store`, `._*`, …) is skipped with a note. Hard links
+/// are fine (packed as ordinary files) and permission bits are ignored (packing normalizes them).
+///
+/// Only the first few bytes of each file are read, so memory stays flat for any package size.
+public struct PackageValidator: Sendable {
+    /// The default size limit: 2 GiB.
+    public static let defaultMaxTotalBytes: Int64 = 2 << 30
+    /// Name of the content directory at a package root.
+    public static let contentsDirectoryName = "Contents"
+
+    /// Largest total size of regular files accepted.
+    public var maxTotalBytes: Int64
+
+    /// Creates a validator with a size limit (default 2 GiB).
+    public init(maxTotalBytes: Int64 = PackageValidator.defaultMaxTotalBytes) {
+        self.maxTotalBytes = maxTotalBytes
+    }
+
+    /// Validates the folder at `folder`; never throws — unreadable parts become problems.
+    public func validate(folder: URL) -> ValidationReport {
+        let root = Array(folder.path.utf8)
+        var problems: [ValidationProblem] = []
+        var notes: [String] = []
+        guard let rootInfo = FolderWalker.status(of: root), FolderWalker.kind(of: rootInfo) == .directory else {
+            let problem = FolderWalker.status(of: root) == nil
+                ? "package folder \(folder.path) does not exist" : "package folder \(folder.path) is not a directory"
+            return ValidationReport(
+                contentInfo: nil, problems: [ValidationProblem(path: ".", message: problem)], notes: [], entries: [])
+        }
+        var failures: [FolderWalker.Failure] = []
+        let found = FolderWalker.walk(root: root, skip: { relative, name in
+            guard let text = String(validating: name, as: UTF8.self), PathRules.isOSLitter(text) else { return false }
+            notes.append("skipped OS litter \(String(decoding: relative, as: UTF8.self))")
+            return true
+        }, failures: &failures)
+        for failure in failures {
+            problems.append(ValidationProblem(
+                path: String(decoding: failure.pathBytes, as: UTF8.self),
+                message: "cannot be read (\(String(cString: strerror(failure.errno)))); check its permissions"))
+        }
+
+        var entries: [FolderEntry] = []
+        var contentInfo: ContentInfo?
+        var sawContentInfo = false
+        var sawContents = false
+        let contentInfoName = Array(ContentInfo.fileName.utf8)
+        let contentsName = Array(Self.contentsDirectoryName.utf8)
+        for entry in found {
+            let top = Array(entry.pathBytes.prefix(while: { $0 != UInt8(ascii: "/") }))
+            let isTopLevel = top.count == entry.pathBytes.count
+            if top == contentInfoName {
+                guard isTopLevel else { continue }  // under a ContentInfo.plist directory: reported below
+                sawContentInfo = true
+                guard entry.kind == .regular else {
+                    problems.append(ValidationProblem(
+                        path: entry.path, message: "is a \(entry.kind); it must be a regular file (property list)"))
+                    continue
+                }
+                let info = readContentInfo(in: folder)
+                contentInfo = info.value
+                problems += info.problems
+                entries.append(entry)
+                continue
+            }
+            if top == contentsName {
+                if isTopLevel {
+                    sawContents = true
+                    guard entry.kind == .directory else {
+                        problems.append(ValidationProblem(
+                            path: entry.path, message: "is a \(entry.kind); it must be a directory holding the content"))
+                        continue
+                    }
+                    entries.append(entry)
+                    continue
+                }
+                problems += check(entry, root: root)
+                if entry.kind == .regular || entry.kind == .directory { entries.append(entry) }
+                continue
+            }
+            if isTopLevel {
+                problems.append(ValidationProblem(
+                    path: entry.path,
+                    message: "is not allowed at the package root (only ContentInfo.plist and Contents/); move it into Contents/ or delete it"))
+            }
+        }
+        if !sawContentInfo {
+            problems.append(ValidationProblem(
+                path: ContentInfo.fileName,
+                message: "missing; add a property list with IAPProductIdentifier and ContentVersion"))
+        }
+        if !sawContents {
+            problems.append(ValidationProblem(
+                path: Self.contentsDirectoryName, message: "missing; create a Contents/ directory holding the content"))
+        }
+        problems += collisions(in: entries)
+        let total = entries.reduce(Int64(0)) { $0 + $1.size }
+        if total > maxTotalBytes {
+            problems.append(ValidationProblem(
+                path: ".",
+                message: "total size \(total) bytes exceeds the limit of \(maxTotalBytes) bytes; split the content or raise --max-size"))
+        }
+        entries.sort { $0.pathBytes.lexicographicallyPrecedes($1.pathBytes) }
+        problems.sort { lhs, rhs in
+            lhs.path.utf8.elementsEqual(rhs.path.utf8)
+                ? lhs.message < rhs.message : lhs.path.utf8.lexicographicallyPrecedes(rhs.path.utf8)
+        }
+        return ValidationReport(
+            contentInfo: problems.isEmpty ? contentInfo : nil, problems: problems, notes: notes.sorted(),
+            entries: entries)
+    }
+
+    /// Parses the folder's `ContentInfo.plist` (at most ``ContentInfo/maxFileBytes`` read), listing every problem.
+    private func readContentInfo(in folder: URL) -> (value: ContentInfo?, problems: [ValidationProblem]) {
+        let problems: [ContentInfoError]
+        var data = Data()
+        do {
+            data = try ContentInfo.readBytes(at: folder.appendingPathComponent(ContentInfo.fileName))
+            problems = ContentInfo.problems(in: data)
+        } catch {
+            problems = [error]
+        }
+        guard problems.isEmpty else {
+            return (nil, problems.map { ValidationProblem(path: ContentInfo.fileName, message: $0.detail) })
+        }
+        return (try? ContentInfo(data: data), [])
+    }
+
+    /// Name, kind and content checks for one entry under `Contents/`.
+    private func check(_ entry: FolderEntry, root: [UInt8]) -> [ValidationProblem] {
+        var problems = PathRules.problems(inPath: entry.pathBytes).map {
+            ValidationProblem(path: entry.path, message: $0)
+        }
+        switch entry.kind {
+        case .regular:
+            if let kind = ExecutableSniffer.kind(ofFileAt: root + [UInt8(ascii: "/")] + entry.pathBytes) {
+                problems.append(ValidationProblem(
+                    path: entry.path, message: "is executable code (\(kind)); hosted content must be data only"))
+            }
+        case .directory:
+            break
+        default:
+            problems.append(ValidationProblem(
+                path: entry.path, message: "is a \(entry.kind); only regular files and directories can be packed"))
+        }
+        return problems
+    }
+
+    /// Paths that name the same file on case-insensitive or normalizing file systems (both reported).
+    private func collisions(in entries: [FolderEntry]) -> [ValidationProblem] {
+        var firstByKey: [String: String] = [:]
+        var problems: [ValidationProblem] = []
+        for entry in entries {
+            guard let path = String(validating: entry.pathBytes, as: UTF8.self) else { continue }
+            let key = PathRules.collisionKey(path)
+            if let other = firstByKey[key] {
+                let why = "when case and Unicode normalization are ignored (macOS, Windows); rename one"
+                problems.append(ValidationProblem(path: path, message: "collides with '\(other)' \(why)"))
+                problems.append(ValidationProblem(path: other, message: "collides with '\(path)' \(why)"))
+            } else {
+                firstByKey[key] = path
+            }
+        }
+        return problems
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import ContentDelivery
+import Foundation
+
+extension IAPContent {
+    /// `iapcontent catalog <dir> --output <dir>`: publish packed archives as a static catalog folder.
+    struct BuildCatalog: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "catalog",
+            abstract: "Build a static, content-addressed catalog folder from packed archives.",
+            discussion: """
+                Reads every <id>-<ver>.tar.zst with its .manifest.json, checks the archive's SHA-256 and \
+                length against the manifest, and writes <output>/archives/<sha256>.tar.zst plus \
+                <output>/catalog.json (and catalog.json.sig with --signing-key). When a product appears in \
+                several versions, the highest is published. catalogVersion defaults to the previous \
+                catalog's + 1 (or the current Unix time for a new folder).
+                """)
+
+        @Argument(help: "Folder holding the archives and manifests written by `iapcontent pack`.")
+        var input: String
+
+        @Option(name: .shortAndLong, help: "Catalog folder to write (created if missing).")
+        var output: String
+
+        @Option(help: "Public base URL; products get an absolute url <base-url>/archives/<sha256>.tar.zst.")
+        var baseURL: String?
+
+        @Option(name: .customLong("mirror"), help: "Mirror base URL clients may also fetch from (repeatable).")
+        var mirrors: [String] = []
+
+        @Option(help: "Ed25519 key file from `iapcontent keygen`; writes catalog.json.sig.")
+        var signingKey: String?
+
+        @Option(help: "Catalog version; must exceed the published one (default: previous + 1).")
+        var catalogVersion: UInt64?
+
+        @Option(help: "Seconds until clients refuse the catalog (re-sign before then).")
+        var expiresIn: UInt64?
+
+        mutating func run() async throws {
+            let key = try signingKey.map { try KeyFile.read(from: URL(fileURLWithPath: $0)) }
+            let builder = CatalogBuilder(
+                inputDirectory: URL(fileURLWithPath: input, isDirectory: true),
+                outputDirectory: URL(fileURLWithPath: output, isDirectory: true),
+                baseURL: baseURL, mirrors: mirrors, catalogVersion: catalogVersion,
+                expiresIn: expiresIn.map { TimeInterval($0) }, signingKey: key)
+            let result = try builder.build()
+            for skipped in result.superseded {
+                print("note: \(skipped.archive): \(skipped.productID) \(skipped.skipped) superseded by \(skipped.kept)")
+            }
+            for product in result.catalog.products {
+                print("\(product.productID) \(product.contentVersion) \(product.path) \(product.length) bytes")
+            }
+            var summary = "wrote \(result.catalogURL.path) (catalogVersion \(result.catalog.catalogVersion)"
+            if let signature = result.signature { summary += ", signed by key \(signature.keyID)" }
+            if let expires = result.catalog.expires { summary += ", expires \(expires.formatted(.iso8601))" }
+            print(summary + ")")
+        }
+    }
+}

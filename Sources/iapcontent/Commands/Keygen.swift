@@ -1,0 +1,37 @@
+import ArgumentParser
+import ContentDelivery
+import Foundation
+
+extension IAPContent {
+    /// `iapcontent keygen --output <file>`: create a catalog signing key (or, with `--token-key`, a URL-token key).
+    struct Keygen: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create an Ed25519 catalog signing key, or a URL-token key with --token-key.",
+            discussion: """
+                Signing key: a JSON file (mode 0600) with algorithm, keyID, privateKey and publicKey; prints \
+                the base64 public key to pin in the app, and its key ID. Keep the file off the web server.
+                --token-key: 32 random bytes, base64, mode 0600, shared by the store backend \
+                (`iapcontent sign-url`) and the server (`iapcontent serve --token-key`).
+                Existing files are never overwritten.
+                """)
+
+        @Option(name: .shortAndLong, help: "Key file to create.")
+        var output: String
+
+        @Flag(help: "Create a URL-token (HMAC) key instead of a signing key.")
+        var tokenKey = false
+
+        mutating func run() async throws {
+            let url = URL(fileURLWithPath: output)
+            if tokenKey {
+                try URLTokenKey.generate().write(to: url)
+                print("wrote URL-token key \(url.path) (mode 0600)")
+                return
+            }
+            let key = SigningKey.generate()
+            try KeyFile.write(key, to: url)
+            print(key.publicKeyBase64)
+            FileHandle.standardError.write(Data("wrote signing key \(url.path) (mode 0600), keyID \(key.keyID); pin the public key above in the app\n".utf8))
+        }
+    }
+}

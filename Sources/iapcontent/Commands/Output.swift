@@ -1,0 +1,14 @@
+import Foundation
+
+/// Writes CLI output: results on stdout, problems and notes on stderr, one line each.
+enum Output {
+    /// Prints `text` and a newline on stdout.
+    static func line(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    /// Prints `text` and a newline on stderr.
+    static func error(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}

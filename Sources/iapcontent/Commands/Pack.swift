@@ -1,0 +1,92 @@
+import ArgumentParser
+import ContentPackaging
+import Foundation
+
+extension IAPContent {
+    /// `iapcontent pack <folder>`: validate, then write `<product>-<version>.tar.zst` and its manifest.
+    struct Pack: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Pack a content folder into a reproducible <product>-<version>.tar.zst plus .manifest.json.",
+            discussion: """
+                Validates first (same rules as 'validate'). Headers use SOURCE_DATE_EPOCH as the modification \
+                time when set. The archive path is the last line on stdout. Ctrl-C removes the partial file.
+                """)
+
+        @Argument(help: "The package folder (holding ContentInfo.plist and Contents/).")
+        var folder: String
+
+        @Option(name: .shortAndLong, help: "Directory for the archive and manifest (default: current directory).")
+        var output: String = "."
+
+        @Option(help: "Largest total size of the files, in bytes (default 2 GiB).")
+        var maxSize: Int64 = PackageValidator.defaultMaxTotalBytes
+
+        @Option(help: "zstd compression level (1-19).")
+        var level: Int = ArchiveWriter.defaultCompressionLevel
+
+        func validate() throws {
+            guard maxSize > 0 else { throw ValidationError("--max-size must be a positive number of bytes") }
+            guard (1...19).contains(level) else { throw ValidationError("--level must be between 1 and 19") }
+        }
+
+        func run() async throws {
+            let registry = TemporaryFileRegistry()
+            let signals = InterruptCleanup(registry: registry)
+            defer { signals.cancel() }
+            let packer = Packer(
+                validator: PackageValidator(maxTotalBytes: maxSize), compressionLevel: level)
+            do {
+                let result = try packer.pack(
+                    folder: URL(fileURLWithPath: folder), outputDirectory: URL(fileURLWithPath: output),
+                    registry: registry)
+                let manifest = result.manifest
+                Output.error(
+                    "\(manifest.productID) \(manifest.contentVersion): \(manifest.files.count) files, "
+                        + "\(manifest.uncompressedSize) bytes -> \(manifest.archiveSize) bytes, sha256 \(manifest.archiveSHA256)")
+                Output.line(result.manifestURL.path)
+                Output.line(result.archiveURL.path)
+            } catch {
+                Output.error(error.description)
+                throw ExitCode(1)
+            }
+        }
+    }
+}
+
+/// The table the signal handler reads; set while a pack runs (a plain global: handlers cannot capture).
+nonisolated(unsafe) private var interruptTable: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+
+/// Removes a pack's temp files on SIGINT/SIGTERM, then exits 3 (interrupted; run the command again).
+///
+/// A real `sigaction` handler, not a `DispatchSource`: libdispatch's Linux signal sources rely on
+/// the signal being blocked in every thread, which an async `main` cannot arrange, so delivery
+/// would be lost to whichever thread the kernel picks. The handler only calls async-signal-safe
+/// functions (`unlink`, `write`, `_exit`).
+final class InterruptCleanup {
+    /// Kept alive until ``cancel()`` so the table the handler reads is never freed under it.
+    private let registry: TemporaryFileRegistry
+
+    init(registry: TemporaryFileRegistry) {
+        self.registry = registry
+        interruptTable = registry.signalSafeTable
+        for signalNumber in [SIGINT, SIGTERM] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { _ in
+                if let table = interruptTable { TemporaryFileRegistry.unlinkAll(in: table) }
+                let message: StaticString = "interrupted; partial files removed\n"
+                _ = write(2, message.utf8Start, message.utf8CodeUnitCount)
+                _exit(3)
+            }
+            sigemptyset(&action.sa_mask)
+            sigaction(signalNumber, &action, nil)
+        }
+    }
+
+    /// Restores default signal handling (the pack is over).
+    func cancel() {
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+        interruptTable = nil
+        withExtendedLifetime(registry) {}
+    }
+}

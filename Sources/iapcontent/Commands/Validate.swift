@@ -1,0 +1,65 @@
+import ArgumentParser
+import ContentPackaging
+import Foundation
+
+extension IAPContent {
+    /// `iapcontent validate <folder>`: check a content folder and list every problem.
+    struct Validate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check a content folder (ContentInfo.plist + Contents/); report every problem at once.",
+            discussion: "Exit 0 with a one-line summary when valid; exit 1 with one 'path: problem' line per problem on stderr.")
+
+        @Argument(help: "The package folder (holding ContentInfo.plist and Contents/).")
+        var folder: String
+
+        @Flag(help: "Print the result as JSON on stdout.")
+        var json = false
+
+        @Option(help: "Largest total size of the files, in bytes (default 2 GiB).")
+        var maxSize: Int64 = PackageValidator.defaultMaxTotalBytes
+
+        func validate() throws {
+            guard maxSize > 0 else { throw ValidationError("--max-size must be a positive number of bytes") }
+        }
+
+        func run() async throws {
+            let report = PackageValidator(maxTotalBytes: maxSize).validate(folder: URL(fileURLWithPath: folder))
+            for note in report.notes { Output.error("note: \(note)") }
+            if json {
+                Output.line(try ValidationJSON(report).encoded())
+            } else if let info = report.contentInfo, report.isValid {
+                Output.line("\(info.productID) \(info.contentVersion): \(report.fileCount) files, \(report.totalBytes) bytes")
+            } else {
+                for problem in report.problems { Output.error(problem.description) }
+            }
+            if !report.isValid { throw ExitCode(1) }
+        }
+    }
+}
+
+/// The `validate --json` document.
+private struct ValidationJSON: Encodable {
+    var valid: Bool
+    var productID: String?
+    var contentVersion: String?
+    var fileCount: Int
+    var totalBytes: Int64
+    var problems: [ValidationProblem]
+    var notes: [String]
+
+    init(_ report: ValidationReport) {
+        valid = report.isValid
+        productID = report.contentInfo?.productID
+        contentVersion = report.contentInfo?.contentVersion.description
+        fileCount = report.fileCount
+        totalBytes = report.totalBytes
+        problems = report.problems
+        notes = report.notes
+    }
+
+    func encoded() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+}

@@ -1,0 +1,70 @@
+public import Foundation
+
+/// Runs a child process to completion and captures its exit status and output.
+public enum CommandRunner {
+    /// Exit status, stdout and stderr of a finished process.
+    public struct Result: Sendable {
+        /// Exit status (or 128 + signal number when killed).
+        public var status: Int32
+        /// Everything written to stdout.
+        public var stdout: String
+        /// Everything written to stderr.
+        public var stderr: String
+        /// stdout split into lines (no trailing empty line).
+        public var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
+        /// stderr split into lines (no trailing empty line).
+        public var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
+    }
+
+    /// Runs `executable` with `arguments`; `environment` entries are added to the current environment.
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        currentDirectory: URL? = nil
+    ) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read both pipes to the end before waiting, so a chatty child never blocks on a full pipe.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var errData = Data()
+        group.enter()
+        DispatchQueue.global().async {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        return Result(
+            status: status, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// The built `iapcontent` binary: a sibling of the running test bundle (`.build/<config>/iapcontent`).
+    public static var iapcontentExecutable: String {
+        var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        // Inside `X.xctest` bundles (Darwin layout) the binary sits further down; walk up to the build dir.
+        while directory.path != "/" {
+            let candidate = directory.appendingPathComponent("iapcontent")
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                return candidate.path
+            }
+            directory.deleteLastPathComponent()
+        }
+        return ".build/debug/iapcontent"
+    }
+
+    /// Runs the built `iapcontent` binary.
+    public static func iapcontent(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        try run(iapcontentExecutable, arguments, environment: environment)
+    }
+}

@@ -1,0 +1,46 @@
+public import Foundation
+
+/// Builds small content folders (`ContentInfo.plist` + `Contents/`) for tests.
+public enum PackageFixture {
+    /// An Xcode-shaped XML `ContentInfo.plist` (with a `Folder` key).
+    public static func xmlContentInfo(productID: String = "com.example.test", version: String = "1.0") -> Data {
+        let plist: [String: Any] = ["ContentVersion": version, "IAPProductIdentifier": productID, "Folder": "Contents"]
+        return try! PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+    }
+
+    /// A binary `ContentInfo.plist` with arbitrary key values (`nil` values are left out).
+    public static func binaryContentInfo(_ values: [String: String?]) -> Data {
+        let plist = values.compactMapValues { $0 }
+        return try! PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+    }
+
+    /// Creates a valid package at `root` holding `files` (paths under `Contents/`, any content).
+    @discardableResult
+    public static func make(
+        at root: URL, productID: String = "com.example.test", version: String = "1.0",
+        files: [String: Data] = ["Contents/hello.txt": Data("hello\n".utf8)]
+    ) throws -> URL {
+        let manager = FileManager.default
+        try manager.createDirectory(at: root.appendingPathComponent("Contents"), withIntermediateDirectories: true)
+        try xmlContentInfo(productID: productID, version: version).write(to: root.appendingPathComponent("ContentInfo.plist"))
+        for (path, data) in files.sorted(by: { $0.key < $1.key }) {
+            let url = root.appendingPathComponent(path)
+            try manager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try data.write(to: url)
+        }
+        return root
+    }
+
+    /// Deterministic pseudo-random bytes (xorshift), for incompressible content.
+    public static func bytes(count: Int, seed: UInt64) -> Data {
+        var state = seed | 1
+        var data = Data(capacity: count)
+        for _ in 0..<count {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            data.append(UInt8(truncatingIfNeeded: state))
+        }
+        return data
+    }
+}

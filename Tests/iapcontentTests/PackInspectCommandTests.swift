@@ -1,0 +1,189 @@
+import ContentPackaging
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+
+@Suite("iapcontent pack and inspect")
+struct PackInspectCommandTests {
+    /// Packs a small valid package with the CLI; returns the archive path.
+    private func packed(in directory: TemporaryDirectory, environment: [String: String] = [:]) throws -> String {
+        let folder = try PackageFixture.make(
+            at: directory.appending("pkg"), productID: "com.example.cli", version: "2.0",
+            files: ["Contents/a.txt": Data("alpha\n".utf8), "Contents/sub/b.bin": PackageFixture.bytes(count: 5000, seed: 3)])
+        let result = try CommandRunner.iapcontent(
+            ["pack", folder.path, "--output", directory.appending("out").path], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        return try #require(result.stdoutLines.last)
+    }
+
+    @Test("pack prints the archive path as the last stdout line; inspect verifies it against the manifest")
+    func packThenInspect() throws {
+        let directory = try TemporaryDirectory("cli")
+        let archive = try packed(in: directory)
+        #expect(archive == directory.appending("out/com.example.cli-2.0.tar.zst").path)
+        let manifest = try PackageManifest.decode(
+            Data(contentsOf: directory.appending("out/com.example.cli-2.0.manifest.json")))
+        let result = try CommandRunner.iapcontent(["inspect", archive])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutLines.contains("product: com.example.cli"))
+        #expect(result.stdoutLines.contains("version: 2.0"))
+        #expect(result.stdoutLines.contains("archive sha256: \(manifest.archiveSHA256)"))
+        #expect(result.stdoutLines.contains("entries: 5"))
+        #expect(result.stdoutLines.contains("manifest: verified"))
+        #expect(result.stdout.contains("Contents/sub/b.bin"))
+    }
+
+    @Test("SOURCE_DATE_EPOCH from the environment changes the archive")
+    func sourceDateEpochFromEnvironment() throws {
+        let plain = try TemporaryDirectory("cli")
+        let dated = try TemporaryDirectory("cli")
+        let plainBytes = try Data(contentsOf: URL(fileURLWithPath: packed(in: plain)))
+        let datedBytes = try Data(contentsOf: URL(fileURLWithPath: packed(in: dated, environment: ["SOURCE_DATE_EPOCH": "1600000000"])))
+        #expect(plainBytes != datedBytes)
+    }
+
+    @Test("the archive does not depend on the locale, even with non-ASCII names")
+    func localeIndependent() throws {
+        var digests: [Data] = []
+        for locale in ["C", "C.UTF-8", "POSIX"] {
+            let directory = try TemporaryDirectory("cli")
+            let folder = try PackageFixture.make(
+                at: directory.appending("pkg"),
+                files: ["Contents/caf\u{E9}/na\u{EF}ve \u{6F22}\u{5B57}.txt": Data("unicode".utf8)])
+            let result = try CommandRunner.iapcontent(
+                ["pack", folder.path, "--output", directory.appending("out").path], environment: ["LC_ALL": locale])
+            #expect(result.status == 0, "\(result.stderr)")
+            digests.append(try Data(contentsOf: URL(fileURLWithPath: #require(result.stdoutLines.last))))
+        }
+        #expect(Set(digests).count == 1)
+    }
+
+    @Test("pack of an invalid folder exits 1 with the problems and writes nothing")
+    func packInvalid() throws {
+        let directory = try TemporaryDirectory("cli")
+        let folder = try PackageFixture.make(at: directory.appending("pkg"))
+        try Data("#!/bin/sh\n".utf8).write(to: folder.appendingPathComponent("Contents/x.sh"))
+        let result = try CommandRunner.iapcontent(["pack", folder.path, "--output", directory.appending("out").path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("Contents/x.sh: is executable code"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test("inspect detects a flipped archive byte through the manifest")
+    func flippedByte() throws {
+        let directory = try TemporaryDirectory("cli")
+        let archive = try packed(in: directory)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: archive))
+        bytes[bytes.count / 2] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: archive))
+        let result = try CommandRunner.iapcontent(["inspect", archive])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("archiveSHA256 is"))
+    }
+
+    @Test("inspect detects a manifest whose file hash does not match")
+    func manifestFileMismatch() throws {
+        let directory = try TemporaryDirectory("cli")
+        let archive = try packed(in: directory)
+        let manifestURL = directory.appending("out/com.example.cli-2.0.manifest.json")
+        var manifest = try PackageManifest.decode(Data(contentsOf: manifestURL))
+        let index = try #require(manifest.files.firstIndex { $0.path == "Contents/a.txt" })
+        manifest.files[index].sha256 = String(repeating: "0", count: 64)
+        try manifest.encoded().write(to: manifestURL)
+        let result = try CommandRunner.iapcontent(["inspect", archive])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("Contents/a.txt: SHA-256 is"))
+    }
+
+    /// Builds a `.tar.zst` with bsdtar from `root`, listing `members`.
+    private func bsdtarArchive(_ directory: TemporaryDirectory, root: URL, members: [String]) throws -> String {
+        let archive = directory.appending("bad.tar.zst").path
+        let result = try CommandRunner.run("/usr/bin/bsdtar", ["--zstd", "-cf", archive, "-C", root.path] + members)
+        #expect(result.status == 0, "\(result.stderr)")
+        return archive
+    }
+
+    @Test("inspect rejects an archive without ContentInfo.plist")
+    func missingContentInfo() throws {
+        let directory = try TemporaryDirectory("cli")
+        let folder = try PackageFixture.make(at: directory.appending("pkg"))
+        let result = try CommandRunner.iapcontent(["inspect", bsdtarArchive(directory, root: folder, members: ["Contents"])])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("ContentInfo.plist: missing from the archive"))
+    }
+
+    @Test("inspect rejects an extra root entry")
+    func extraRootEntry() throws {
+        let directory = try TemporaryDirectory("cli")
+        let folder = try PackageFixture.make(at: directory.appending("pkg"))
+        try Data("x".utf8).write(to: folder.appendingPathComponent("README"))
+        let archive = try bsdtarArchive(directory, root: folder, members: ["ContentInfo.plist", "Contents", "README"])
+        let result = try CommandRunner.iapcontent(["inspect", archive])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("README: regular file is not allowed here"))
+    }
+
+    @Test("inspect rejects a symlink entry")
+    func symlinkEntry() throws {
+        let directory = try TemporaryDirectory("cli")
+        let folder = try PackageFixture.make(at: directory.appending("pkg"))
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.appendingPathComponent("Contents/escape").path, withDestinationPath: "../../etc/passwd")
+        let archive = try bsdtarArchive(directory, root: folder, members: ["ContentInfo.plist", "Contents"])
+        let result = try CommandRunner.iapcontent(["inspect", archive])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("Contents/escape: is a symbolic link entry"))
+    }
+
+    @Test("inspect rejects a hard-link entry (bsdtar stores a second name as a link)")
+    func hardLinkEntry() throws {
+        let directory = try TemporaryDirectory("cli")
+        let folder = try PackageFixture.make(at: directory.appending("pkg"))
+        #expect(link(folder.appendingPathComponent("Contents/hello.txt").path,
+                     folder.appendingPathComponent("Contents/twin.txt").path) == 0)
+        let archive = try bsdtarArchive(directory, root: folder, members: ["ContentInfo.plist", "Contents"])
+        let result = try CommandRunner.iapcontent(["inspect", archive])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("is a hard link entry"), "\(result.stderr)")
+    }
+
+    @Test("inspect rejects duplicate and case-colliding entries written with the low-level writer")
+    func duplicateEntries() throws {
+        let directory = try TemporaryDirectory("cli")
+        let path = directory.appending("dup.tar.zst").path
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        defer { close(fd) }
+        var writer = try ArchiveWriter(fileDescriptor: fd, displayPath: path)
+        let plist = PackageFixture.xmlContentInfo()
+        try Self.file(&writer, "ContentInfo.plist", plist)
+        try writer.writeHeader(
+            ArchiveEntryHeader(pathBytes: Array("Contents".utf8), kind: .directory, size: 0, permissions: 0o755),
+            modificationTime: 0)
+        try Self.file(&writer, "Contents/a.txt", Data("1".utf8))
+        try Self.file(&writer, "Contents/a.txt", Data("2".utf8))
+        try Self.file(&writer, "Contents/A.TXT", Data("3".utf8))
+        _ = try writer.finish()
+        let result = try CommandRunner.iapcontent(["inspect", path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("Contents/a.txt: appears more than once"))
+        #expect(result.stderr.contains("Contents/A.TXT: collides with 'Contents/a.txt'"))
+    }
+
+    private static func file(_ writer: inout ArchiveWriter, _ name: String, _ data: Data) throws {
+        try writer.writeHeader(
+            ArchiveEntryHeader(pathBytes: Array(name.utf8), kind: .regular, size: Int64(data.count), permissions: 0o644),
+            modificationTime: 0)
+        try data.withUnsafeBytes { try writer.writeData($0) }
+    }
+
+    @Test("inspect of a file that is not an archive exits 1")
+    func notAnArchive() throws {
+        let directory = try TemporaryDirectory("cli")
+        let path = directory.appending("junk.tar.zst")
+        try Data("definitely not zstd".utf8).write(to: path)
+        let result = try CommandRunner.iapcontent(["inspect", path.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains(path.path))
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+
+@Suite("iapcontent pack cleanup on interruption and errors")
+struct PackInterruptionTests {
+    @Test("SIGINT/SIGTERM during a pack removes the temp file and exits 3", arguments: [SIGINT, SIGTERM])
+    func interrupted(_ signalNumber: Int32) throws {
+        let directory = try TemporaryDirectory("interrupt")
+        let folder = try PackageFixture.make(at: directory.appending("pkg"))
+        // 96 MiB of incompressible data keeps the pack busy long enough to interrupt it.
+        let fill = try CommandRunner.run(
+            "/bin/sh", ["-c", "head -c 100663296 /dev/urandom > '\(folder.path)/Contents/big.bin'"])
+        #expect(fill.status == 0)
+        let output = directory.appending("out")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandRunner.iapcontentExecutable)
+        process.arguments = ["pack", folder.path, "--output", output.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var sawTemporary = false
+        for _ in 0..<2000 where process.isRunning {  // bounded: at most ~10 s
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: output.path)) ?? []
+            if names.contains(where: { $0.contains(".tmp-") }) {
+                sawTemporary = true
+                break
+            }
+            usleep(5000)
+        }
+        try #require(sawTemporary, "the pack finished before it could be interrupted")
+        kill(process.processIdentifier, signalNumber)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 3)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output.path) == [])
+    }
+
+    /// Mounts a 1 MiB tmpfs (needs root); false when that is not allowed here.
+    private func tinyFileSystem(at url: URL) -> Bool {
+        (try? CommandRunner.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", url.path]).status) == 0
+    }
+
+    @Test("ENOSPC removes the temp file and names the problem",
+          .enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func diskFull() throws {
+        let directory = try TemporaryDirectory("enospc")
+        let folder = try PackageFixture.make(
+            at: directory.appending("pkg"), files: ["Contents/data.bin": PackageFixture.bytes(count: 400_000, seed: 4)])
+        let mountPoint = directory.appending("tiny")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        guard tinyFileSystem(at: mountPoint) else { return }  // e.g. a container without CAP_SYS_ADMIN
+        defer { _ = try? CommandRunner.run("/bin/umount", [mountPoint.path]) }
+        try Data(count: 800_000).write(to: mountPoint.appendingPathComponent("filler"))
+        let output = mountPoint.appendingPathComponent("out")
+        let result = try CommandRunner.iapcontent(["pack", folder.path, "--output", output.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("No space left on device"), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output.path) == [])
+    }
+}
