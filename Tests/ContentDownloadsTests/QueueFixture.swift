@@ -9,7 +9,7 @@ import TestSupport
 final class QueueFixture: @unchecked Sendable {
     let root: URL
     let nginx: Nginx
-    let store: StoreLayout
+    var store: StoreLayout
     var catalogVersion: UInt64 = 1
 
     /// `locationConfig` goes into nginx's `location /` (e.g. `limit_rate 1m;`).

@@ -55,13 +55,13 @@ public actor ContentQueue {
     @discardableResult
     public func open() async throws -> [ContentTransaction] {
         guard !isOpen else { return await transactions() }
-        do {
-            let lock = try DriverLock(layout: layout)
-            defer { _ = lock }
-            try ContentInstaller.recover(store: store)
-            for row in try journal.transactionRows() { rows[row.id] = row }
-            try await recoverInstalls()
-        }
+        // Recovery runs under the driver lock (so no other driver installs meanwhile); the manager
+        // takes the lock again right after (flock is per open file, so it cannot be shared).
+        let lock = try DriverLock(layout: layout)
+        try ContentInstaller.recover(store: store)
+        for row in try journal.transactionRows() { rows[row.id] = row }
+        try await recoverInstalls()
+        withExtendedLifetime(lock) {}
         await manager.setPostVerifyStep { [weak self] archive in
             guard let self else { return }
             try await self.install(archive)
@@ -195,11 +195,11 @@ public actor ContentQueue {
     /// Installed products whose catalog version is newer (StoreKit: the update a new download brings).
     public func availableUpdates() -> [ContentUpdate] {
         guard let catalog else { return [] }
-        return ContentQueue.updates(store: store, catalog: catalog.catalog)
+        return ContentQueue.availableUpdates(store: store, catalog: catalog.catalog)
     }
 
     /// Installed products of `store` with a newer version in `catalog`.
-    public nonisolated static func updates(store: ContentStore, catalog: Catalog) -> [ContentUpdate] {
+    public nonisolated static func availableUpdates(store: ContentStore, catalog: Catalog) -> [ContentUpdate] {
         store.installedProductIDs().compactMap { id in
             guard let installed = store.installedVersion(forProductID: id), let product = catalog.product(id),
                   installed < product.contentVersion

@@ -49,7 +49,7 @@ extension IAPContent {
             if let catalog {
                 do {
                     let source = try CatalogSource.load(catalog)
-                    for update in ContentQueue.updates(store: store, catalog: source.catalog) { updates[update.productID] = update }
+                    for update in ContentQueue.availableUpdates(store: store, catalog: source.catalog) { updates[update.productID] = update }
                 } catch {
                     printError(error.message)
                 }
