@@ -45,6 +45,9 @@ extension IAPContent {
         @Flag(name: .customLong("no-finish"), help: "Leave the transactions unfinished (for inspection with `status`).")
         var noFinish = false
 
+        @Flag(name: .customLong("no-install"), help: "Only fetch and verify the archives into the store's transfers/ (no transaction, no install).")
+        var noInstall = false
+
         func validate() throws {
             guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
             if let maxRate, maxRate < 1 { throw ValidationError("--max-rate must be a positive number of bytes per second") }
@@ -67,6 +70,10 @@ extension IAPContent {
             options.retryBaseDelay = retryDelay
             options.transfer.caFile = caFile
             options.transfer.lowSpeedTime = stallTimeout
+            if noInstall {
+                try await fetchOnly(source: source, products: products, options: options)
+                return
+            }
             let queue = try ContentQueue(layout: storeOptions.layout, catalog: source, options: options)
             do {
                 try await queue.open()
