@@ -7,7 +7,7 @@ extension ContentQueue {
     /// preflights free space first (archive still to fetch + uncompressed size + margin).
     func startDownload(_ row: TransactionRow) async throws {
         let product = row.product
-        preflightFailures[row.productID] = nil
+        localFailures[row.productID] = nil
         if let installed = store.installedVersion(forProductID: row.productID), installed >= product.contentVersion {
             return
         }
@@ -19,12 +19,23 @@ extension ContentQueue {
                 archiveLength: max(0, product.length - have), uncompressedSize: product.uncompressedSize)
             let available = SpacePreflight.availableBytes(atPath: layout.root.path)
             if available < needed {
-                preflightFailures[row.productID] = .insufficientSpace(needed: needed - available, path: layout.root.path)
+                localFailures[row.productID] = .insufficientSpace(needed: needed - available, path: layout.root.path)
                 await deliverDownload(row)
                 return
             }
         }
-        try await manager.enqueue(product, url: row.url, transactionID: row.id)
+        let snapshot = try await manager.enqueue(product, url: row.url, transactionID: row.id)
+        if snapshot.state == .finished, store.contentURL(forProductID: row.productID) == nil {
+            // Verified earlier without installing (`download --no-install`): install that archive.
+            let archive = layout.archiveFile(productID: row.productID, version: product.contentVersion.description)
+            do {
+                _ = try await Self.runInstall(archive: archive, product: product, store: store, options: installOptions)
+                try? journal.recordPhase(row.productID, .installed)
+            } catch {
+                localFailures[row.productID] = error as? DownloadError ?? DownloadError(code: .install, message: "\(error)")
+            }
+            await deliverDownload(row)
+        }
     }
 
     /// The transaction with its downloads as they are now.
@@ -40,7 +51,7 @@ extension ContentQueue {
         let product = row.product
         let version = product.contentVersion.description
         var snapshot: DownloadSnapshot
-        if let failure = preflightFailures[row.productID] {
+        if let failure = localFailures[row.productID] {
             snapshot = Self.snapshot(product, state: .failed, bytes: 0, error: failure)
         } else if let live = await manager.snapshot(of: row.productID), live.contentVersion == version,
                   live.state != .finished || store.contentURL(forProductID: row.productID) != nil

@@ -24,7 +24,8 @@ public actor ContentQueue {
     let installOptions: ContentInstaller.Options
     var catalog: CatalogSource?
     var rows: [String: TransactionRow] = [:]
-    var preflightFailures: [String: DownloadError] = [:]
+    /// Failures decided here, not by a transfer: the space preflight, installing an archive verified earlier.
+    var localFailures: [String: DownloadError] = [:]
     var observer: (any ContentQueueObserver)?
     var forwardTask: Task<Void, Never>?
     var isOpen = false
@@ -148,7 +149,7 @@ public actor ContentQueue {
     /// StoreKit's behaviour: cancels the transaction's downloads still in flight, then finishes it.
     public func cancelDownloadsAndFinish(_ transactionID: String) async throws(QueueError) {
         guard let row = rows[transactionID] else { throw .unknownTransaction(transactionID) }
-        preflightFailures[row.productID] = nil
+        localFailures[row.productID] = nil
         for download in await transaction(row).downloads where download.state.isInFlight {
             await manager.cancel(download.productID)
         }
