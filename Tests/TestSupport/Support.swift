@@ -11,8 +11,8 @@ public struct TestSupportError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// Fresh temp folders for tests.
-public enum TemporaryDirectory {
+/// Fresh temp folders that outlive the value (the caller removes them).
+extension TemporaryDirectory {
     /// Creates `/tmp/iapcontent-<prefix>-<random>`.
     public static func make(prefix: String) throws -> URL {
         let url = FileManager.default.temporaryDirectory
