@@ -80,7 +80,7 @@ struct QueueCrashTests {
 
         // A third run finds it installed and finishes nothing twice.
         let again = try iapcontent(arguments, timeout: 60)
-        #expect(again.status == 0, again.output)
+        #expect(again.status == 0, "\(again.output)")
         #expect(try StoreOverview(layout: fixture.store).history.filter { $0.productID == Self.productID }.count == 1)
     }
 }

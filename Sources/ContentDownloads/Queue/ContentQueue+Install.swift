@@ -51,9 +51,9 @@ extension ContentQueue {
     ) async throws -> URL {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global(qos: .utility).async {
-                do {
-                    continuation.resume(returning: try ContentInstaller.install(
-                        archive: archive, product: product, store: store, options: options))
+                do throws(InstallError) {
+                    let url = try ContentInstaller.install(archive: archive, product: product, store: store, options: options)
+                    continuation.resume(returning: url)
                 } catch {
                     continuation.resume(throwing: DownloadError.install(error, store: store.root.path))
                 }

@@ -1,3 +1,5 @@
+internal import ContentDelivery
+internal import ContentPackaging
 public import Foundation
 
 /// A read-only look at a store's transactions from any process (`iapcontent status`), without

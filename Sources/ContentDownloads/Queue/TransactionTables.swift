@@ -1,4 +1,5 @@
 internal import ContentDelivery
+internal import ContentPackaging
 internal import Foundation
 internal import GRDB
 

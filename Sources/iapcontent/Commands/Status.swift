@@ -1,5 +1,6 @@
 import ArgumentParser
 import ContentDownloads
+import ContentPackaging
 import Foundation
 
 extension IAPContent {
