@@ -58,11 +58,13 @@ public actor ContentQueue {
         guard !isOpen else { return await transactions() }
         // Recovery runs under the driver lock (so no other driver installs meanwhile); the manager
         // takes the lock again right after (flock is per open file, so it cannot be shared).
-        let lock = try DriverLock(layout: layout)
-        try ContentInstaller.recover(store: store)
-        for row in try journal.transactionRows() { rows[row.id] = row }
-        try await recoverInstalls()
-        withExtendedLifetime(lock) {}
+        do {
+            let lock = try DriverLock(layout: layout)
+            try ContentInstaller.recover(store: store)
+            for row in try journal.transactionRows() { rows[row.id] = row }
+            try await recoverInstalls()
+            withExtendedLifetime(lock) {}
+        }  // the lock is released here
         await manager.setPostVerifyStep { [weak self] archive in
             guard let self else { return }
             try await self.install(archive)
