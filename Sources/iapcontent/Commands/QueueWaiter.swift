@@ -11,7 +11,9 @@ struct QueueWaiter {
         var latest: [String: ContentDownload] = [:]
         for transaction in transactions { for download in transaction.downloads { latest[transaction.id] = download } }
         let printer = ProgressPrinter()
-        for download in latest.values { printer.show(download.snapshot) }
+        // Downloads still in flight are printed from the stream, which holds every change in order
+        // (printing their current state first would replay older states after it).
+        for download in latest.values where !download.state.isInFlight { printer.show(download.snapshot) }
         if latest.values.allSatisfy({ !$0.state.isInFlight }) { return latest }
         for await update in queue.updates {
             guard case .downloads(let downloads) = update else { continue }
