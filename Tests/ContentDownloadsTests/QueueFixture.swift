@@ -39,14 +39,15 @@ final class QueueFixture: @unchecked Sendable {
 
     /// Packs the folders and publishes them (with every earlier archive) as the catalog nginx serves.
     @discardableResult
-    func publish(_ folders: [URL]) throws -> Catalog {
+    func publish(_ folders: [URL], signingKey: SigningKey? = nil, catalogVersion explicit: UInt64? = nil) throws -> Catalog {
         let packed = root.appendingPathComponent("packed", isDirectory: true)
         for folder in folders {
             _ = try Packer().pack(folder: folder, outputDirectory: packed)
         }
-        catalogVersion += 1
-        return try CatalogBuilder(inputDirectory: packed, outputDirectory: nginx.root, catalogVersion: catalogVersion)
-            .build().catalog
+        catalogVersion = explicit ?? catalogVersion + 1
+        return try CatalogBuilder(
+            inputDirectory: packed, outputDirectory: nginx.root, catalogVersion: catalogVersion, signingKey: signingKey
+        ).build().catalog
     }
 
     /// The catalog as a client loads it.

@@ -6,7 +6,8 @@ internal import GRDB
 /// The queue's tables in the store's journal (migration `v2-transactions`):
 /// - `transactions`: unfinished transactions, with the catalog product they install (so a restart
 ///   can install a verified archive without the catalog);
-/// - `history`: finished transactions, used by restore.
+/// - `history`: finished transactions, used by restore;
+/// - `storeValues`: small facts about the store (the highest catalog version accepted).
 /// Transfers link to their transaction through `transfers.transactionID`.
 enum TransactionTables {
     /// Creates both tables (registered in ``SQLiteJournal/migrator``).
@@ -26,6 +27,10 @@ enum TransactionTables {
             t.column("kind", .text).notNull()
             t.column("contentVersion", .text).notNull()
             t.column("finishedAt", .datetime).notNull()
+        }
+        try db.create(table: "storeValues") { t in
+            t.primaryKey("key", .text)
+            t.column("value", .text).notNull()
         }
     }
 }
@@ -95,6 +100,25 @@ extension SQLiteJournal {
                     kind: TransactionKind(rawValue: row["kind"]) ?? .purchase,
                     contentVersion: row["contentVersion"], finishedAt: row["finishedAt"])
             }
+        }
+    }
+
+    /// The highest `catalogVersion` this store accepted (rollback protection), or `nil`.
+    func highestCatalogVersion() throws -> UInt64? {
+        try queue.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM storeValues WHERE key = 'highestCatalogVersion'").flatMap(UInt64.init)
+        }
+    }
+
+    /// Raises the recorded highest `catalogVersion` (never lowers it).
+    func recordCatalogVersion(_ version: UInt64) throws {
+        try queue.write { db in
+            let current = try String.fetchOne(db, sql: "SELECT value FROM storeValues WHERE key = 'highestCatalogVersion'")
+                .flatMap(UInt64.init)
+            guard current.map({ version > $0 }) ?? true else { return }
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO storeValues (key, value) VALUES ('highestCatalogVersion', ?)",
+                arguments: [String(version)])
         }
     }
 

@@ -33,6 +33,9 @@ extension IAPContent {
         @Option(name: .customLong("ca-file"), help: "A PEM file of extra trusted certificate authorities.")
         var caFile: String?
 
+        @Option(name: .customLong("public-key"), help: "Pinned Ed25519 public key (base64, from `iapcontent keygen`); repeatable. When given, the catalog must carry a valid catalog.json.sig, be unexpired and not older than the newest this store accepted.")
+        var publicKeys: [String] = []
+
         @Option(name: .customLong("max-attempts"), help: "Attempts per download on network errors before failing.")
         var maxAttempts: Int = 5
 
@@ -57,7 +60,7 @@ extension IAPContent {
             let source: CatalogSource
             var products: [CatalogProduct] = []
             do {
-                source = try CatalogSource.load(catalog, caFile: caFile)
+                source = try loadCatalog(catalog, caFile: caFile, publicKeys: publicKeys, layout: storeOptions.layout)
                 for id in productIDs { products.append(try source.product(id)) }
             } catch {
                 printError(error.message)

@@ -17,9 +17,12 @@ extension IAPContent {
         @Option(name: .customLong("ca-file"), help: "A PEM file of extra trusted certificate authorities.")
         var caFile: String?
 
+        @Option(name: .customLong("public-key"), help: "Pinned Ed25519 public key (base64, from `iapcontent keygen`); repeatable. When given, the catalog must carry a valid catalog.json.sig, be unexpired and not older than the newest this store accepted.")
+        var publicKeys: [String] = []
+
         func run() async throws {
             let source: CatalogSource
-            do { source = try CatalogSource.load(catalog, caFile: caFile) } catch {
+            do { source = try loadCatalog(catalog, caFile: caFile, publicKeys: publicKeys, layout: storeOptions.layout) } catch {
                 printError(error.message)
                 throw ExitCode(1)
             }
