@@ -14,7 +14,7 @@ extension DownloadError {
         case .insufficientSpace(let needed, let available):
             DownloadError(
                 code: .insufficientSpace,
-                message: "not enough disk space in \(store) to install: \(needed) bytes needed, \(available) available (\(max(0, needed - available)) more); free some space and run the command again — the verified archive is kept and installed without downloading again")
+                message: "not enough disk space in \(store) to install: \(needed) bytes needed, \(available) available (\(max(0, needed - available)) more); free some space and run the command again — the verified archive is kept, and reopening the store installs it without downloading again")
         default:
             DownloadError(code: .install, message: "cannot install: \(error.description)")
         }
