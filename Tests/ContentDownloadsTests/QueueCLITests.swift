@@ -53,6 +53,37 @@ struct QueueCLITests {
     }
 }
 
+extension QueueCLITests {
+    @Test("Ctrl-C pauses and exits 3 with the transaction unfinished; the rerun installs and finishes it")
+    func interruptThenRerun() async throws {
+        let fixture = try QueueFixture(locationConfig: "limit_rate 512k;")
+        let id = "com.example.interrupt"
+        let source = try fixture.source(id, version: "1.0", size: 3 << 20)
+        try fixture.publish([source])
+        let arguments = ["download", id, "--catalog", fixture.catalogURL, "--store", fixture.store.root.path]
+        let child = try Child(arguments)
+        let partial = fixture.store.partialFile(productID: id).path
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) < 256 << 10 {
+            usleep(50_000)
+        }
+        kill(child.process.processIdentifier, SIGINT)
+        #expect(child.wait(timeout: 15) == 3, "\(child.text)")
+        #expect(child.text.contains("Run the same command again to resume"))
+        #expect(try StoreOverview(layout: fixture.store).transactions.map(\.id) == ["cli-\(id)-1.0"])
+
+        let rerun = try iapcontent(arguments, timeout: 60)
+        #expect(rerun.status == 0, "\(rerun.output)")
+        let url = try #require(try ContentStore(root: fixture.store.root).contentURL(forProductID: id))
+        #expect(try diffTrees(source, url).status == 0)
+        #expect(try StoreOverview(layout: fixture.store).transactions.isEmpty)
+        // The rerun resumed: the second request asked for a range.
+        let requests = fixture.nginx.requests().filter { $0.request.contains(".tar.zst") }
+        #expect(requests.count == 2)
+        #expect(requests.last?.range.hasPrefix("bytes=") == true)
+    }
+}
+
 @Suite("Content queue: signed catalogs", .serialized)
 struct QueueSignedCatalogTests {
     @Test("--public-key: a signed catalog installs; a wrong key, a missing signature and a rollback are refused")
