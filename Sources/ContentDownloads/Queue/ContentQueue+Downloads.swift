@@ -96,6 +96,11 @@ extension ContentQueue {
 
     /// Sends an update to the stream and the observer.
     func deliver(_ update: ContentQueueUpdate) async {
+        if case .downloads(let downloads) = update {
+            for download in downloads where rows[download.transactionID] != nil {
+                deliveredStates[download.transactionID] = download.state
+            }
+        }
         continuation.yield(update)
         guard let observer else { return }
         switch update {

@@ -27,6 +27,8 @@ public actor ContentQueue {
     /// Failures decided here, not by a transfer: the space preflight, installing an archive verified earlier.
     var localFailures: [String: DownloadError] = [:]
     var observer: (any ContentQueueObserver)?
+    /// The last download state delivered per transaction (so a finish never overtakes it).
+    var deliveredStates: [String: DownloadState] = [:]
     var forwardTask: Task<Void, Never>?
     var isOpen = false
 
@@ -142,7 +144,12 @@ public actor ContentQueue {
         do { try journal.finishTransaction(row, at: Date()) } catch {
             throw .journal(path: layout.journal.path, reason: "\(error)")
         }
-        rows[transactionID] = nil
+        // The caller may have seen the final state by asking before the engine's update was
+        // forwarded: deliver it first, so observers see every download end before its transaction.
+        let undelivered = current.downloads.filter { deliveredStates[$0.transactionID] != $0.state }
+        rows[transactionID] = nil  // before any suspension: a second finish now fails cleanly
+        deliveredStates[transactionID] = nil
+        if !undelivered.isEmpty { await deliver(.downloads(undelivered)) }
         var finished = current
         finished.state = .finished
         await deliver(.transactions([finished]))
