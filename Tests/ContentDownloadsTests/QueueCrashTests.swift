@@ -54,7 +54,7 @@ struct QueueCrashTests {
             }
             kill(child.processIdentifier, SIGKILL)
         }
-        Self.wait(child, timeout: 60)
+        Self.wait(child, timeout: 120)
         let firstRun = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
         #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL,
                 "the first run should have been killed at \(phase): status \(child.terminationStatus)\n\(firstRun)")
@@ -63,7 +63,7 @@ struct QueueCrashTests {
             #expect(try StoreOverview(layout: fixture.store).transactions.map(\.productID) == [Self.productID])
         }
 
-        let rerun = try iapcontent(arguments, timeout: 90)
+        let rerun = try iapcontent(arguments, timeout: 120)
         #expect(rerun.status == 0, "rerun after a kill at \(phase):\n\(rerun.output)")
         let installed = try #require(ContentStore(root: fixture.store.root).contentURL(forProductID: Self.productID))
         #expect(rerun.output.contains("\(Self.productID): \(installed.path)"))
@@ -79,7 +79,7 @@ struct QueueCrashTests {
         }
 
         // A third run finds it installed and finishes nothing twice.
-        let again = try iapcontent(arguments, timeout: 60)
+        let again = try iapcontent(arguments, timeout: 120)
         #expect(again.status == 0, "\(again.output)")
         #expect(try StoreOverview(layout: fixture.store).history.filter { $0.productID == Self.productID }.count == 1)
     }

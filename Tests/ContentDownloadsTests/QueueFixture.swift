@@ -74,7 +74,7 @@ func diffTrees(_ a: URL, _ b: URL) throws -> CommandRunner.Result {
 /// Follows `queue.updates` until every listed transaction's downloads have stopped (or `timeout`),
 /// re-reading the queue's current state on each update. Returns the transactions as they end.
 func waitForDownloads(
-    _ queue: ContentQueue, _ transactionIDs: [String], timeout: Double = 60,
+    _ queue: ContentQueue, _ transactionIDs: [String], timeout: Double = 120,
     until done: @escaping @Sendable (ContentDownload) -> Bool = { !$0.state.isInFlight }
 ) async -> [String: ContentTransaction] {
     func current() async -> [String: ContentTransaction] {
