@@ -61,7 +61,7 @@ public struct CatalogSource: Sendable {
             ?? location.deletingLastPathComponent().appendingPathComponent(product.path).absoluteString
     }
 
-    private static func fetch(_ url: URL, caFile: String?) throws(DownloadError) -> Data {
+    static func fetch(_ url: URL, caFile: String?) throws(DownloadError) -> Data {
         final class Sink {
             var data = Data()
             var overflow = false

@@ -12,7 +12,7 @@ struct IAPContent: AsyncParsableCommand {
             Validate.self, Pack.self, Inspect.self,
             BuildCatalog.self, Keygen.self, Serve.self, SignURL.self,
             Download.self, Status.self, Pause.self, Resume.self, Cancel.self,
-            InstallArchive.self,
+            Content.self, Delete.self, Restore.self, InstallArchive.self,
         ])
 
     /// Runs the command, mapping argument-parser's usage-error code (64) to the documented 2.

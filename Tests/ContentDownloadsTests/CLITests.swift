@@ -102,7 +102,7 @@ struct CLITests {
         let catalog = try writeCatalog([item], to: nginx)
         let store = try makeStore()
         defer { store.remove() }
-        let arguments = ["download", item.productID, "--catalog", catalog, "--store", store.root.path]
+        let arguments = ["download", item.productID, "--catalog", catalog, "--store", store.root.path, "--no-install"]
 
         let first = try Child(arguments)
         let midway = try poll(store, item.productID, timeout: 30) { $0.downloadedBytes >= 3 << 20 }
@@ -146,7 +146,7 @@ struct CLITests {
         let store = try makeStore()
         defer { store.remove() }
         let id = item.productID
-        let driver = try Child(["download", id, "--catalog", catalog, "--store", store.root.path])
+        let driver = try Child(["download", id, "--catalog", catalog, "--store", store.root.path, "--no-install"])
         defer { if driver.process.isRunning { kill(driver.process.processIdentifier, SIGKILL) } }
 
         let running = try poll(store, id, timeout: 30) { $0.state == "active" && $0.downloadedBytes > 0 }
@@ -183,7 +183,7 @@ struct CLITests {
         let catalog = try writeCatalog([item], to: nginx)
         let store = try makeStore()
         defer { store.remove() }
-        let arguments = ["download", item.productID, "--catalog", catalog, "--store", store.root.path]
+        let arguments = ["download", item.productID, "--catalog", catalog, "--store", store.root.path, "--no-install"]
         let child = try Child(arguments)
         #expect(try poll(store, item.productID) { $0.downloadedBytes >= 1 << 20 } != nil)
         kill(child.process.processIdentifier, SIGINT)

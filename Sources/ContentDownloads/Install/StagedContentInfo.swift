@@ -5,32 +5,24 @@ import Glibc
 
 /// Checks the extracted `ContentInfo.plist` says what the catalog promised (product id and version).
 ///
-/// A minimal `PropertyListSerialization` reader of the two required keys, `IAPProductIdentifier`
-/// and `ContentVersion`; read through the staging directory's descriptor without following links.
+/// Parsed with ContentPackaging's ``ContentInfo`` (the same rules `pack` applied); read through the
+/// staging directory's descriptor without following links.
 enum StagedContentInfo {
     /// Largest plist accepted (it is two keys; anything bigger is not ours).
-    static let maxBytes = 1 << 20
+    static let maxBytes = ContentInfo.maxFileBytes
 
     static func verify(stagingFD: Int32, stagingPath: String, product: CatalogProduct) throws(InstallError) {
         let expected = "IAPProductIdentifier '\(product.productID)', ContentVersion '\(product.contentVersion)'"
-        guard let data = read(in: stagingFD, "ContentInfo.plist") else {
+        guard let data = read(in: stagingFD, ContentInfo.fileName) else {
             throw .wrongContent(expected: expected, found: "no readable ContentInfo.plist in \(stagingPath)")
         }
-        guard let (productID, version) = parse(data) else {
-            throw .wrongContent(expected: expected, found: "a ContentInfo.plist without IAPProductIdentifier and ContentVersion strings")
+        let info: ContentInfo
+        do { info = try ContentInfo(data: data) } catch {
+            throw .wrongContent(expected: expected, found: "an invalid ContentInfo.plist (\(error))")
         }
-        guard productID == product.productID, let parsed = ContentVersion(version), parsed == product.contentVersion else {
-            throw .wrongContent(expected: expected, found: "IAPProductIdentifier '\(productID)', ContentVersion '\(version)'")
+        guard info.productID == product.productID, info.contentVersion == product.contentVersion else {
+            throw .wrongContent(expected: expected, found: "IAPProductIdentifier '\(info.productID)', ContentVersion '\(info.contentVersion)'")
         }
-    }
-
-    /// The product id and version strings of a `ContentInfo.plist`, or `nil`.
-    static func parse(_ data: Data) -> (productID: String, version: String)? {
-        guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
-              let productID = plist["IAPProductIdentifier"] as? String,
-              let version = plist["ContentVersion"] as? String
-        else { return nil }
-        return (productID, version)
     }
 
     /// Reads `name` in `directory` (no symlink following, at most ``maxBytes``).

@@ -8,7 +8,8 @@ internal import GRDB
 /// Several processes may open the same file (the driver, and `pause`/`resume`/`cancel`/`status`);
 /// SQLite's locking plus a busy timeout serialises them.
 public final class SQLiteJournal: DownloadJournal {
-    private let queue: DatabaseQueue
+    /// The database (internal: the queue's transaction tables share it).
+    let queue: DatabaseQueue
 
     /// Opens (creating and migrating if needed) the journal at `path`.
     public init(path: String) throws {
@@ -64,6 +65,7 @@ public final class SQLiteJournal: DownloadJournal {
                 t.column("updatedAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v2-transactions", migrate: TransactionTables.create)
         return migrator
     }
 

@@ -117,6 +117,7 @@ extension DownloadManager {
         }
         guard var current = records[id], current.downloadState != .cancelled else { return }
         current.downloadState = .finished
+        if postVerify != nil { current.phase = TransferPhase.installed.rawValue }
         save(&current)
         emit(id, force: true)
     }

@@ -103,8 +103,9 @@ public actor DownloadManager {
     /// An unfinished download of the same archive (same SHA-256) keeps its bytes and state (a
     /// paused one stays paused); a failed one is retried from its bytes; a cancelled one, or one
     /// for a different archive, starts over.
+    /// `transactionID` links the download to the queue's transaction (kept when `nil`).
     @discardableResult
-    public func enqueue(_ product: CatalogProduct, url: String) throws -> DownloadSnapshot {
+    public func enqueue(_ product: CatalogProduct, url: String, transactionID: String? = nil) throws -> DownloadSnapshot {
         let id = product.productID
         let now = Date()
         let partial = layout.partialFile(productID: id).path
@@ -112,6 +113,7 @@ public actor DownloadManager {
            existing.expectedLength == product.length
         {
             existing.url = url
+            existing.transactionID = transactionID ?? existing.transactionID
             switch existing.downloadState {
             case .finished:
                 if let archive = existing.archivePath, FileManager.default.fileExists(atPath: archive) {
@@ -156,7 +158,7 @@ public actor DownloadManager {
             expectedSHA256: product.sha256.lowercased(), etag: nil, lastModified: nil, durableOffset: 0,
             state: DownloadState.waiting.rawValue, phase: TransferPhase.downloading.rawValue, attempts: 0,
             checksumFailures: 0, lastErrorCode: nil, lastError: nil, partialPath: partial, archivePath: nil,
-            transactionID: nil, requestedCommand: nil, maxBytesPerSecond: 0, timeRemaining: -1,
+            transactionID: transactionID, requestedCommand: nil, maxBytesPerSecond: 0, timeRemaining: -1,
             createdAt: now, updatedAt: now)
         if let needed = insufficientSpace(for: record) {
             record.downloadState = .failed

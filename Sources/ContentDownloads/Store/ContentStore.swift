@@ -52,10 +52,8 @@ public struct ContentStore: Sendable, Equatable {
         let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        guard let data = StagedContentInfo.read(in: fd, "ContentInfo.plist"),
-              let info = StagedContentInfo.parse(data)
-        else { return nil }
-        return ContentVersion(info.version)
+        guard let data = StagedContentInfo.read(in: fd, ContentInfo.fileName) else { return nil }
+        return try? ContentInfo(data: data).contentVersion
     }
 
     /// Product identifiers with installed content, sorted.

@@ -8,9 +8,10 @@ extension IAPContent {
     /// `iapcontent download`: fetch and verify products' archives into a store, resumably.
     struct Download: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Download and verify products' content archives into a store (resumable).",
+            abstract: "Download, verify and install products' content into a store (resumable), then finish their transactions.",
             discussion: """
-                Exit status: 0 when every product finished, 1 on failure (the message says why and \
+                Prints `<productID>: <content folder>` per installed product. Exit status: 0 when every \
+                product is installed and its transaction finished, 1 on failure (the message says why and \
                 what to do), 3 when interrupted by Ctrl-C/SIGTERM (paused and checkpointed; run the \
                 same command again to resume, also after a crash).
                 """)
@@ -32,6 +33,9 @@ extension IAPContent {
         @Option(name: .customLong("ca-file"), help: "A PEM file of extra trusted certificate authorities.")
         var caFile: String?
 
+        @Option(name: .customLong("public-key"), help: "Pinned Ed25519 public key (base64, from `iapcontent keygen`); repeatable. When given, the catalog must carry a valid catalog.json.sig, be unexpired and not older than the newest this store accepted.")
+        var publicKeys: [String] = []
+
         @Option(name: .customLong("max-attempts"), help: "Attempts per download on network errors before failing.")
         var maxAttempts: Int = 5
 
@@ -40,6 +44,12 @@ extension IAPContent {
 
         @Option(name: .customLong("stall-timeout"), help: "Seconds without data before a connection is retried.")
         var stallTimeout: Int = 30
+
+        @Flag(name: .customLong("no-finish"), help: "Leave the transactions unfinished (for inspection with `status`).")
+        var noFinish = false
+
+        @Flag(name: .customLong("no-install"), help: "Only fetch and verify the archives into the store's transfers/ (no transaction, no install).")
+        var noInstall = false
 
         func validate() throws {
             guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
@@ -50,7 +60,7 @@ extension IAPContent {
             let source: CatalogSource
             var products: [CatalogProduct] = []
             do {
-                source = try CatalogSource.load(catalog, caFile: caFile)
+                source = try loadCatalog(catalog, caFile: caFile, publicKeys: publicKeys, layout: storeOptions.layout)
                 for id in productIDs { products.append(try source.product(id)) }
             } catch {
                 printError(error.message)
@@ -63,51 +73,69 @@ extension IAPContent {
             options.retryBaseDelay = retryDelay
             options.transfer.caFile = caFile
             options.transfer.lowSpeedTime = stallTimeout
-            let manager = try DownloadManager(layout: storeOptions.layout, options: options)
+            if noInstall {
+                try await fetchOnly(source: source, products: products, options: options)
+                return
+            }
+            let queue = try ContentQueue(layout: storeOptions.layout, catalog: source, options: options)
             do {
-                try await manager.start()
+                try await queue.open()
             } catch let error as DriverLockError {
                 printError(error.description)
+                throw ExitCode(1)
+            } catch let error as InstallError {
+                printError("cannot recover the store \(storeOptions.store): \(error.description)")
                 throw ExitCode(1)
             }
             let interrupted = InterruptFlag()
             let signals = Self.onTerminationSignals {
                 interrupted.set()
-                Task { await manager.shutdown() }
+                Task { await queue.close() }
             }
             defer { signals.forEach { $0.cancel() } }
 
+            // One transaction per product version; a rerun reattaches to it (and retries a failed
+            // or cancelled download).
+            var transactions: [ContentTransaction] = []
             for product in products {
-                try await manager.enqueue(product, url: source.archiveURL(for: product))
-            }
-            let wanted = Set(productIDs)
-            var states: [String: DownloadState] = [:]
-            let printer = ProgressPrinter()
-            var lastErrors: [String: String] = [:]
-            for await snapshot in manager.updates where wanted.contains(snapshot.productID) {
-                printer.show(snapshot)
-                states[snapshot.productID] = snapshot.state
-                if let error = snapshot.error { lastErrors[snapshot.productID] = error.message }
-                if snapshot.state == .paused, states.count == wanted.count,
-                   states.values.allSatisfy({ $0 == .paused || !$0.isInFlight })
-                {
-                    printLine("\(snapshot.productID) is paused; run `iapcontent resume \(snapshot.productID) --store \(storeOptions.store)` to continue.")
+                let id = "cli-\(product.productID)-\(product.contentVersion)"
+                var transaction = try await queue.add(VerifiedPurchase(transactionID: id, productID: product.productID))
+                for download in transaction.downloads where download.state == .failed || download.state == .cancelled {
+                    try await queue.start(download)
                 }
-                if states.count == wanted.count, states.values.allSatisfy({ !$0.isInFlight }) { break }
+                transaction = await queue.transaction(id: id) ?? transaction
+                transactions.append(transaction)
             }
+            let latest = await QueueWaiter(store: storeOptions.store).wait(for: transactions, queue: queue)
             if interrupted.isSet {
                 printLine("Paused. Run the same command again to resume.")
                 throw ExitCode(3)
             }
-            await manager.shutdown()
-            let failed = productIDs.filter { states[$0] != .finished }
+            var failed: [ContentDownload] = []
+            for transaction in transactions {
+                guard let download = latest[transaction.id] else { continue }
+                guard download.state == .finished, let url = download.contentURL else {
+                    failed.append(download)
+                    continue
+                }
+                if !noFinish {
+                    do { try await queue.finish(transaction.id) } catch {
+                        printError(error.description)
+                        failed.append(download)
+                        continue
+                    }
+                }
+                printLine("\(download.productID): \(url.path)")
+            }
+            await queue.close()
             if failed.isEmpty {
-                printLine("All \(productIDs.count) download(s) finished and verified.")
+                printLine(noFinish
+                    ? "All \(productIDs.count) product(s) installed; transactions left unfinished (--no-finish)."
+                    : "All \(productIDs.count) product(s) installed and their transactions finished.")
                 return
             }
-            for id in failed {
-                let state = states[id]?.rawValue ?? "unknown"
-                printError("\(id) \(state)\(lastErrors[id].map { ": \($0)" } ?? "")")
+            for download in failed {
+                printError("\(download.productID) \(download.state.rawValue)\(download.error.map { ": \($0.message)" } ?? "")")
             }
             throw ExitCode(1)
         }

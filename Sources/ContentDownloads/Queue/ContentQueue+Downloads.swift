@@ -1,0 +1,111 @@
+internal import ContentDelivery
+internal import ContentPackaging
+internal import Foundation
+
+extension ContentQueue {
+    /// Enqueues a transaction's content unless it is installed at its version (or newer);
+    /// preflights free space first (archive still to fetch + uncompressed size + margin).
+    func startDownload(_ row: TransactionRow) async throws {
+        let product = row.product
+        localFailures[row.productID] = nil
+        if let installed = store.installedVersion(forProductID: row.productID), installed >= product.contentVersion {
+            return
+        }
+        let existing = await manager.snapshot(of: row.productID)
+        let sameVersion = existing?.contentVersion == product.contentVersion.description
+        let have = sameVersion ? (existing?.downloadedBytes ?? 0) : 0
+        if let preflight = installOptions.spacePreflight {
+            let needed = preflight.required(
+                archiveLength: max(0, product.length - have), uncompressedSize: product.uncompressedSize)
+            let available = SpacePreflight.availableBytes(atPath: layout.root.path)
+            if available < needed {
+                localFailures[row.productID] = .insufficientSpace(needed: needed - available, path: layout.root.path)
+                await deliverDownload(row)
+                return
+            }
+        }
+        let snapshot = try await manager.enqueue(product, url: row.url, transactionID: row.id)
+        if snapshot.state == .finished, store.contentURL(forProductID: row.productID) == nil {
+            // Verified earlier without installing (`download --no-install`): install that archive.
+            let archive = layout.archiveFile(productID: row.productID, version: product.contentVersion.description)
+            do {
+                _ = try await Self.runInstall(archive: archive, product: product, store: store, options: installOptions)
+                try? journal.recordPhase(row.productID, .installed)
+            } catch {
+                localFailures[row.productID] = error as? DownloadError ?? DownloadError(code: .install, message: "\(error)")
+            }
+            await deliverDownload(row)
+        }
+    }
+
+    /// The transaction with its downloads as they are now.
+    func transaction(_ row: TransactionRow) async -> ContentTransaction {
+        ContentTransaction(
+            id: row.id, productID: row.productID, kind: row.kind, state: row.state,
+            downloads: [await download(row)])
+    }
+
+    /// The download of a transaction: the transfer's snapshot when it is for this version,
+    /// `finished` when the version (or a newer one) is installed, else the preflight failure or `waiting`.
+    func download(_ row: TransactionRow) async -> ContentDownload {
+        let product = row.product
+        let version = product.contentVersion.description
+        var snapshot: DownloadSnapshot
+        if let failure = localFailures[row.productID] {
+            snapshot = Self.snapshot(product, state: .failed, bytes: 0, error: failure)
+        } else if let live = await manager.snapshot(of: row.productID), live.contentVersion == version,
+                  live.state != .finished || store.contentURL(forProductID: row.productID) != nil
+        {
+            snapshot = live
+        } else if let installed = store.installedVersion(forProductID: row.productID), installed >= product.contentVersion {
+            snapshot = Self.snapshot(product, state: .finished, bytes: product.length, error: nil)
+        } else {
+            snapshot = Self.snapshot(product, state: .waiting, bytes: 0, error: nil)
+        }
+        let url = snapshot.state == .finished ? store.contentURL(forProductID: row.productID) : nil
+        if snapshot.state == .finished, url == nil { snapshot.state = .waiting }
+        return ContentDownload(transactionID: row.id, snapshot: snapshot, contentURL: url)
+    }
+
+    static func snapshot(_ product: CatalogProduct, state: DownloadState, bytes: Int64, error: DownloadError?) -> DownloadSnapshot {
+        DownloadSnapshot(
+            productID: product.productID, contentIdentifier: product.contentIdentifier,
+            contentVersion: product.contentVersion.description, state: state, downloadedBytes: bytes,
+            expectedContentLength: product.length,
+            progress: product.length > 0 ? min(1, Double(bytes) / Double(product.length)) : (state == .finished ? 1 : 0),
+            timeRemaining: downloadTimeRemainingUnknown, error: error)
+    }
+
+    /// Maps an engine snapshot to the downloads of the transactions it serves.
+    func forward(_ snapshot: DownloadSnapshot) async {
+        let served = rows.values.filter {
+            $0.productID == snapshot.productID && $0.product.contentVersion.description == snapshot.contentVersion
+        }
+        guard !served.isEmpty else { return }
+        var downloads: [ContentDownload] = []
+        for row in served.sorted(by: { $0.id < $1.id }) {
+            let url = snapshot.state == .finished ? store.contentURL(forProductID: row.productID) : nil
+            downloads.append(ContentDownload(transactionID: row.id, snapshot: snapshot, contentURL: url))
+        }
+        await deliver(.downloads(downloads))
+    }
+
+    func deliverDownload(_ row: TransactionRow) async {
+        await deliver(.downloads([await download(row)]))
+    }
+
+    /// Sends an update to the stream and the observer.
+    func deliver(_ update: ContentQueueUpdate) async {
+        if case .downloads(let downloads) = update {
+            for download in downloads where rows[download.transactionID] != nil {
+                deliveredStates[download.transactionID] = download.state
+            }
+        }
+        continuation.yield(update)
+        guard let observer else { return }
+        switch update {
+        case .transactions(let transactions): await observer.updatedTransactions(transactions)
+        case .downloads(let downloads): await observer.updatedDownloads(downloads)
+        }
+    }
+}

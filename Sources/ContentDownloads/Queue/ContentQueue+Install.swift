@@ -1,0 +1,112 @@
+internal import ContentDelivery
+internal import ContentPackaging
+internal import Foundation
+
+extension DownloadError.Code {
+    /// The verified archive could not be installed (unsafe, wrong content, file system trouble).
+    public static let install = DownloadError.Code(rawValue: "install")
+}
+
+extension DownloadError {
+    /// The download error an install failure becomes (`insufficientSpace` keeps its code and numbers).
+    public static func install(_ error: InstallError, store: String) -> DownloadError {
+        switch error {
+        case .insufficientSpace(let needed, let available):
+            DownloadError(
+                code: .insufficientSpace,
+                message: "not enough disk space in \(store) to install: \(needed) bytes needed, \(available) available (\(max(0, needed - available)) more); free some space and run the command again — the verified archive is kept, and reopening the store installs it without downloading again")
+        default:
+            DownloadError(code: .install, message: "cannot install: \(error.description)")
+        }
+    }
+}
+
+extension ContentQueue {
+    /// The post-verify step: journal `installing`, install off the cooperative pool, return (the
+    /// manager then records `finished` + `installed`).
+    func install(_ archive: VerifiedArchive) async throws {
+        CrashHook.reach(.verify)
+        guard let product = product(archive.productID, version: archive.contentVersion) else {
+            throw DownloadError(
+                code: .install,
+                message: "no transaction or catalog entry describes \(archive.productID) \(archive.contentVersion); add the purchase again with a current catalog")
+        }
+        try? journal.recordPhase(archive.productID, .installing)
+        _ = try await Self.runInstall(
+            archive: URL(fileURLWithPath: archive.archivePath), product: product, store: store, options: installOptions)
+    }
+
+    /// The catalog product a transaction (or the catalog) gives for this product version.
+    func product(_ productID: String, version: String) -> CatalogProduct? {
+        if let row = rows.values.first(where: { $0.productID == productID && $0.product.contentVersion.description == version }) {
+            return row.product
+        }
+        if let product = catalog?.catalog.product(productID), product.contentVersion.description == version { return product }
+        return nil
+    }
+
+    /// Runs the (blocking) installer on a dispatch queue, never on a cooperative thread.
+    nonisolated static func runInstall(
+        archive: URL, product: CatalogProduct, store: ContentStore, options: ContentInstaller.Options
+    ) async throws -> URL {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async {
+                do throws(InstallError) {
+                    let url = try ContentInstaller.install(archive: archive, product: product, store: store, options: options)
+                    continuation.resume(returning: url)
+                } catch {
+                    continuation.resume(throwing: DownloadError.install(error, store: store.root.path))
+                }
+            }
+        }
+    }
+
+    /// Crash recovery of installs, before transfers start (the caller holds the driver lock):
+    /// - `verified`/`installing` with the archive on disk → install it again (re-extract);
+    /// - archive gone but this version installed → the crash came after the swap: `finished`;
+    /// - neither → download again from zero;
+    /// - `finished` rows whose archive is still there (crash before cleanup) → delete the archive.
+    func recoverInstalls() async throws {
+        for var record in try journal.records() {
+            let phase = TransferPhase(rawValue: record.phase) ?? .downloading
+            let archive = record.archivePath.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+            if record.downloadState == .finished {
+                if phase == .installed || phase == .installing, let archive, installOptions.removeArchive,
+                   store.installedVersion(forProductID: record.productID)?.description == record.contentVersion
+                {
+                    unlink(archive)
+                }
+                continue
+            }
+            guard record.downloadState != .cancelled, phase == .verified || phase == .installing else { continue }
+            if let archive, let product = product(record.productID, version: record.contentVersion) {
+                do {
+                    _ = try await Self.runInstall(
+                        archive: URL(fileURLWithPath: archive), product: product, store: store, options: installOptions)
+                    record.downloadState = .finished
+                    record.phase = TransferPhase.installed.rawValue
+                    record.lastError = nil
+                    record.lastErrorCode = nil
+                } catch {
+                    let failure = error as? DownloadError ?? DownloadError(code: .install, message: "\(error)")
+                    record.downloadState = .failed
+                    record.phase = TransferPhase.verified.rawValue
+                    record.lastErrorCode = failure.code.rawValue
+                    record.lastError = failure.message
+                }
+            } else if let installed = store.installedVersion(forProductID: record.productID),
+                      installed.description == record.contentVersion || ContentVersion(record.contentVersion).map({ installed >= $0 }) == true
+            {
+                record.downloadState = .finished
+                record.phase = TransferPhase.installed.rawValue
+            } else {
+                record.downloadState = .waiting
+                record.phase = TransferPhase.downloading.rawValue
+                record.durableOffset = 0
+                record.validator = nil
+                record.archivePath = nil
+            }
+            try journal.save(record)
+        }
+    }
+}

@@ -1,0 +1,244 @@
+public import ContentDelivery
+public import ContentPackaging
+public import Foundation
+
+/// The transaction queue an embedding service uses: StoreKit's `SKPaymentQueue` for hosted content.
+///
+/// ``add(_:)`` a purchase the service verified → one download per hosted content of the product
+/// (from the catalog) → transfer, verify, install (``ContentInstaller``) → the download is
+/// `finished` and its `contentURL` names the installed folder → ``finish(_:)`` moves the
+/// transaction to the history (refused while a download is in flight).
+///
+/// Lifecycle: create, set an ``observer`` or iterate ``updates``, then ``open()`` — it recovers
+/// what a crash interrupted, resumes the downloads that were active (paused ones stay paused) and
+/// re-delivers every unfinished transaction. ``close()`` pauses and checkpoints.
+public actor ContentQueue {
+    /// Every transaction and download change, in order.
+    public nonisolated let updates: AsyncStream<ContentQueueUpdate>
+    let continuation: AsyncStream<ContentQueueUpdate>.Continuation
+    let layout: StoreLayout
+    /// Where installed content lives (the store folder itself).
+    public nonisolated let store: ContentStore
+    let journal: SQLiteJournal
+    let manager: DownloadManager
+    let installOptions: ContentInstaller.Options
+    var catalog: CatalogSource?
+    var rows: [String: TransactionRow] = [:]
+    /// Failures decided here, not by a transfer: the space preflight, installing an archive verified earlier.
+    var localFailures: [String: DownloadError] = [:]
+    var observer: (any ContentQueueObserver)?
+    /// The last download state delivered per transaction (so a finish never overtakes it).
+    var deliveredStates: [String: DownloadState] = [:]
+    var forwardTask: Task<Void, Never>?
+    var isOpen = false
+
+    /// A queue on the store folder `layout`; `catalog` is needed to add purchases and to restore.
+    public init(
+        layout: StoreLayout, catalog: CatalogSource?, options: DownloadOptions = DownloadOptions(),
+        installOptions: ContentInstaller.Options = ContentInstaller.Options()
+    ) throws {
+        self.layout = layout
+        self.catalog = catalog
+        self.installOptions = installOptions
+        journal = try layout.openJournal()
+        store = try ContentStore(root: layout.root)
+        manager = try DownloadManager(layout: layout, options: options)
+        (updates, continuation) = AsyncStream.makeStream(of: ContentQueueUpdate.self, bufferingPolicy: .unbounded)
+    }
+
+    /// Sets (or clears) the delegate-style observer.
+    public func setObserver(_ observer: (any ContentQueueObserver)?) { self.observer = observer }
+
+    /// Replaces the catalog (a refreshed one) used by ``add(_:)``, restore and update detection.
+    public func setCatalog(_ catalog: CatalogSource?) { self.catalog = catalog }
+
+    /// Recovers, starts transferring and re-delivers every unfinished transaction (returned too).
+    /// - Throws: ``DriverLockError/busy(store:pid:)`` when another process drives the store;
+    ///   ``InstallError`` when recovery cannot clean the store.
+    @discardableResult
+    public func open() async throws -> [ContentTransaction] {
+        guard !isOpen else { return await transactions() }
+        // Recovery runs under the driver lock (so no other driver installs meanwhile); the manager
+        // takes the lock again right after (flock is per open file, so it cannot be shared).
+        do {
+            let lock = try DriverLock(layout: layout)
+            try ContentInstaller.recover(store: store)
+            for row in try journal.transactionRows() { rows[row.id] = row }
+            try await recoverInstalls()
+            withExtendedLifetime(lock) {}
+        }  // the lock is released here
+        await manager.setPostVerifyStep { [weak self] archive in
+            guard let self else { return }
+            try await self.install(archive)
+        }
+        try await manager.start()
+        isOpen = true
+        let updates = manager.updates
+        forwardTask = Task { [weak self] in
+            for await snapshot in updates { await self?.forward(snapshot) }
+        }
+        let unfinished = await transactions()
+        if !unfinished.isEmpty { await deliver(.transactions(unfinished)) }
+        return unfinished
+    }
+
+    /// Pauses and checkpoints transfers (they resume on the next ``open()``) and ends ``updates``.
+    public func close() async {
+        await manager.shutdown()
+        await forwardTask?.value
+        continuation.finish()
+        isOpen = false
+    }
+
+    // MARK: Transactions
+
+    /// Adds a verified purchase: attaches the product's hosted content and starts its download
+    /// (or reattaches when the transaction id is already unfinished). Content already installed
+    /// at the catalog's version (or newer) is `finished` at once.
+    /// - Throws: ``QueueError/unknownProduct(_:catalog:)`` when the catalog lacks the product.
+    @discardableResult
+    public func add(_ purchase: VerifiedPurchase) async throws -> ContentTransaction {
+        if let row = rows[purchase.transactionID] { return await transaction(row) }
+        guard let catalog else { throw QueueError.unknownProduct(purchase.productID, catalog: "(none given)") }
+        guard let product = catalog.catalog.product(purchase.productID) else {
+            throw QueueError.unknownProduct(purchase.productID, catalog: catalog.location.absoluteString)
+        }
+        let row = TransactionRow(
+            id: purchase.transactionID, productID: product.productID, kind: purchase.kind,
+            state: purchase.kind == .restore ? .restored : .purchased, product: product,
+            url: catalog.archiveURL(for: product), createdAt: Date())
+        try journal.saveTransaction(row)
+        rows[row.id] = row
+        try await startDownload(row)
+        let transaction = await transaction(row)
+        await deliver(.transactions([transaction]))
+        return transaction
+    }
+
+    /// Unfinished transactions, oldest first.
+    public func transactions() async -> [ContentTransaction] {
+        var result: [ContentTransaction] = []
+        for row in rows.values.sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) {
+            result.append(await transaction(row))
+        }
+        return result
+    }
+
+    /// One unfinished transaction.
+    public func transaction(id: String) async -> ContentTransaction? {
+        guard let row = rows[id] else { return nil }
+        return await transaction(row)
+    }
+
+    /// Finishes a transaction whose downloads are all finished, failed or cancelled: it moves to the history.
+    /// - Throws: ``QueueError/downloadsInFlight(transactionID:downloads:)`` while any download is
+    ///   waiting, active or paused (the content is not installed yet); ``QueueError/unknownTransaction(_:)``.
+    public func finish(_ transactionID: String) async throws(QueueError) {
+        guard let row = rows[transactionID] else { throw .unknownTransaction(transactionID) }
+        let current = await transaction(row)
+        let inFlight = current.downloads.filter { $0.state.isInFlight }
+        guard inFlight.isEmpty else {
+            throw .downloadsInFlight(
+                transactionID: transactionID, downloads: inFlight.map { "\($0.productID) \($0.state.rawValue)" })
+        }
+        do { try journal.finishTransaction(row, at: Date()) } catch {
+            throw .journal(path: layout.journal.path, reason: "\(error)")
+        }
+        // The caller may have seen the final state by asking before the engine's update was
+        // forwarded: deliver it first, so observers see every download end before its transaction.
+        let undelivered = current.downloads.filter { deliveredStates[$0.transactionID] != $0.state }
+        rows[transactionID] = nil  // before any suspension: a second finish now fails cleanly
+        deliveredStates[transactionID] = nil
+        if !undelivered.isEmpty { await deliver(.downloads(undelivered)) }
+        var finished = current
+        finished.state = .finished
+        await deliver(.transactions([finished]))
+    }
+
+    /// StoreKit's behaviour: cancels the transaction's downloads still in flight, then finishes it.
+    public func cancelDownloadsAndFinish(_ transactionID: String) async throws(QueueError) {
+        guard let row = rows[transactionID] else { throw .unknownTransaction(transactionID) }
+        localFailures[row.productID] = nil
+        for download in await transaction(row).downloads where download.state.isInFlight {
+            await manager.cancel(download.productID)
+        }
+        try await finish(transactionID)
+    }
+
+    // MARK: Downloads
+
+    /// Starts (or retries) a download: waiting → admitted; failed or cancelled → again from its bytes.
+    public func start(_ download: ContentDownload) async throws {
+        guard let row = rows[download.transactionID] else {
+            throw QueueError.unknownTransaction(download.transactionID)
+        }
+        try await startDownload(row)
+    }
+
+    /// Pauses a download (keeps its bytes). Idempotent.
+    public func pause(_ download: ContentDownload) async { await manager.pause(download.productID) }
+
+    /// Resumes a paused download. Idempotent.
+    public func resume(_ download: ContentDownload) async { await manager.resume(download.productID) }
+
+    /// Cancels a download and deletes its partial data. Idempotent.
+    public func cancel(_ download: ContentDownload) async { await manager.cancel(download.productID) }
+
+    // MARK: Content
+
+    /// The installed folder of a product (`ContentInfo.plist` + `Contents/`), or `nil`.
+    public nonisolated func contentURL(forProductID productID: String) -> URL? {
+        store.contentURL(forProductID: productID)
+    }
+
+    /// The installed version of a product, or `nil`.
+    public nonisolated func installedVersion(forProductID productID: String) -> ContentVersion? {
+        store.installedVersion(forProductID: productID)
+    }
+
+    /// Deletes a product's installed content (atomically); `false` when nothing was installed.
+    @discardableResult
+    public func deleteContent(forProductID productID: String) throws(InstallError) -> Bool {
+        try store.deleteContent(forProductID: productID)
+    }
+
+    /// Installed products whose catalog version is newer (StoreKit: the update a new download brings).
+    public func availableUpdates() -> [ContentUpdate] {
+        guard let catalog else { return [] }
+        return ContentQueue.availableUpdates(store: store, catalog: catalog.catalog)
+    }
+
+    /// Installed products of `store` with a newer version in `catalog`.
+    public nonisolated static func availableUpdates(store: ContentStore, catalog: Catalog) -> [ContentUpdate] {
+        store.installedProductIDs().compactMap { id in
+            guard let installed = store.installedVersion(forProductID: id), let product = catalog.product(id),
+                  installed < product.contentVersion
+            else { return nil }
+            return ContentUpdate(productID: id, installedVersion: installed, catalogVersion: product.contentVersion)
+        }
+    }
+
+    /// Restore: for each product in the history whose content is missing or older than the
+    /// catalog's version, adds a `restore` transaction whose download fetches it. Returns them.
+    @discardableResult
+    public func restoreCompletedTransactions() async throws -> [ContentTransaction] {
+        var seen = Set(rows.values.map(\.productID))
+        var restored: [ContentTransaction] = []
+        for entry in try journal.historyRows() where !seen.contains(entry.productID) {
+            seen.insert(entry.productID)
+            guard let product = catalog?.catalog.product(entry.productID) else { continue }
+            if let installed = store.installedVersion(forProductID: entry.productID), installed >= product.contentVersion {
+                continue
+            }
+            let id = "restore-\(entry.productID)-\(product.contentVersion)-\(UUID().uuidString.prefix(8))"
+            restored.append(try await add(VerifiedPurchase(transactionID: id, productID: entry.productID, kind: .restore)))
+        }
+        return restored
+    }
+
+    /// Product identifiers of finished transactions (the history restore uses).
+    public func historyProductIDs() throws -> [String] {
+        var seen = Set<String>()
+        return try journal.historyRows().map(\.productID).filter { seen.insert($0).inserted }
+    }
+}

@@ -1,0 +1,53 @@
+internal import ContentDelivery
+internal import ContentPackaging
+public import Foundation
+
+/// A read-only look at a store's transactions from any process (`iapcontent status`), without
+/// driving it: unfinished transactions and the history of finished ones.
+public struct StoreOverview: Sendable {
+    /// An unfinished transaction as recorded.
+    public struct Transaction: Sendable, Equatable {
+        /// The transaction identifier.
+        public var id: String
+        /// The product identifier.
+        public var productID: String
+        /// Purchase or restore.
+        public var kind: TransactionKind
+        /// Purchased or restored.
+        public var state: TransactionState
+        /// The content version its download installs.
+        public var contentVersion: String
+    }
+
+    /// A finished transaction (the history restore uses).
+    public struct Finished: Sendable, Equatable {
+        /// The transaction identifier.
+        public var transactionID: String
+        /// The product identifier.
+        public var productID: String
+        /// Purchase or restore.
+        public var kind: TransactionKind
+        /// The content version it installed.
+        public var contentVersion: String
+        /// When it was finished.
+        public var finishedAt: Date
+    }
+
+    /// Unfinished transactions, oldest first.
+    public var transactions: [Transaction]
+    /// Finished transactions, oldest first.
+    public var history: [Finished]
+
+    /// Reads the store's journal.
+    public init(layout: StoreLayout) throws {
+        let journal = try layout.openJournal()
+        transactions = try journal.transactionRows().map {
+            Transaction(id: $0.id, productID: $0.productID, kind: $0.kind, state: $0.state,
+                        contentVersion: $0.product.contentVersion.description)
+        }
+        history = try journal.historyRows().map {
+            Finished(transactionID: $0.transactionID, productID: $0.productID, kind: $0.kind,
+                     contentVersion: $0.contentVersion, finishedAt: $0.finishedAt)
+        }
+    }
+}

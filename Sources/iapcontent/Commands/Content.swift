@@ -1,0 +1,26 @@
+import ArgumentParser
+import ContentDownloads
+import Foundation
+
+extension IAPContent {
+    /// `iapcontent content`: print the installed content folder of a product.
+    struct Content: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "content",
+            abstract: "Print a product's installed content folder (ContentInfo.plist + Contents/); exit 1 if not installed.")
+
+        @Argument(help: "The product identifier.")
+        var productID: String
+
+        @OptionGroup var storeOptions: StoreOptions
+
+        func run() async throws {
+            let store = try ContentStore(root: storeOptions.layout.root)
+            guard let url = store.contentURL(forProductID: productID) else {
+                printError("\(productID) is not installed in \(storeOptions.store); download it with `iapcontent download \(productID) --catalog <URL> --store \(storeOptions.store)`")
+                throw ExitCode(1)
+            }
+            printLine(url.path)
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import ArgumentParser
+import ContentDownloads
+import Foundation
+
+extension IAPContent {
+    /// `iapcontent delete`: delete a product's installed content.
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "delete",
+            abstract: "Delete a product's installed content (atomically); exit 1 if it was not installed.")
+
+        @Argument(help: "The product identifier.")
+        var productID: String
+
+        @OptionGroup var storeOptions: StoreOptions
+
+        func run() async throws {
+            let store = try ContentStore(root: storeOptions.layout.root)
+            guard try store.deleteContent(forProductID: productID) else {
+                printError("\(productID) is not installed in \(storeOptions.store); nothing deleted")
+                throw ExitCode(1)
+            }
+            printLine("\(productID): deleted")
+        }
+    }
+}

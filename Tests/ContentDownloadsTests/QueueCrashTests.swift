@@ -1,0 +1,86 @@
+import ContentDelivery
+import ContentDownloads
+import Foundation
+import Testing
+import TestSupport
+
+/// `iapcontent download` killed with SIGKILL at each phase, then run again: the install must be
+/// byte-identical, `staging/` empty and the transaction finished exactly once.
+@Suite("Content queue: kill -9 at each phase, then restart", .serialized)
+struct QueueCrashTests {
+    static let productID = "com.example.crash"
+
+    /// Starts `iapcontent` with extra environment; output goes to a file.
+    static func spawn(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, URL) {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("crash-\(UUID().uuidString).txt")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: output)
+        let process = Process()
+        process.executableURL = try iapcontentBinary()
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        return (process, output)
+    }
+
+    /// Waits up to `timeout` seconds; SIGKILLs a child still running then.
+    static func wait(_ process: Process, timeout: Double) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { usleep(50_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    @Test("killed while transferring, after verify, while extracting, after the swap", arguments: ["transfer", "verify", "extract", "swap"])
+    func killAndRestart(phase: String) async throws {
+        let fixture = try QueueFixture(locationConfig: phase == "transfer" ? "limit_rate 512k;" : "")
+        let source = try fixture.source(Self.productID, version: "1.0", size: 2 << 20)
+        try fixture.publish([source])
+        let arguments = ["download", Self.productID, "--catalog", fixture.catalogURL, "--store", fixture.store.root.path,
+                         "--retry-delay", "0.1"]
+
+        let (child, output) = try Self.spawn(arguments, environment: phase == "transfer" ? [:] : ["IAPCONTENT_TEST_CRASH_AT": phase])
+        defer { try? FileManager.default.removeItem(at: output) }
+        if phase == "transfer" {
+            // Kill once some bytes are durable (the partial file is past its first checkpoint).
+            let partial = fixture.store.partialFile(productID: Self.productID).path
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                let size = (try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0
+                if size > 256 << 10 { break }
+                usleep(50_000)
+            }
+            kill(child.processIdentifier, SIGKILL)
+        }
+        Self.wait(child, timeout: 120)
+        let firstRun = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL,
+                "the first run should have been killed at \(phase): status \(child.terminationStatus)\n\(firstRun)")
+        if phase != "transfer" {
+            // Killed at or after verification: the transaction is still unfinished.
+            #expect(try StoreOverview(layout: fixture.store).transactions.map(\.productID) == [Self.productID])
+        }
+
+        let rerun = try iapcontent(arguments, timeout: 120)
+        #expect(rerun.status == 0, "rerun after a kill at \(phase):\n\(rerun.output)")
+        let installed = try #require(ContentStore(root: fixture.store.root).contentURL(forProductID: Self.productID))
+        #expect(rerun.output.contains("\(Self.productID): \(installed.path)"))
+        #expect(try diffTrees(source, installed).status == 0)
+        #expect(fixture.stagingLeftovers().isEmpty, "staging leftovers after \(phase): \(fixture.stagingLeftovers())")
+        let overview = try StoreOverview(layout: fixture.store)
+        #expect(overview.transactions.isEmpty)
+        #expect(overview.history.filter { $0.productID == Self.productID }.count == 1)
+        if phase == "verify" || phase == "extract" {
+            // Re-extracted from the verified archive: the archive was fetched only once.
+            let gets = fixture.nginx.requests().filter { $0.request.contains(".tar.zst") }.map(\.request)
+            #expect(gets.count == 1, "archive requests: \(gets)")
+        }
+
+        // A third run finds it installed and finishes nothing twice.
+        let again = try iapcontent(arguments, timeout: 120)
+        #expect(again.status == 0, "\(again.output)")
+        #expect(try StoreOverview(layout: fixture.store).history.filter { $0.productID == Self.productID }.count == 1)
+    }
+}
