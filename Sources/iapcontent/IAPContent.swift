@@ -9,7 +9,7 @@ struct IAPContent: AsyncParsableCommand {
         abstract: "Author, host and download in-app-purchase hosted content (StoreKit SKDownload semantics).",
         discussion: HelpText.root,
         version: "0.1.0",
-        subcommands: [BuildCatalog.self, Keygen.self, Serve.self, SignURL.self])
+        subcommands: [BuildCatalog.self, Keygen.self, Serve.self, SignURL.self, DisplayDemo.self])
 
     /// Parses and runs the command; the one place errors become exit statuses (see ``ExitOutcome/of(_:)``):
     /// usage errors exit 2 (argument-parser's default is 64), our errors print their message and exit 1.

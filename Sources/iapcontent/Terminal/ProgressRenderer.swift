@@ -5,7 +5,7 @@ import Rainbow
 ///
 /// Pure: the same rows, width and colour setting always give the same lines, so every layout rule is
 /// tested without a terminal. A line never shows more than `width` characters: when space runs out the
-/// speed goes first, then bytes, state, time remaining and the bar; the product name is cut with `…`.
+/// speed goes first, then bytes, the bar, time remaining and the state; the product name is cut with `…`.
 ///
 ///     com.example.maps   active    [██████▌     ]  54.3%  12.3 MiB/22.6 MiB  4.5 MiB/s  00:03
 struct ProgressRenderer: Sendable {
@@ -33,7 +33,7 @@ struct ProgressRenderer: Sendable {
     }
 
     /// The fields a line can show, in the order they are dropped when the width is too small.
-    private enum Field: CaseIterable { case speed, bytes, state, eta, bar, percent }
+    private enum Field: CaseIterable { case speed, bytes, bar, eta, state, percent }
 
     /// One row as a line of at most `width` visible characters; the name is padded to `nameColumn`.
     func line(for row: ProgressRow, nameColumn: Int) -> String {
