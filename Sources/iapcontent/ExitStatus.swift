@@ -55,9 +55,7 @@ struct ExitOutcome: Equatable, Sendable {
     /// A person-readable sentence for any error.
     static func describe(_ error: any Error) -> String {
         if let localized = error as? any LocalizedError, let text = localized.errorDescription { return text }
-        if let described = error as? any CustomStringConvertible { return described.description }
-        let text = (error as NSError).localizedDescription
-        return text.isEmpty ? String(describing: error) : text
+        return String(describing: error)  // our errors' `description`
     }
 
     private static func terminated(_ text: String) -> String {

@@ -1,4 +1,5 @@
 public import Foundation
+import Glibc
 
 /// Drives a program inside a real terminal (a detached tmux session) the way a person would: start it at a
 /// given size, read the screen with `capture-pane`, press keys (`C-c`), and kill the session when done.
@@ -103,24 +104,50 @@ public final class TmuxSession: Sendable {
     }
 
     /// Runs `tmux -L <name> …`, returns stdout; throws with stderr when tmux fails.
+    ///
+    /// Spawned with `posix_spawn`, an empty signal mask and default signal actions: test worker threads
+    /// block most signals and a child inherits that mask, so without this the program in the pane would
+    /// never see Ctrl-C (and tmux could not hang up its panes). Output goes through temp files, not
+    /// pipes: the server `new-session` forks keeps the client's descriptors open while the session lives.
     @discardableResult
     private func run(_ arguments: [String]) throws -> String {
         guard let executable = Self.executable else { throw Failure(description: "tmux not installed; run tools/setup") }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["-L", name, "-f", "/dev/null"] + arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "tmux \(arguments.first ?? "") failed (\(process.terminationStatus)): \(String(decoding: errorData, as: UTF8.self))")
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString)")
+        let outPath = base.path + ".out", errPath = base.path + ".err"
+        defer { for path in [outPath, errPath] { try? FileManager.default.removeItem(atPath: path) } }
+        let isNewSession = arguments.first == "new-session"
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, isNewSession ? "/dev/null" : outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, isNewSession ? "/dev/null" : errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t(), all = sigset_t()
+        sigemptyset(&empty)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = [executable.path, "-L", name, "-f", "/dev/null"] + arguments
+        var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { for pointer in cArguments { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable.path, &actions, &attributes, &cArguments, environ)
+        guard spawned == 0 else { throw Failure(description: "cannot start tmux: \(String(cString: strerror(spawned)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let exited = (status & 0x7f) == 0, code = (status >> 8) & 0xff
+        guard exited && code == 0 else {
+            let message = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+            throw Failure(description: "tmux \(arguments.first ?? "") failed (status \(status)): \(message)")
         }
-        return String(decoding: data, as: UTF8.self)
+        return (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
     }
 
     /// Single-quotes `text` for /bin/sh.

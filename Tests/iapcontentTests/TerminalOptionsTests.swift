@@ -68,10 +68,11 @@ import Testing
         #expect(outcome(["--no-such-flag"]).status == 2)
         #expect(outcome(["sign-url"]).status == 2)  // missing argument
         #expect(outcome(["sign-url", "not a url", "--token-key", "k", "--product", "p"]).status == 2)  // validate()
-        let help = outcome(["--help"])
-        #expect(help.status == 0)
-        #expect(!help.toStandardError)
-        #expect(help.message.contains("3  paused or interrupted"))
+        let version = outcome(["--version"])
+        #expect(version.status == 0)
+        #expect(!version.toStandardError)
+        #expect(version.message == "0.1.0\n")
+        #expect(IAPContent.helpMessage(columns: 100).contains("3  paused or interrupted"))
 
         let ours = ExitOutcome.of(Unreadable())
         #expect(ours.status == 1)

@@ -43,7 +43,8 @@ struct ProgressRenderer: Sendable {
             return errorLine(row, nameColumn: nameColumn, width: width)
         }
         var fields = Field.allCases.filter { showsBar || $0 != .bar }
-        var nameWidth = min(nameColumn, 8)
+        // Keep a readable name (a quarter of the line, at least 8) before squeezing it further.
+        var nameWidth = min(nameColumn, max(8, width / 4))
         while !fields.isEmpty, nameWidth + fixedWidth(of: fields) > width { fields.removeFirst() }
         if fields.isEmpty { return Formatting.truncate(row.productID, to: width) }
 
