@@ -81,6 +81,7 @@ import Testing
         #expect(!measured.stalled)
         #expect(tracker.refresh(at: Self.at(3)).first?.stalled == false)
         #expect(tracker.refresh(at: Self.at(6.5)).first?.stalled == true)
+        #expect(tracker.refresh(at: Self.at(6.5)).first?.bytesPerSecond == 0)
         #expect(tracker.observe(Self.row("active", 600), at: Self.at(7)).stalled == false)
         // Paused downloads never stall and have no speed.
         let paused = tracker.observe(Self.row("paused", 600), at: Self.at(8))

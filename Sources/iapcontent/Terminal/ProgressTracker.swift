@@ -66,6 +66,7 @@ struct ProgressTracker: Sendable {
         var row = entry.row
         row.bytesPerSecond = row.bytesPerSecond ?? entry.speed
         row.stalled = row.stalled || (row.state == "active" && entry.lastByteTime.duration(to: now) >= stallAfter)
+        if row.stalled { row.bytesPerSecond = 0 }  // an old sample would claim speed that is not there
         if row.timeRemaining < 0, !row.stalled, let speed = row.bytesPerSecond, speed > 0, row.expectedBytes > 0,
            row.state == "active"
         {
