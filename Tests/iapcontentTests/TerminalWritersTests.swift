@@ -34,6 +34,14 @@ import Testing
             #expect(!line.contains("  "))
         }
         #expect(lines[2].contains(" 50.0% "))
+        // At the end, a download whose last state was not printed gets its closing line; others do not.
+        #expect(writer.finalLine(for: Self.row("finished", 1000), at: Self.at(10)) == nil)
+        var other = Self.row("active", 10)
+        other.productID = "com.example.voices"
+        _ = writer.line(for: other, at: Self.at(1))
+        other.downloadedBytes = 20
+        #expect(writer.line(for: other, at: Self.at(2)) == nil)
+        #expect(writer.finalLine(for: other, at: Self.at(2))?.contains("2.0%") == true)
     }
 
     static let keys: Set<String> = [

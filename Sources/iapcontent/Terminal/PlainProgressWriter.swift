@@ -21,6 +21,13 @@ struct PlainProgressWriter: Sendable {
         return Self.trimmed(renderer.line(for: row, nameColumn: row.productID.count))
     }
 
+    /// The closing line for `row` at the end of a run, unless its final state was already printed.
+    mutating func finalLine(for row: ProgressRow, at now: ContinuousClock.Instant) -> String? {
+        if let previous = last[row.productID], previous.state == row.state, row.isFinal { return nil }
+        last[row.productID] = (row.state, now)
+        return Self.trimmed(renderer.line(for: row, nameColumn: row.productID.count))
+    }
+
     /// Collapses the column padding a terminal needs but a log does not.
     private static func trimmed(_ line: String) -> String {
         line.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")

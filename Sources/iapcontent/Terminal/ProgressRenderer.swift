@@ -64,7 +64,7 @@ struct ProgressRenderer: Sendable {
                 let total = row.expectedBytes > 0 ? Formatting.bytes(row.expectedBytes) : "?"
                 parts.append(Formatting.pad("\(Formatting.bytes(row.downloadedBytes))/\(total)", to: Self.bytesWidth, alignRight: true))
             case .speed:
-                let text = row.state == "active" ? Formatting.speed(row.bytesPerSecond) : ""
+                let text = row.state == "active" && row.bytesPerSecond != nil ? Formatting.speed(row.bytesPerSecond) : ""
                 parts.append(Formatting.pad(text, to: Self.speedWidth, alignRight: true))
             case .eta: parts.append(etaText(row))
             }

@@ -90,7 +90,12 @@ actor LineProgressReporter: ProgressReporter {
         guard !finished else { return }
         finished = true
         switch format {
-        case .plain:
+        case .plain(var writer):
+            let now = clock.now
+            for row in tracker.refresh(at: now) {
+                if let line = writer.finalLine(for: row, at: now) { output(line + "\n") }
+            }
+            format = .plain(writer)
             if let summary { output(summary.description + "\n") }
         case .json(let writer):
             for line in writer.finishEvents(for: tracker.refresh(at: clock.now)) { output(line + "\n") }
