@@ -7,15 +7,17 @@ struct IAPContent: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "iapcontent",
         abstract: "Author, host and download in-app-purchase hosted content (StoreKit SKDownload semantics).",
+        discussion: HelpText.root,
         version: "0.1.0",
         subcommands: [
             Validate.self, Pack.self, Inspect.self,
             BuildCatalog.self, Keygen.self, Serve.self, SignURL.self,
             Download.self, Status.self, Pause.self, Resume.self, Cancel.self,
-            Content.self, Delete.self, Restore.self, InstallArchive.self,
+            Content.self, Delete.self, Restore.self, InstallArchive.self, DisplayDemo.self,
         ])
 
-    /// Runs the command, mapping argument-parser's usage-error code (64) to the documented 2.
+    /// Parses and runs the command; the one place errors become exit statuses (see ``ExitOutcome/of(_:)``):
+    /// usage errors exit 2 (argument-parser's default is 64), our errors print their message and exit 1.
     static func main() async {
         do {
             var command = try parseAsRoot()
@@ -25,11 +27,12 @@ struct IAPContent: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(2)
+            let outcome = ExitOutcome.of(error)
+            if !outcome.message.isEmpty {
+                (outcome.toStandardError ? FileHandle.standardError : FileHandle.standardOutput)
+                    .write(Data(outcome.message.utf8))
             }
-            exit(withError: error)
+            Foundation.exit(outcome.status)
         }
     }
 }

@@ -8,13 +8,7 @@ extension IAPContent {
         static let configuration = CommandConfiguration(
             commandName: "catalog",
             abstract: "Build a static, content-addressed catalog folder from packed archives.",
-            discussion: """
-                Reads every <id>-<ver>.tar.zst with its .manifest.json, checks the archive's SHA-256 and \
-                length against the manifest, and writes <output>/archives/<sha256>.tar.zst plus \
-                <output>/catalog.json (and catalog.json.sig with --signing-key). When a product appears in \
-                several versions, the highest is published. catalogVersion defaults to the previous \
-                catalog's + 1 (or the current Unix time for a new folder).
-                """)
+            discussion: HelpText.catalog)
 
         @Argument(help: "Folder holding the archives and manifests written by `iapcontent pack`.")
         var input: String

@@ -7,13 +7,7 @@ extension IAPContent {
     struct Keygen: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create an Ed25519 catalog signing key, or a URL-token key with --token-key.",
-            discussion: """
-                Signing key: a JSON file (mode 0600) with algorithm, keyID, privateKey and publicKey; prints \
-                the base64 public key to pin in the app, and its key ID. Keep the file off the web server.
-                --token-key: 32 random bytes, base64, mode 0600, shared by the store backend \
-                (`iapcontent sign-url`) and the server (`iapcontent serve --token-key`).
-                Existing files are never overwritten.
-                """)
+            discussion: HelpText.keygen)
 
         @Option(name: .shortAndLong, help: "Key file to create.")
         var output: String

@@ -2,19 +2,13 @@ import ArgumentParser
 import ContentDelivery
 import ContentHost
 import Foundation
-import Logging
 
 extension IAPContent {
     /// `iapcontent serve <dir>`: serve a catalog folder over HTTP (ranges, ETags, optional tokens).
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Serve a catalog folder over HTTP (GET/HEAD, byte ranges, strong ETags).",
-            discussion: """
-                Prints the listening base URL as one line on stdout when ready (with --port 0, the port \
-                actually chosen); the access log goes to stderr. Stops gracefully on SIGINT/SIGTERM. \
-                With --token-key, archives/* require product/expires/token query parameters \
-                (403 missing or forged, 410 expired); catalog.json stays public.
-                """)
+            discussion: HelpText.serve)
 
         @Argument(help: "The catalog folder written by `iapcontent catalog`.")
         var directory: String
@@ -28,8 +22,10 @@ extension IAPContent {
         @Option(help: "URL-token key file (`iapcontent keygen --token-key`); protects archives/*.")
         var tokenKey: String?
 
+        @OptionGroup var global: GlobalOptions
+
         mutating func run() async throws {
-            LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+            global.bootstrapLogging()
             let key = try tokenKey.map { try URLTokenKey.read(from: URL(fileURLWithPath: $0)) }
             let server = ContentServer(
                 configuration: .init(

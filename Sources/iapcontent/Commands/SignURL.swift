@@ -8,10 +8,7 @@ extension IAPContent {
         static let configuration = CommandConfiguration(
             commandName: "sign-url",
             abstract: "Print an archive URL carrying a purchaser token (product, expires, token).",
-            discussion: """
-                Run by the store backend after it has checked the purchase. The token is \
-                base64url(HMAC-SHA256(key, "v1\\n" + product + "\\n" + path + "\\n" + expires)).
-                """)
+            discussion: HelpText.signURL)
 
         @Argument(help: "The archive URL to sign.")
         var url: String

@@ -1,0 +1,211 @@
+/// The long `--help` text of every subcommand, in one place so the wording stays consistent and the man
+/// page (`tools/gen-docs`) reads as one document. Use as `discussion: HelpText.download`.
+///
+/// Each text: what the command does, what it prints, its exit statuses when they differ from the root's,
+/// and EXAMPLES. Lines are kept under 100 columns; argument-parser re-wraps to the terminal.
+enum HelpText {
+    /// `iapcontent --help`.
+    static let root = """
+        Authors build a folder (ContentInfo.plist + Contents/), check and pack it, publish a signed \
+        catalog and serve it. Clients download, verify and install content with StoreKit's SKDownload \
+        states (waiting, active, paused, finished, failed, cancelled), progress and timeRemaining.
+
+        ENVIRONMENT:
+          IAPCONTENT_STORE       store folder (default $XDG_DATA_HOME/iapcontent or ~/.local/share/iapcontent)
+          IAPCONTENT_CATALOG     catalog URL or path used when --catalog is not given
+          IAPCONTENT_PUBLIC_KEY  trusted catalog-signing public keys, base64, comma-separated
+          NO_COLOR               set to turn colours off (they are only used on a terminal anyway)
+
+        \(ExitStatus.table)
+
+        EXAMPLES:
+          iapcontent validate MapsPack && iapcontent pack MapsPack --output dist
+          iapcontent keygen --output sign.key
+          iapcontent catalog dist --output site --signing-key sign.key
+          iapcontent serve site --port 8080
+          iapcontent download com.example.maps --catalog http://127.0.0.1:8080/catalog.json
+        """
+
+    /// `iapcontent validate`.
+    static let validate = """
+        Checks a content folder the way pack and clients will: ContentInfo.plist keys and types \
+        (IAPProductIdentifier, IAPContentVersion), the Contents/ folder, file names (portable, no \
+        case-insensitive collisions), symlinks that stay inside, sizes. Prints a one-line summary when \
+        valid; otherwise one 'path: problem' line per problem on stderr, and exits 1. Nothing is written.
+
+        EXAMPLES:
+          iapcontent validate MapsPack
+          iapcontent validate MapsPack --json | jq '.problems[]'
+          iapcontent validate MapsPack --max-size 2000000000
+        """
+
+    /// `iapcontent pack`.
+    static let pack = """
+        Validates the folder, then writes <product>-<version>.tar.zst (reproducible: sorted entries, \
+        fixed owners and times, so the same folder always gives the same bytes and SHA-256) and \
+        <product>-<version>.manifest.json (sizes, SHA-256 of the archive and of every file). Files \
+        appear only when complete: a Ctrl-C leaves no partial archive and exits 3.
+
+        EXAMPLES:
+          iapcontent pack MapsPack --output dist
+          iapcontent pack MapsPack && iapcontent inspect com.example.maps-2.1.tar.zst
+        """
+
+    /// `iapcontent inspect`.
+    static let inspect = """
+        Reads an archive written by pack: product, version, sizes and the file list. When the \
+        manifest sits beside it, checks the archive's SHA-256 and length and every file against it. \
+        Exits 1, naming the entry, when the archive is not a valid package or differs from its manifest.
+
+        EXAMPLES:
+          iapcontent inspect dist/com.example.maps-2.1.tar.zst
+          iapcontent inspect dist/com.example.maps-2.1.tar.zst --json
+        """
+
+    /// `iapcontent catalog`.
+    static let catalog = """
+        Reads every <id>-<ver>.tar.zst with its .manifest.json, checks the archive's SHA-256 and \
+        length against the manifest, and writes <output>/archives/<sha256>.tar.zst plus \
+        <output>/catalog.json (and catalog.json.sig with --signing-key). When a product appears in \
+        several versions, the highest is published. catalogVersion defaults to the previous \
+        catalog's + 1 (or the current Unix time for a new folder). The folder can be served by any \
+        static web server, or by `iapcontent serve`.
+
+        EXAMPLES:
+          iapcontent catalog dist --output site
+          iapcontent catalog dist --output site --signing-key sign.key --expires-in 604800
+          iapcontent catalog dist --output site --base-url https://cdn.example.com/iap --mirror https://mirror.example.net/iap
+        """
+
+    /// `iapcontent keygen`.
+    static let keygen = """
+        Signing key: a JSON file (mode 0600) with algorithm, keyID, privateKey and publicKey; prints \
+        the base64 public key on stdout (pin it in the app, or pass it to download with --public-key \
+        or IAPCONTENT_PUBLIC_KEY) and its key ID on stderr. Keep the file off the web server.
+        --token-key: 32 random bytes, base64, mode 0600, shared by the store backend \
+        (`iapcontent sign-url`) and the server (`iapcontent serve --token-key`).
+        Existing files are never overwritten.
+
+        EXAMPLES:
+          iapcontent keygen --output sign.key > public-key.txt
+          iapcontent keygen --token-key --output token.key
+        """
+
+    /// `iapcontent serve`.
+    static let serve = """
+        Prints the listening base URL as one line on stdout when ready (with --port 0, the port \
+        actually chosen); the access log goes to stderr. Answers GET and HEAD with byte ranges \
+        (206, 416) and strong ETags, so interrupted downloads resume. Stops gracefully on \
+        Ctrl-C/SIGTERM and exits 0. With --token-key, archives/* require product/expires/token query \
+        parameters (403 missing or forged, 410 expired); catalog.json stays public.
+
+        EXAMPLES:
+          iapcontent serve site
+          iapcontent serve site --host 0.0.0.0 --port 8443 --token-key token.key
+          iapcontent serve site --port 0 | head -1    # the URL of a free port
+        """
+
+    /// `iapcontent sign-url`.
+    static let signURL = """
+        Run by the store backend after it has checked the purchase; hand the printed URL to the \
+        purchaser's app. The token is base64url(HMAC-SHA256(key, "v1\\n" + product + "\\n" + path + \
+        "\\n" + expires)); `iapcontent serve --token-key` checks it with the same key.
+
+        EXAMPLES:
+          iapcontent sign-url http://127.0.0.1:8080/archives/<sha256>.tar.zst \\
+              --token-key token.key --product com.example.maps --expires-in 600
+        """
+
+    /// `iapcontent download`.
+    static let download = """
+        Fetches the catalog (checking its signature when public keys are given), then downloads, \
+        verifies (length and SHA-256) and installs each product into the store, several at once. \
+        Progress: on a terminal one live line per download (state, bar, percent, bytes, speed, time \
+        remaining, 'stalled' after 5 s without data) and a summary line; in a pipe, plain lines every \
+        few seconds and on every state change; with --json, one JSON object per event with the keys of \
+        `status --json` plus "event" (state, progress, error, finish).
+        Ctrl-C pauses and checkpoints every download and exits 3: run the same command again to \
+        resume (also after a crash or reboot). `pause`, `resume` and `cancel` from another shell show \
+        up in the running display within a second.
+
+        EXIT STATUS: 0 all finished, 1 a download failed (the message names the product, URL and what \
+        to do), 2 usage, 3 paused or interrupted, 4 cancelled.
+
+        EXAMPLES:
+          iapcontent download com.example.maps --catalog http://127.0.0.1:8080/catalog.json
+          IAPCONTENT_CATALOG=https://cdn.example.com/iap/catalog.json iapcontent download com.example.maps com.example.voices
+          iapcontent download com.example.maps --json | jq -c 'select(.event == "state")'
+          iapcontent download com.example.maps --max-rate 1000000 --store /srv/iapcontent
+        """
+
+    /// `iapcontent status`.
+    static let status = """
+        Lists every download in the store from its journal: product, version, state, bytes, progress, \
+        time remaining and the last error. Works while a download runs in another shell. With --json, \
+        an array of objects with keys productID, contentVersion, state, downloadedBytes, \
+        expectedContentLength, progress, timeRemaining (-1 unknown) and error (null or a message).
+
+        EXAMPLES:
+          iapcontent status
+          iapcontent status --json | jq -r '.[] | select(.state == "failed") | .productID'
+        """
+
+    /// `iapcontent pause`.
+    static let pause = """
+        Pauses downloads, keeping the partial data and its checkpoint. When `iapcontent download` is \
+        running in another shell it pauses within a second; otherwise the journal is updated directly. \
+        Resume with `iapcontent resume` or by running the download command again.
+
+        EXAMPLES:
+          iapcontent pause com.example.maps
+        """
+
+    /// `iapcontent resume`.
+    static let resume = """
+        Resumes paused (or failed) downloads from their last checkpoint: the bytes already on disk are \
+        kept and only the rest is fetched (HTTP range with If-Range, so a changed file restarts cleanly). \
+        A running `iapcontent download` picks the change up within a second.
+
+        EXAMPLES:
+          iapcontent resume com.example.maps
+          iapcontent resume com.example.maps com.example.voices
+        """
+
+    /// `iapcontent cancel`.
+    static let cancel = """
+        Cancels downloads and deletes their partial data; installed content is not touched (see \
+        `iapcontent delete`). A running `iapcontent download` shows 'cancelled' within a second and \
+        exits 4 when nothing else is left to do.
+
+        EXAMPLES:
+          iapcontent cancel com.example.maps
+        """
+
+    /// `iapcontent content`.
+    static let content = """
+        Lists installed content: product, version, size and contentURL (the folder holding \
+        ContentInfo.plist and Contents/ exactly as packed). Use the path to read the content.
+
+        EXAMPLES:
+          iapcontent content
+          iapcontent content com.example.maps --json
+        """
+
+    /// `iapcontent delete`.
+    static let delete = """
+        Removes installed content of the given products from the store (atomically: the folder \
+        disappears as a whole) and their finished download records. Run download again to get it back.
+
+        EXAMPLES:
+          iapcontent delete com.example.maps
+        """
+
+    /// `iapcontent restore`.
+    static let restore = """
+        Downloads again every product the store has installed or recorded (as StoreKit's restore), \
+        with the same progress display, resume and exit statuses as download.
+
+        EXAMPLES:
+          iapcontent restore --catalog http://127.0.0.1:8080/catalog.json
+        """
+}

@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+
+/// `--catalog` and `--public-key` as an option group, with `IAPCONTENT_CATALOG` / `IAPCONTENT_PUBLIC_KEY`
+/// as defaults so a configured machine needs no flags: `@OptionGroup var catalog: CatalogOptions`.
+struct CatalogOptions: ParsableArguments {
+    @Option(
+        name: .customLong("catalog"),
+        help: ArgumentHelp(
+            "The catalog: an http(s) URL or a file path (default: $IAPCONTENT_CATALOG).", valueName: "url"))
+    var catalogFlag: String?
+
+    @Option(
+        name: .customLong("public-key"),
+        help: ArgumentHelp(
+            "A trusted catalog-signing public key, base64 (repeatable; default: $IAPCONTENT_PUBLIC_KEY, comma-separated).",
+            valueName: "base64"))
+    var publicKeyFlags: [String] = []
+
+    /// The catalog URL or path; throws a usage error (exit 2) naming both ways to give one.
+    func catalog(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
+        if let catalogFlag, !catalogFlag.isEmpty { return catalogFlag }
+        if let value = environment["IAPCONTENT_CATALOG"]?.trimmingCharacters(in: .whitespaces), !value.isEmpty {
+            return value
+        }
+        throw ValidationError(
+            "no catalog given: pass --catalog <url> (e.g. http://127.0.0.1:8080/catalog.json) or set IAPCONTENT_CATALOG")
+    }
+
+    /// The trusted public keys: the `--public-key` flags, else `IAPCONTENT_PUBLIC_KEY` split on commas.
+    /// Empty means the catalog is not signature-checked (the command decides whether that is allowed).
+    func publicKeys(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        let raw = publicKeyFlags.isEmpty ? (environment["IAPCONTENT_PUBLIC_KEY"].map { [$0] } ?? []) : publicKeyFlags
+        return raw.flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+    }
+}

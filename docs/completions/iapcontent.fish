@@ -1,0 +1,119 @@
+function __iapcontent_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __iapcontent_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __iapcontent_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __iapcontent_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __iapcontent_parse_tokens -S
+    set -l unparsed_tokens (__iapcontent_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'iapcontent'
+        __iapcontent_parse_subcommand 0 'version' 'h/help'
+        switch $unparsed_tokens[1]
+        case 'catalog'
+            __iapcontent_parse_subcommand 1 'o/output=' 'base-url=' 'mirror=+' 'signing-key=' 'catalog-version=' 'expires-in=' 'version' 'h/help'
+        case 'keygen'
+            __iapcontent_parse_subcommand 0 'o/output=' 'token-key' 'version' 'h/help'
+        case 'serve'
+            __iapcontent_parse_subcommand 1 'host=' 'port=' 'token-key=' 'q/quiet' 'v/verbose' 'version' 'h/help'
+        case 'sign-url'
+            __iapcontent_parse_subcommand 1 'token-key=' 'product=' 'expires-in=' 'version' 'h/help'
+        case 'help'
+            __iapcontent_parse_subcommand -r 1 'version'
+        end
+    end
+end
+
+function __iapcontent_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __iapcontent_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __iapcontent_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __iapcontent_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__iapcontent_tokens -p)
+    if test -z "$(__iapcontent_tokens -t)"
+        set -l index (count (__iapcontent_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'iapcontent' -f
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent" version' -l 'version' -d 'Show the version.'
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_positional "iapcontent" -eq 1' -fa 'catalog' -d 'Build a static, content-addressed catalog folder from packed archives.'
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_positional "iapcontent" -eq 1' -fa 'keygen' -d 'Create an Ed25519 catalog signing key, or a URL-token key with --token-key.'
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_positional "iapcontent" -eq 1' -fa 'serve' -d 'Serve a catalog folder over HTTP (GET/HEAD, byte ranges, strong ETags).'
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_positional "iapcontent" -eq 1' -fa 'sign-url' -d 'Print an archive URL carrying a purchaser token (product, expires, token).'
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_positional "iapcontent" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent catalog" o output' -l 'output' -s 'o' -d 'Catalog folder to write (created if missing).' -rfka ''
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent catalog" base-url' -l 'base-url' -d 'Public base URL; products get an absolute url <base-url>/archives/<sha256>.tar.zst.' -rfka ''
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent catalog"' -l 'mirror' -d 'Mirror base URL clients may also fetch from (repeatable).' -rfka ''
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent catalog" signing-key' -l 'signing-key' -d 'Ed25519 key file from `iapcontent keygen`; writes catalog.json.sig.' -rfka ''
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent catalog" catalog-version' -l 'catalog-version' -d 'Catalog version; must exceed the published one (default: previous + 1).' -rfka ''
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent catalog" expires-in' -l 'expires-in' -d 'Seconds until clients refuse the catalog (re-sign before then).' -rfka ''
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent catalog" version' -l 'version' -d 'Show the version.'
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent catalog" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent keygen" o output' -l 'output' -s 'o' -d 'Key file to create.' -rfka ''
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent keygen" token-key' -l 'token-key' -d 'Create a URL-token (HMAC) key instead of a signing key.'
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent keygen" version' -l 'version' -d 'Show the version.'
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent keygen" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent serve" host' -l 'host' -d 'Address to bind (loopback by default).' -rfka ''
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent serve" port' -l 'port' -d 'Port to bind; 0 picks a free port.' -rfka ''
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent serve" token-key' -l 'token-key' -d 'URL-token key file (`iapcontent keygen --token-key`); protects archives/*.' -rfka ''
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent serve" q quiet' -l 'quiet' -s 'q' -d 'Only errors: no progress display, no notes.'
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent serve"' -l 'verbose' -s 'v' -d 'More detail on stderr (debug logging; twice for trace).'
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent serve" version' -l 'version' -d 'Show the version.'
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent serve" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent sign-url" token-key' -l 'token-key' -d 'URL-token key file (`iapcontent keygen --token-key`).' -rfka ''
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent sign-url" product' -l 'product' -d 'The product the purchaser owns.' -rfka ''
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent sign-url" expires-in' -l 'expires-in' -d 'Seconds the URL stays valid.' -rfka ''
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent sign-url" version' -l 'version' -d 'Show the version.'
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent sign-url" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'iapcontent' -n '__iapcontent_should_offer_completions_for_flags_or_options "iapcontent help" version' -l 'version' -d 'Show the version.'

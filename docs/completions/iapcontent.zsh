@@ -1,0 +1,151 @@
+#compdef iapcontent
+
+__iapcontent_complete() {
+    local -ar non_empty_completions=("${@:#(|:*)}")
+    local -ar empty_completions=("${(M)@:#(|:*)}")
+    _describe -V '' non_empty_completions -- empty_completions -P $'\'\''
+}
+
+__iapcontent_custom_complete() {
+    local -a completions
+    completions=("${(@f)"$("${command_name}" "${@}" "${command_line[@]}")"}")
+    if [[ "${#completions[@]}" -gt 1 ]]; then
+        __iapcontent_complete "${completions[@]:0:-1}"
+    fi
+}
+
+__iapcontent_cursor_index_in_current_word() {
+    if [[ -z "${QIPREFIX}${IPREFIX}${PREFIX}" ]]; then
+        printf 0
+    else
+        printf %s "${#${(z)LBUFFER}[-1]}"
+    fi
+}
+
+_iapcontent() {
+    emulate -RL zsh -G
+    setopt extendedglob nullglob numericglobsort
+    unsetopt aliases banghist
+
+    local -xr SAP_SHELL=zsh
+    local -x SAP_SHELL_VERSION
+    SAP_SHELL_VERSION="$(builtin emulate zsh -c 'printf %s "${ZSH_VERSION}"')"
+    local -r SAP_SHELL_VERSION
+
+    local context state state_descr line
+    local -A opt_args
+
+    local -r command_name="${words[1]}"
+    local -ar command_line=("${words[@]}")
+    local -ir current_word_index="$((CURRENT - 1))"
+
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'catalog:Build a static, content-addressed catalog folder from packed archives.'
+            'keygen:Create an Ed25519 catalog signing key, or a URL-token key with --token-key.'
+            'serve:Serve a catalog folder over HTTP (GET/HEAD, byte ranges, strong ETags).'
+            'sign-url:Print an archive URL carrying a purchaser token (product, expires, token).'
+            'help:Show subcommand help information.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        catalog|keygen|serve|sign-url|help)
+            "_iapcontent_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_iapcontent_catalog() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':input:'
+        '(--output -o)'{--output,-o}'[Catalog folder to write (created if missing).]:output:'
+        '--base-url[Public base URL; products get an absolute url <base-url>/archives/<sha256>.tar.zst.]:base-url:'
+        '*--mirror[Mirror base URL clients may also fetch from (repeatable).]:mirror:'
+        '--signing-key[Ed25519 key file from `iapcontent keygen`; writes catalog.json.sig.]:signing-key:'
+        '--catalog-version[Catalog version; must exceed the published one (default\: previous + 1).]:catalog-version:'
+        '--expires-in[Seconds until clients refuse the catalog (re-sign before then).]:expires-in:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_keygen() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '(--output -o)'{--output,-o}'[Key file to create.]:output:'
+        '--token-key[Create a URL-token (HMAC) key instead of a signing key.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_serve() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':directory:'
+        '--host[Address to bind (loopback by default).]:host:'
+        '--port[Port to bind; 0 picks a free port.]:port:'
+        '--token-key[URL-token key file (`iapcontent keygen --token-key`); protects archives/*.]:token-key:'
+        '(--quiet -q)'{--quiet,-q}'[Only errors\: no progress display, no notes.]'
+        '*'{--verbose,-v}'[More detail on stderr (debug logging; twice for trace).]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_sign-url() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':url:'
+        '--token-key[URL-token key file (`iapcontent keygen --token-key`).]:token-key:'
+        '--product[The product the purchaser owns.]:product:'
+        '--expires-in[Seconds the URL stays valid.]:expires-in:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_help() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*:subcommands:'
+        '--version[Show the version.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+if [[ "${funcstack[1]}" = _iapcontent ]]; then
+    _iapcontent "${@}"
+else
+    compdef _iapcontent iapcontent
+fi
