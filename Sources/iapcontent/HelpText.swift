@@ -44,7 +44,8 @@ enum HelpText {
         Validates the folder, then writes <product>-<version>.tar.zst (reproducible: sorted entries, \
         fixed owners and times, so the same folder always gives the same bytes and SHA-256) and \
         <product>-<version>.manifest.json (sizes, SHA-256 of the archive and of every file). Files \
-        appear only when complete: a Ctrl-C leaves no partial archive and exits 3.
+        appear only when complete: a Ctrl-C leaves no partial archive and exits 3. Headers use \
+        SOURCE_DATE_EPOCH as the modification time when set. The archive path is the last line on stdout.
 
         EXAMPLES:
           iapcontent pack MapsPack --output dist
@@ -141,13 +142,22 @@ enum HelpText {
     /// `iapcontent status`.
     static let status = """
         Lists every download in the store from its journal: product, version, state, bytes, progress, \
-        time remaining and the last error. Works while a download runs in another shell. With --json, \
-        an array of objects with keys productID, contentVersion, state, downloadedBytes, \
-        expectedContentLength, progress, timeRemaining (-1 unknown) and error (null or a message).
+        time remaining and the last error; then unfinished transactions, finished ones, and installed \
+        content (with "update available" when a catalog is given or IAPCONTENT_CATALOG is set). Works \
+        while a download runs in another shell.
+
+        JSON (--json): an array with one object per download record, then one per installed product \
+        without a record. Every key is always present: productID, contentVersion, state, \
+        downloadedBytes, expectedContentLength, progress, timeRemaining (-1 unknown), error (null or a \
+        message) — as in every earlier version — plus installedVersion (null when not installed), \
+        updateAvailable (the catalog's newer version, else null) and transactions (array of {id, kind: \
+        purchase|restore, state, contentVersion, finished}). An installed product without a download \
+        record shows state "finished", progress 1 and 0 bytes.
 
         EXAMPLES:
           iapcontent status
           iapcontent status --json | jq -r '.[] | select(.state == "failed") | .productID'
+          iapcontent status --json --catalog https://cdn.example.com/iap/catalog.json | jq '.[] | select(.updateAvailable)'
         """
 
     /// `iapcontent pause`.
@@ -207,5 +217,22 @@ enum HelpText {
 
         EXAMPLES:
           iapcontent restore --catalog http://127.0.0.1:8080/catalog.json
+        """
+
+    /// `iapcontent _install-archive` (hidden testing aid).
+    static let installArchive = """
+        Installs one local archive into a store, checking every entry as a download would (names, \
+        types, sizes) but trusting the archive's bytes (no SHA-256 from a catalog). Used by the crash \
+        tests, which kill it at IAPCONTENT_TEST_CRASH_AT=extract|swap.
+        """
+
+    /// `iapcontent display-demo` (hidden: a demo and a test aid, not in the man page).
+    static let displayDemo = """
+        Three downloads at different speeds; the last one stops receiving after a while and shows \
+        'stalled'. Ctrl-C ends it like a real download: final lines, a resume hint, exit 3.
+
+        EXAMPLES:
+          iapcontent display-demo
+          iapcontent display-demo --seconds 3 --json
         """
 }

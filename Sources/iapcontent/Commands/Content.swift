@@ -7,12 +7,13 @@ extension IAPContent {
     struct Content: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "content",
-            abstract: "Print a product's installed content folder (ContentInfo.plist + Contents/); exit 1 if not installed.")
+            abstract: "Print a product's installed content folder (ContentInfo.plist + Contents/); exit 1 if not installed.",
+            discussion: HelpText.content)
 
         @Argument(help: "The product identifier.")
         var productID: String
 
-        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var storeOptions: StoreLocationOptions
 
         func run() async throws {
             let store = try ContentStore(root: storeOptions.layout.root)

@@ -7,12 +7,13 @@ extension IAPContent {
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "delete",
-            abstract: "Delete a product's installed content (atomically); exit 1 if it was not installed.")
+            abstract: "Delete a product's installed content (atomically); exit 1 if it was not installed.",
+            discussion: HelpText.delete)
 
         @Argument(help: "The product identifier.")
         var productID: String
 
-        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var storeOptions: StoreLocationOptions
 
         func run() async throws {
             let store = try ContentStore(root: storeOptions.layout.root)

@@ -12,14 +12,7 @@ extension IAPContent {
         static let configuration = CommandConfiguration(
             commandName: "display-demo",
             abstract: "Show the download progress display with simulated downloads (nothing is downloaded).",
-            discussion: """
-                Three downloads at different speeds; the last one stops receiving after a while and shows \
-                'stalled'. Ctrl-C ends it like a real download: final lines, a resume hint, exit 3.
-
-                EXAMPLES:
-                  iapcontent display-demo
-                  iapcontent display-demo --seconds 3 --json
-                """,
+            discussion: HelpText.displayDemo,
             shouldDisplay: false)
 
         @Option(help: "Seconds the fastest simulated download takes.")

@@ -12,8 +12,11 @@ extension IAPContent.Download {
             try await manager.start()
         } catch let error as DriverLockError {
             printError(error.description)
-            throw ExitCode(1)
+            throw ExitStatus.failure
         }
+        let started = ContinuousClock.now
+        let reporter = ProgressReporters.make(json: json, quiet: global.quiet)
+        let ending = RunEnding(json: json, quiet: global.quiet, reporter: reporter, interrupted: InterruptFlag(), started: started)
         let interrupted = InterruptFlag()
         let signals = Self.onTerminationSignals {
             interrupted.set()
@@ -26,33 +29,43 @@ extension IAPContent.Download {
         }
         let wanted = Set(productIDs)
         var states: [String: DownloadState] = [:]
-        let printer = ProgressPrinter()
+        var firstBytes: [String: Int64] = [:]
+        var lastBytes: [String: Int64] = [:]
         var lastErrors: [String: String] = [:]
         for await snapshot in manager.updates where wanted.contains(snapshot.productID) {
-            printer.show(snapshot)
+            await reporter.update(ProgressRow(snapshot))
+            if firstBytes[snapshot.productID] == nil { firstBytes[snapshot.productID] = snapshot.downloadedBytes }
+            lastBytes[snapshot.productID] = snapshot.downloadedBytes
+            if snapshot.state == .paused, !interrupted.isSet, states[snapshot.productID] != .paused {
+                await reporter.message(
+                    "\(snapshot.productID) is paused; run `iapcontent resume \(snapshot.productID) --store \(storeOptions.store)` to continue.")
+            }
             states[snapshot.productID] = snapshot.state
             if let error = snapshot.error { lastErrors[snapshot.productID] = error.message }
-            if snapshot.state == .paused, states.count == wanted.count,
-               states.values.allSatisfy({ $0 == .paused || !$0.isInFlight })
-            {
-                printLine("\(snapshot.productID) is paused; run `iapcontent resume \(snapshot.productID) --store \(storeOptions.store)` to continue.")
-            }
             if states.count == wanted.count, states.values.allSatisfy({ !$0.isInFlight }) { break }
         }
         if interrupted.isSet {
-            printLine("Paused. Run the same command again to resume.")
-            throw ExitCode(3)
+            await reporter.finish(summary: nil)
+            ending.note("Paused. Run the same command again to resume.", important: true)
+            throw ExitStatus.interrupted
         }
         await manager.shutdown()
-        let failed = productIDs.filter { states[$0] != .finished }
-        if failed.isEmpty {
-            printLine("All \(productIDs.count) download(s) finished and verified.")
-            return
-        }
+        let elapsed = started.duration(to: .now)
+        let bytes = lastBytes.reduce(Int64(0)) { $0 + max(0, $1.value - (firstBytes[$1.key] ?? $1.value)) }
+        let finished = productIDs.filter { states[$0] == .finished }
+        await reporter.finish(
+            summary: RunSummary(
+                files: finished.count, bytes: bytes,
+                elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+        let failed = productIDs.filter { states[$0] != .finished && states[$0] != .cancelled }
+        let cancelled = productIDs.filter { states[$0] == .cancelled }
         for id in failed {
             let state = states[id]?.rawValue ?? "unknown"
             printError("\(id) \(state)\(lastErrors[id].map { ": \($0)" } ?? "")")
         }
-        throw ExitCode(1)
+        for id in cancelled { printError("\(id) cancelled; its partial data was deleted.") }
+        if !failed.isEmpty { throw ExitStatus.failure }
+        if !cancelled.isEmpty { throw ExitStatus.cancelled }
+        ending.note("All \(productIDs.count) download(s) finished and verified.", important: false)
     }
 }

@@ -9,12 +9,7 @@ extension IAPContent {
     struct Download: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Download, verify and install products' content into a store (resumable), then finish their transactions.",
-            discussion: """
-                Prints `<productID>: <content folder>` per installed product. Exit status: 0 when every \
-                product is installed and its transaction finished, 1 on failure (the message says why and \
-                what to do), 3 when interrupted by Ctrl-C/SIGTERM (paused and checkpointed; run the \
-                same command again to resume, also after a crash).
-                """)
+            discussion: HelpText.download)
 
         @Argument(help: "Product identifiers to download.")
         var productIDs: [String]
@@ -22,7 +17,7 @@ extension IAPContent {
         @Option(help: "The catalog: an http(s) URL or a file path.")
         var catalog: String
 
-        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var storeOptions: StoreLocationOptions
 
         @Option(help: "Downloads running at once.")
         var concurrency: Int = 3
@@ -32,9 +27,6 @@ extension IAPContent {
 
         @Option(name: .customLong("ca-file"), help: "A PEM file of extra trusted certificate authorities.")
         var caFile: String?
-
-        @Option(name: .customLong("public-key"), help: "Pinned Ed25519 public key (base64, from `iapcontent keygen`); repeatable. When given, the catalog must carry a valid catalog.json.sig, be unexpired and not older than the newest this store accepted.")
-        var publicKeys: [String] = []
 
         @Option(name: .customLong("max-attempts"), help: "Attempts per download on network errors before failing.")
         var maxAttempts: Int = 5
@@ -57,14 +49,17 @@ extension IAPContent {
         }
 
         func run() async throws {
+            global.bootstrapLogging()
+            let catalog = try catalogOptions.catalog()
             let source: CatalogSource
             var products: [CatalogProduct] = []
             do {
-                source = try loadCatalog(catalog, caFile: caFile, publicKeys: publicKeys, layout: storeOptions.layout)
+                source = try loadCatalog(
+                    catalog, caFile: caFile, publicKeys: catalogOptions.publicKeys(), layout: storeOptions.layout)
                 for id in productIDs { products.append(try source.product(id)) }
             } catch {
                 printError(error.message)
-                throw ExitCode(1)
+                throw ExitStatus.failure
             }
             var options = DownloadOptions()
             options.concurrency = concurrency
@@ -82,11 +77,13 @@ extension IAPContent {
                 try await queue.open()
             } catch let error as DriverLockError {
                 printError(error.description)
-                throw ExitCode(1)
+                throw ExitStatus.failure
             } catch let error as InstallError {
                 printError("cannot recover the store \(storeOptions.store): \(error.description)")
-                throw ExitCode(1)
+                throw ExitStatus.failure
             }
+            let started = ContinuousClock.now
+            let reporter = ProgressReporters.make(json: json, quiet: global.quiet)
             let interrupted = InterruptFlag()
             let signals = Self.onTerminationSignals {
                 interrupted.set()
@@ -97,47 +94,30 @@ extension IAPContent {
             // One transaction per product version; a rerun reattaches to it (and retries a failed
             // or cancelled download).
             var transactions: [ContentTransaction] = []
-            for product in products {
-                let id = "cli-\(product.productID)-\(product.contentVersion)"
-                var transaction = try await queue.add(VerifiedPurchase(transactionID: id, productID: product.productID))
-                for download in transaction.downloads where download.state == .failed || download.state == .cancelled {
-                    try await queue.start(download)
-                }
-                transaction = await queue.transaction(id: id) ?? transaction
-                transactions.append(transaction)
-            }
-            let latest = await QueueWaiter(store: storeOptions.store).wait(for: transactions, queue: queue)
-            if interrupted.isSet {
-                printLine("Paused. Run the same command again to resume.")
-                throw ExitCode(3)
-            }
-            var failed: [ContentDownload] = []
-            for transaction in transactions {
-                guard let download = latest[transaction.id] else { continue }
-                guard download.state == .finished, let url = download.contentURL else {
-                    failed.append(download)
-                    continue
-                }
-                if !noFinish {
-                    do { try await queue.finish(transaction.id) } catch {
-                        printError(error.description)
-                        failed.append(download)
-                        continue
+            do {
+                for product in products {
+                    let id = "cli-\(product.productID)-\(product.contentVersion)"
+                    var transaction = try await queue.add(VerifiedPurchase(transactionID: id, productID: product.productID))
+                    for download in transaction.downloads where download.state == .failed || download.state == .cancelled {
+                        try await queue.start(download)
                     }
+                    transaction = await queue.transaction(id: id) ?? transaction
+                    transactions.append(transaction)
                 }
-                printLine("\(download.productID): \(url.path)")
+            } catch {
+                await reporter.finish(summary: nil)
+                await queue.close()
+                throw error
             }
-            await queue.close()
-            if failed.isEmpty {
-                printLine(noFinish
-                    ? "All \(productIDs.count) product(s) installed; transactions left unfinished (--no-finish)."
-                    : "All \(productIDs.count) product(s) installed and their transactions finished.")
-                return
+            let waiter = QueueWaiter(store: storeOptions.store, reporter: reporter, interrupted: interrupted)
+            let outcome = await waiter.wait(for: transactions, queue: queue)
+            try await RunEnding(
+                json: json, quiet: global.quiet, reporter: reporter, interrupted: interrupted, started: started
+            ).end(transactions: transactions, outcome: outcome, queue: queue, finishTransactions: !noFinish) { count in
+                noFinish
+                    ? "All \(count) product(s) installed; transactions left unfinished (--no-finish)."
+                    : "All \(count) product(s) installed and their transactions finished."
             }
-            for download in failed {
-                printError("\(download.productID) \(download.state.rawValue)\(download.error.map { ": \($0.message)" } ?? "")")
-            }
-            throw ExitCode(1)
         }
 
         /// Installs SIGINT/SIGTERM handlers (the default actions are disabled while they live).
@@ -156,6 +136,8 @@ extension IAPContent {
 /// Set once by a signal handler, read by the command.
 final class InterruptFlag: Sendable {
     private let value = Mutex(false)
+    /// Records the interrupt.
     func set() { value.withLock { $0 = true } }
+    /// Whether an interrupt arrived.
     var isSet: Bool { value.withLock { $0 } }
 }

@@ -7,7 +7,7 @@ extension IAPContent {
     struct Inspect: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show an archive's product, version, sizes and files; verify it against the manifest beside it.",
-            discussion: "Exit 1 (problems on stderr) when the archive does not hold a valid package or differs from its manifest.")
+            discussion: HelpText.inspect)
 
         @Argument(help: "A <product>-<version>.tar.zst archive.")
         var archive: String

@@ -11,6 +11,7 @@ extension IAPContent {
         static let configuration = CommandConfiguration(
             commandName: "_install-archive",
             abstract: "Install a local content archive into a store (testing aid; trusts the archive's bytes, checks its entries).",
+            discussion: HelpText.installArchive,
             shouldDisplay: false)
 
         @Argument(help: "The .tar.zst archive.")

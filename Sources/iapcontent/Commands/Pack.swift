@@ -7,10 +7,7 @@ extension IAPContent {
     struct Pack: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Pack a content folder into a reproducible <product>-<version>.tar.zst plus .manifest.json.",
-            discussion: """
-                Validates first (same rules as 'validate'). Headers use SOURCE_DATE_EPOCH as the modification \
-                time when set. The archive path is the last line on stdout. Ctrl-C removes the partial file.
-                """)
+            discussion: HelpText.pack)
 
         @Argument(help: "The package folder (holding ContentInfo.plist and Contents/).")
         var folder: String

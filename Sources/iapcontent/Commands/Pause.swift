@@ -5,12 +5,13 @@ extension IAPContent {
     /// `iapcontent pause`: Pause downloads (keeps their bytes), in a running `download` or for the next one.
     struct Pause: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Pause downloads (keeps their bytes); a running download applies it within a second.")
+            abstract: "Pause downloads (keeps their bytes); a running download applies it within a second.",
+            discussion: HelpText.pause)
 
         @Argument(help: "Product identifiers.")
         var productIDs: [String]
 
-        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var storeOptions: StoreLocationOptions
 
         func run() async throws {
             try sendStoreCommand(.pause, productIDs: productIDs, layout: storeOptions.layout)

@@ -7,52 +7,64 @@ extension IAPContent {
     struct Restore: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Restore: download and install content of previously finished purchases that is missing or older than the catalog's.",
-            discussion: "Prints `<productID>: <content folder>` per restored product. Exit 0 when all restored (or nothing to do), 1 on failure.")
+            discussion: HelpText.restore)
 
-        @Option(help: "The catalog: an http(s) URL or a file path.")
-        var catalog: String
+        @OptionGroup var catalogOptions: CatalogOptions
 
-        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var storeOptions: StoreLocationOptions
+
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(help: "Progress as JSON lines (the keys of `status --json` plus \"event\"); nothing else on stdout.")
+        var json = false
 
         @Option(name: .customLong("ca-file"), help: "A PEM file of extra trusted certificate authorities.")
         var caFile: String?
 
-        @Option(name: .customLong("public-key"), help: "Pinned Ed25519 public key (base64, from `iapcontent keygen`); repeatable. When given, the catalog must carry a valid catalog.json.sig, be unexpired and not older than the newest this store accepted.")
-        var publicKeys: [String] = []
-
         func run() async throws {
+            global.bootstrapLogging()
+            let catalog = try catalogOptions.catalog()
             let source: CatalogSource
-            do { source = try loadCatalog(catalog, caFile: caFile, publicKeys: publicKeys, layout: storeOptions.layout) } catch {
+            do {
+                source = try loadCatalog(
+                    catalog, caFile: caFile, publicKeys: catalogOptions.publicKeys(), layout: storeOptions.layout)
+            } catch {
                 printError(error.message)
-                throw ExitCode(1)
+                throw ExitStatus.failure
             }
             var options = DownloadOptions()
             options.transfer.caFile = caFile
             let queue = try ContentQueue(layout: storeOptions.layout, catalog: source, options: options)
             do { try await queue.open() } catch let error as DriverLockError {
                 printError(error.description)
-                throw ExitCode(1)
+                throw ExitStatus.failure
             }
-            let restored = try await queue.restoreCompletedTransactions()
-            if restored.isEmpty {
+            let started = ContinuousClock.now
+            let reporter = ProgressReporters.make(json: json, quiet: global.quiet)
+            let interrupted = InterruptFlag()
+            let signals = Download.onTerminationSignals {
+                interrupted.set()
+                Task { await queue.close() }
+            }
+            defer { signals.forEach { $0.cancel() } }
+            let ending = RunEnding(json: json, quiet: global.quiet, reporter: reporter, interrupted: interrupted, started: started)
+            let restored: [ContentTransaction]
+            do { restored = try await queue.restoreCompletedTransactions() } catch {
+                await reporter.finish(summary: nil)
                 await queue.close()
-                printLine("Nothing to restore: every purchased product is installed at the catalog's version.")
+                throw error
+            }
+            if restored.isEmpty {
+                await reporter.finish(summary: nil)
+                await queue.close()
+                ending.note("Nothing to restore: every purchased product is installed at the catalog's version.", important: false)
                 return
             }
-            let latest = await QueueWaiter(store: storeOptions.store).wait(for: restored, queue: queue)
-            var failed = false
-            for transaction in restored {
-                guard let download = latest[transaction.id], download.state == .finished, let url = download.contentURL else {
-                    let download = latest[transaction.id]
-                    printError("\(transaction.productID) \(download?.state.rawValue ?? "unknown")\(download?.error.map { ": \($0.message)" } ?? "")")
-                    failed = true
-                    continue
-                }
-                try await queue.finish(transaction.id)
-                printLine("\(transaction.productID): \(url.path)")
+            let waiter = QueueWaiter(store: storeOptions.store, reporter: reporter, interrupted: interrupted)
+            let outcome = await waiter.wait(for: restored, queue: queue)
+            try await ending.end(transactions: restored, outcome: outcome, queue: queue, finishTransactions: true) { count in
+                "Restored \(count) product(s)."
             }
-            await queue.close()
-            if failed { throw ExitCode(1) }
         }
     }
 }

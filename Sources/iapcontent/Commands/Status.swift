@@ -1,64 +1,76 @@
 import ArgumentParser
+import ContentDelivery
 import ContentDownloads
 import ContentPackaging
 import Foundation
 
 extension IAPContent {
-    /// `iapcontent status`: every download in a store, from its journal.
+    /// `iapcontent status`: every download in a store, from its journal, with transactions and installed content.
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show every download in a store: state, bytes, progress, time remaining, last error.")
+            abstract: "Show every download in a store: state, bytes, progress, time remaining, last error.",
+            discussion: HelpText.status)
 
-        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var storeOptions: StoreLocationOptions
 
-        @Flag(help: "Print JSON (keys: productID, contentVersion, state, downloadedBytes, expectedContentLength, progress, timeRemaining, error).")
+        @OptionGroup var catalogOptions: CatalogOptions
+
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(help: "Print a JSON array, one object per product (shape in the discussion above).")
         var json = false
 
-        @Option(help: "A catalog (URL or path) to compare installed versions with (shows \"update available\").")
-        var catalog: String?
-
         func run() async throws {
+            global.bootstrapLogging()
             let layout = storeOptions.layout
             guard FileManager.default.fileExists(atPath: layout.journal.path) else {
                 printError("no downloads in \(layout.root.path) (no journal.sqlite); start one with `iapcontent download`")
-                throw ExitCode(1)
+                throw ExitStatus.failure
             }
             let snapshots = try layout.openJournal().records().map(DownloadSnapshot.init(record:))
+            let overview = try StoreOverview(layout: layout)
+            let store = try ContentStore(root: layout.root)
+            var installed: [String: String] = [:]
+            for id in store.installedProductIDs() {
+                installed[id] = store.installedVersion(forProductID: id)?.description ?? "?"
+            }
+            var updates: [String: String] = [:]
+            // The catalog is optional here: only for "update available".
+            if let catalog = try? catalogOptions.catalog() {
+                do {
+                    let source = try loadCatalog(catalog, caFile: nil, publicKeys: catalogOptions.publicKeys(), layout: layout)
+                    for update in ContentQueue.availableUpdates(store: store, catalog: source.catalog) {
+                        updates[update.productID] = update.catalogVersion.description
+                    }
+                } catch {
+                    printError(error.message)
+                }
+            }
             if json {
+                let entries = StatusReport.entries(snapshots: snapshots, overview: overview, installed: installed, updates: updates)
                 let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                printLine(String(decoding: try encoder.encode(snapshots), as: UTF8.self))
-            } else if snapshots.isEmpty {
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                printLine(String(decoding: try encoder.encode(entries), as: UTF8.self))
+                return
+            }
+            if snapshots.isEmpty {
                 printLine("No downloads in \(layout.root.path).")
             } else {
-                for snapshot in snapshots { printLine(ProgressPrinter.line(snapshot)) }
+                var writer = PlainProgressWriter()
+                let now = ContinuousClock.now
+                for snapshot in snapshots {
+                    if let line = writer.line(for: ProgressRow(snapshot), at: now) { printLine(line) }
+                }
             }
-            if !json { try printTransactions(layout) }
-        }
-
-        /// Unfinished transactions, finished ones (history) and installed content with updates.
-        private func printTransactions(_ layout: StoreLayout) throws {
-            let overview = try StoreOverview(layout: layout)
             for transaction in overview.transactions {
                 printLine("transaction \(transaction.id): \(transaction.productID) \(transaction.kind.rawValue), \(transaction.state.rawValue) (unfinished)")
             }
             for entry in overview.history {
                 printLine("transaction \(entry.transactionID): \(entry.productID) \(entry.kind.rawValue) \(entry.contentVersion), finished")
             }
-            let store = try ContentStore(root: layout.root)
-            var updates: [String: ContentUpdate] = [:]
-            if let catalog {
-                do {
-                    let source = try CatalogSource.load(catalog)
-                    for update in ContentQueue.availableUpdates(store: store, catalog: source.catalog) { updates[update.productID] = update }
-                } catch {
-                    printError(error.message)
-                }
-            }
-            for id in store.installedProductIDs() {
-                let version = store.installedVersion(forProductID: id)?.description ?? "?"
+            for (id, version) in installed.sorted(by: { $0.key < $1.key }) {
                 var line = "installed \(id) \(version)"
-                if let update = updates[id] { line += ", update available: \(update.catalogVersion)" }
+                if let update = updates[id] { line += ", update available: \(update)" }
                 printLine(line)
             }
         }

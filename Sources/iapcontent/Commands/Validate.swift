@@ -7,7 +7,7 @@ extension IAPContent {
     struct Validate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check a content folder (ContentInfo.plist + Contents/); report every problem at once.",
-            discussion: "Exit 0 with a one-line summary when valid; exit 1 with one 'path: problem' line per problem on stderr.")
+            discussion: HelpText.validate)
 
         @Argument(help: "The package folder (holding ContentInfo.plist and Contents/).")
         var folder: String

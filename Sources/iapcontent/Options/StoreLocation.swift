@@ -1,4 +1,5 @@
 import ArgumentParser
+import ContentDownloads
 import Foundation
 
 /// Where the download store lives when no one says: the first of `--store`, `IAPCONTENT_STORE`,
@@ -47,4 +48,10 @@ struct StoreLocationOptions: ParsableArguments {
 
     /// The resolved store folder.
     var location: StoreLocation { StoreLocation.resolve(flag: path) }
+
+    /// The resolved store's layout (journal, transfers, content).
+    var layout: StoreLayout { StoreLayout(root: location.url) }
+
+    /// The resolved store folder as a path, for messages and hints (`--store <path>`).
+    var store: String { location.url.path }
 }
