@@ -14,10 +14,14 @@ extension IAPContent {
         @Argument(help: "Product identifiers to download.")
         var productIDs: [String]
 
-        @Option(help: "The catalog: an http(s) URL or a file path.")
-        var catalog: String
+        @OptionGroup var catalogOptions: CatalogOptions
 
         @OptionGroup var storeOptions: StoreLocationOptions
+
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(help: "Progress as JSON lines (the keys of `status --json` plus \"event\"); nothing else on stdout.")
+        var json = false
 
         @Option(help: "Downloads running at once.")
         var concurrency: Int = 3
