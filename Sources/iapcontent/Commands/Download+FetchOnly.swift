@@ -32,10 +32,12 @@ extension IAPContent.Download {
         var firstBytes: [String: Int64] = [:]
         var lastBytes: [String: Int64] = [:]
         var lastErrors: [String: String] = [:]
+        var lastSnapshots: [String: DownloadSnapshot] = [:]
         for await snapshot in manager.updates where wanted.contains(snapshot.productID) {
             await reporter.update(ProgressRow(snapshot))
             if firstBytes[snapshot.productID] == nil { firstBytes[snapshot.productID] = snapshot.downloadedBytes }
             lastBytes[snapshot.productID] = snapshot.downloadedBytes
+            lastSnapshots[snapshot.productID] = snapshot
             if snapshot.state == .paused, !interrupted.isSet, states[snapshot.productID] != .paused {
                 await reporter.message(
                     "\(snapshot.productID) is paused; run `iapcontent resume \(snapshot.productID) --store \(storeOptions.store)` to continue.")
@@ -45,6 +47,13 @@ extension IAPContent.Download {
             if states.count == wanted.count, states.values.allSatisfy({ !$0.isInFlight }) { break }
         }
         if interrupted.isSet {
+            // Checkpointed and stopped (the journal keeps them `waiting` for the next run): shown as paused.
+            for snapshot in lastSnapshots.values where snapshot.state.isInFlight {
+                var row = ProgressRow(snapshot)
+                row.state = DownloadState.paused.rawValue
+                row.timeRemaining = -1
+                await reporter.update(row)
+            }
             await reporter.finish(summary: nil)
             ending.note("Paused. Run the same command again to resume.", important: true)
             throw ExitStatus.interrupted

@@ -22,7 +22,14 @@ struct RunEnding {
         finishTransactions: Bool, allDone: (Int) -> String
     ) async throws {
         if interrupted.isSet {
-            // The signal handler already closed the queue: every download is paused and checkpointed.
+            // The signal handler already closed the queue: every download is checkpointed and stopped
+            // (the journal keeps it `waiting`, so the next run resumes it); the person sees it paused.
+            for download in outcome.latest.values where download.state.isInFlight {
+                var row = ProgressRow(download.snapshot)
+                row.state = DownloadState.paused.rawValue
+                row.timeRemaining = -1
+                await reporter.update(row)
+            }
             await reporter.finish(summary: nil)
             note("Paused. Run the same command again to resume.", important: true)
             throw ExitStatus.interrupted
