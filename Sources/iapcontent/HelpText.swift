@@ -224,6 +224,10 @@ enum HelpText {
         Installs one local archive into a store, checking every entry as a download would (names, \
         types, sizes) but trusting the archive's bytes (no SHA-256 from a catalog). Used by the crash \
         tests, which kill it at IAPCONTENT_TEST_CRASH_AT=extract|swap.
+
+        EXAMPLES:
+          iapcontent _install-archive dist/com.example.maps-2.1.tar.zst --product com.example.maps \\
+              --version 2.1 --store /tmp/store
         """
 
     /// `iapcontent display-demo` (hidden: a demo and a test aid, not in the man page).

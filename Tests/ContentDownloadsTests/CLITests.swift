@@ -167,7 +167,7 @@ struct CLITests {
 
         #expect(try iapcontent(["cancel", id, "--store", store.root.path]).status == 0)
         #expect(try poll(store, id, timeout: 3) { $0.state == "cancelled" } != nil)
-        #expect(driver.wait(timeout: 10) == 1)
+        #expect(driver.wait(timeout: 10) == 4)  // exit status 4: cancelled
         #expect(!FileManager.default.fileExists(atPath: store.partialFile(productID: id).path))
         let resumed = nginx.requests().filter { $0.request.contains("archive.bin") }
         #expect(resumed.count == 2)
