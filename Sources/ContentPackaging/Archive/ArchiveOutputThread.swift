@@ -35,10 +35,11 @@ final class ArchiveOutputThread: Sendable {
         var failureErrno: Int32
     }
 
-    /// Size of each buffer: large sequential writes, a multiple of any device block size.
-    static let bufferSize = 4 << 20
-    /// Buffers in circulation: one being filled, one being written, one queued.
-    static let bufferCount = 3
+    /// Size of each buffer: large sequential writes, a multiple of any device block size, and
+    /// small enough that the pack stays within its memory budget (see docs/PERFORMANCE.md).
+    static let bufferSize = 1 << 20
+    /// Buffers in circulation: one being filled while the other is written.
+    static let bufferCount = 2
 
     /// Filled buffers, oldest first.
     let work = BlockingChannel<Message>(capacity: bufferCount)

@@ -5,7 +5,7 @@ import Synchronization
 
 /// The thread that reads and hashes a package's files ahead of the archive writer.
 ///
-/// It walks the regular files of the (sorted) entry list in order, reads each one into 1 MiB
+/// It walks the regular files of the (sorted) entry list in order, reads each one into
 /// page-aligned buffers — many small files share a buffer, a large one spans several — computes
 /// each file's SHA-256 on the way, and hands every filled buffer over with a list of
 /// ``FileSlice``s saying which bytes belong to which file. A file whose size changes while it is
@@ -37,10 +37,11 @@ final class FileReadAheadThread: Sendable {
         case end
     }
 
-    /// Size of each read buffer.
-    static let bufferSize = 1 << 20
-    /// Buffers in circulation: one being read into, one being archived, one queued.
-    static let bufferCount = 3
+    /// Size of each read buffer: big enough that syscalls and hand-overs cost little, small
+    /// enough for the pack's memory budget.
+    static let bufferSize = 256 << 10
+    /// Buffers in circulation: one being read into while the other is archived.
+    static let bufferCount = 2
     /// Files at least this large are announced to the kernel as read sequentially.
     static let sequentialHintBytes: Int64 = 1 << 20
 
@@ -104,6 +105,9 @@ final class FileReadAheadThread: Sendable {
         var hasher = SHA256()
         var total: Int64 = 0
         var isFirst = true
+        var reachedEnd = false  // a read asked for more than was left and came back short
+        let changedSize = PackError.io(
+            path: entry.path, errno: 0, message: "changed size while packing; pack again when it is stable")
         while total < size {
             if batch.used == batch.buffer.count {
                 filled.send(.batch(batch.buffer, batch.slices))
@@ -112,24 +116,27 @@ final class FileReadAheadThread: Sendable {
                     throw .io(path: entry.path, errno: 0, message: "reading cancelled")
                 }
             }
-            let wanted = Int(min(Int64(batch.buffer.count - batch.used), size - total))
+            // One byte more than is left, when it fits: a short answer then proves the end of the
+            // file without a separate read (many small files share a buffer, so it usually fits).
+            let remaining = size - total
+            let wanted = Int(min(Int64(batch.buffer.count - batch.used), remaining + 1))
             let count = Glibc.read(file, batch.buffer.bytes.baseAddress! + batch.used, wanted)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw DurableFile.ioError(entry.path, "cannot read")
             }
             if count == 0 { break }
+            guard Int64(count) <= remaining else { throw changedSize }
             hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: batch.buffer.bytes[batch.used..<batch.used + count]))
             batch.slices.append(FileSlice(
                 entryIndex: index, fileSize: size, range: batch.used..<batch.used + count, isFirst: isFirst))
             isFirst = false
             batch.used += count
             total += Int64(count)
+            reachedEnd = total == size && count < wanted
         }
         var probe: UInt8 = 0
-        guard total == size, Glibc.read(file, &probe, 1) == 0 else {
-            throw .io(path: entry.path, errno: 0, message: "changed size while packing; pack again when it is stable")
-        }
+        guard total == size, reachedEnd || Glibc.read(file, &probe, 1) == 0 else { throw changedSize }
         if isFirst {  // an empty file: one empty slice carries its header and hash
             batch.slices.append(FileSlice(
                 entryIndex: index, fileSize: 0, range: batch.used..<batch.used, isFirst: true))
