@@ -37,7 +37,7 @@ final class ArchiveOutputThread: Sendable {
 
     /// Size of each buffer: large sequential writes, a multiple of any device block size, and
     /// small enough that the pack stays within its memory budget (see docs/PERFORMANCE.md).
-    static let bufferSize = 1 << 20
+    static let bufferSize = 512 << 10
     /// Buffers in circulation: one being filled while the other is written.
     static let bufferCount = 2
 
