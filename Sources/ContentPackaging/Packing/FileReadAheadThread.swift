@@ -39,7 +39,7 @@ final class FileReadAheadThread: Sendable {
 
     /// Size of each read buffer: big enough that syscalls and hand-overs cost little, small
     /// enough for the pack's memory budget.
-    static let bufferSize = 256 << 10
+    static let bufferSize = Packer.blockSize
     /// Buffers in circulation: one being read into while the other is archived.
     static let bufferCount = 2
     /// Files at least this large are announced to the kernel as read sequentially.

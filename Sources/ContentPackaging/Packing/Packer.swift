@@ -19,8 +19,8 @@ import Glibc
 public struct Packer: Sendable {
     /// Modification time used when `SOURCE_DATE_EPOCH` is not set: 2000-01-01T00:00:00Z.
     public static let defaultModificationTime: Int64 = 946_684_800
-    /// Size of the read buffer for file data.
-    public static let blockSize = 1 << 20
+    /// Size of each file-read buffer (the reader thread has two in circulation).
+    public static let blockSize = 256 << 10
 
     /// Validation run before anything is written.
     public var validator: PackageValidator
