@@ -36,6 +36,23 @@ struct RateEstimatorTests {
         }
     }
 
+    @Test func anInitialBurstDoesNotDominateTheEstimate() async {
+        // Loopback under a rate cap: socket buffers deliver a burst in the first 50 ms, then the cap holds.
+        await propertyCheck(input: Gen.int(in: 100_000...10_000_000), Gen.int(in: 2...40)) { rate, burstFactor in
+            var estimator = RateEstimator()
+            estimator.start(at: 0, bytes: 0)
+            var bytes = Int64(rate) * Int64(burstFactor) / 10  // burst: up to 4 s worth of data at once
+            estimator.record(bytes: bytes, at: 0.05)
+            for step in 1...20 {  // then the steady rate, sampled every 0.5 s for 10 s
+                bytes += Int64(rate / 2)
+                estimator.record(bytes: bytes, at: 0.05 + Double(step) * 0.5)
+            }
+            let remaining = Int64(rate) * 10  // 10 s of data left at the true rate
+            let eta = estimator.timeRemaining(remaining: remaining, at: 10.05)
+            #expect(eta >= 5 && eta <= 10.5, "ETA \(eta) s for 10 s of data after a \(burstFactor / 10)-second burst")
+        }
+    }
+
     @Test func retryDelaysGrowAreCappedAndHonourRetryAfter() async {
         await propertyCheck(input: Gen.int(in: 1...30), Gen.double(in: -0.2...0.2)) { attempt, jitter in
             let options = DownloadOptions()

@@ -13,7 +13,11 @@ nginx_start() {
   NGINX_PORT=$(free_port)
   NGINX_PID_FILE="$work/nginx/nginx.pid"
   NGINX_ACCESS_LOG="$work/nginx/access.log"
+  # Workers of a root master run as nobody and could not read our 0700 temp folders: keep them as the caller.
+  local user_line=""
+  [ "$(id -u)" -eq 0 ] && user_line="user root root;"
   cat > "$work/nginx/nginx.conf" <<CONF
+$user_line
 worker_processes 1;
 pid $NGINX_PID_FILE;
 error_log $work/nginx/error.log warn;

@@ -56,8 +56,12 @@ public struct RateEstimator: Sendable, Equatable {
             let alpha = 1 - exp(-dt / tau)
             rate = current + alpha * (sample - current)
         } else {
+            // Seed only once the warm-up has passed, from the session average: the first samples are
+            // dominated by socket-buffer bursts (loopback: 100+ MB/s under a 4 MB/s cap), and a seed
+            // that high would take several τ to decay, showing "0 s left" for most of a download.
             let elapsed = time - sessionStart
-            rate = elapsed > 0 ? Double(bytes - sessionStartBytes) / elapsed : sample
+            guard elapsed >= warmup else { return }
+            rate = Double(bytes - sessionStartBytes) / elapsed
         }
         lastTime = time
         lastBytes = bytes

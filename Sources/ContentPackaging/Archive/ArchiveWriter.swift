@@ -6,7 +6,8 @@ import Glibc
 /// Every header is normalized: the caller's modification time with zero nanoseconds, uid/gid 0,
 /// no user or group names, no atime/ctime/birthtime, no xattrs or ACLs, and names stored as UTF-8
 /// (`hdrcharset=UTF-8`, independent of the process locale). Bytes are hashed as they leave
-/// libarchive (``ArchiveDigest``), so nothing is read back.
+/// libarchive (``ArchiveDigest``), so nothing is read back; hashing and writing run on a second
+/// thread while the caller's thread compresses (see `ArchiveOutputThread`).
 ///
 /// The writer is noncopyable: one owner, freed exactly once; ``finish()`` consumes it.
 ///
@@ -58,6 +59,9 @@ public struct ArchiveWriter: ~Copyable {
         }
         // No padding after the zstd frame: zeros there read as a damaged frame ("Unknown frame descriptor").
         guard archive_write_set_bytes_in_last_block(handle, 1) == ARCHIVE_OK else { throw fail("block size") }
+        // No re-blocking either: compressed bytes go straight to the sink, which gathers them into
+        // large buffers itself (the bytes are the same; one copy and most callbacks fewer).
+        guard archive_write_set_bytes_per_block(handle, 0) == ARCHIVE_OK else { throw fail("block size") }
         // The name conversion is bound to the locale current when it is created: create it under UTF-8.
         guard UTF8Locale.run({ archive_write_set_options(handle, "pax:hdrcharset=UTF-8") }) == ARCHIVE_OK else {
             throw fail("UTF-8 header charset")
@@ -143,8 +147,14 @@ public struct ArchiveWriter: ~Copyable {
         archive_write_free(handle)
         discard self
         if let failure { throw failure }
-        let hex = sinkObject.hasher.finalizeHex()
-        return ArchiveDigest(size: sinkObject.bytesWritten, sha256: hex)
+        let outcome = sinkObject.finish()
+        if outcome.failureErrno != 0 {
+            throw ArchiveError(
+                errno: outcome.failureErrno,
+                message: "write failed: \(String(cString: strerror(outcome.failureErrno)))",
+                path: sinkObject.displayPath)
+        }
+        return ArchiveDigest(size: outcome.size, sha256: outcome.sha256)
     }
 
     private func error(fallback: String) -> ArchiveError {

@@ -7,7 +7,8 @@ import Glibc
 /// The same folder always gives the same bytes: entries sorted byte-wise by path (directories
 /// included), one fixed modification time (``modificationTime``, from `SOURCE_DATE_EPOCH` when
 /// set), owner 0/0 without names, modes 0644/0755, no atime/ctime/xattrs/ACLs. File data streams
-/// through a 1 MiB buffer and is hashed on the way in; the archive is hashed on the way out.
+/// through a few fixed buffers and is hashed on the way in (on a reader thread); the archive is
+/// hashed on the way out (on an output thread), so memory stays flat and both cores work.
 /// Both files are written crash-safely (temp + fsync + rename + fsync dir); on any error the temp
 /// file is removed, and a signal handler can remove it too via a ``TemporaryFileRegistry``.
 ///
@@ -18,8 +19,8 @@ import Glibc
 public struct Packer: Sendable {
     /// Modification time used when `SOURCE_DATE_EPOCH` is not set: 2000-01-01T00:00:00Z.
     public static let defaultModificationTime: Int64 = 946_684_800
-    /// Size of the read buffer for file data.
-    public static let blockSize = 1 << 20
+    /// Size of each file-read buffer (the reader thread has two in circulation).
+    public static let blockSize = 256 << 10
 
     /// Validation run before anything is written.
     public var validator: PackageValidator
@@ -99,20 +100,26 @@ public struct Packer: Sendable {
             manifestURL: URL(fileURLWithPath: "\(directory)/\(manifestName)"), manifest: manifest)
     }
 
-    /// Writes every entry, streaming and hashing file data; returns the archive digest and file records.
+    /// Writes every entry; returns the archive digest and file records.
+    ///
+    /// Three threads share the work: a ``FileReadAheadThread`` reads and hashes the files ahead,
+    /// this thread builds the tar stream and compresses it, and the writer's output thread hashes
+    /// and writes the compressed bytes. Each hand-over is a bounded channel of fixed buffers, so
+    /// memory stays flat; the bytes are the same as a single-threaded pack's.
     private func writeArchive(
         entries: [FolderEntry], root: String, fd: Int32, displayPath: String
     ) throws(PackError) -> (ArchiveDigest, [PackageManifest.File]) {
         var files: [PackageManifest.File] = []
+        files.reserveCapacity(entries.count)
         var writer: ArchiveWriter
         do {
             writer = try ArchiveWriter(fileDescriptor: fd, displayPath: displayPath, compressionLevel: compressionLevel)
         } catch {
             throw .archive(error)
         }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.blockSize, alignment: 16)
-        defer { buffer.deallocate() }
-        for entry in entries {
+        let reader = FileReadAhead(entries: entries, root: root)
+        defer { reader.close() }
+        for (index, entry) in entries.enumerated() {
             if entry.kind == .directory {
                 do {
                     try writer.writeHeader(
@@ -123,45 +130,27 @@ public struct Packer: Sendable {
                 }
                 continue
             }
-            let sourcePath = root + "/" + entry.path
-            let source = open(sourcePath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-            guard source >= 0 else { throw DurableFile.ioError(entry.path, "cannot open") }
-            defer { close(source) }
-            var info = stat()
-            guard fstat(source, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-                throw .io(path: entry.path, errno: 0, message: "is no longer a regular file; validate and pack again")
-            }
-            let size = Int64(info.st_size)
-            do {
-                try writer.writeHeader(
-                    ArchiveEntryHeader(pathBytes: entry.pathBytes, kind: .regular, size: size, permissions: 0o644),
-                    modificationTime: modificationTime)
-            } catch {
-                throw .archive(error)
-            }
-            var hasher = SHA256()
-            var total: Int64 = 0
             while true {
-                let count = read(source, buffer.baseAddress, buffer.count)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    throw DurableFile.ioError(entry.path, "cannot read")
+                guard let (slice, bytes) = try reader.next() else {
+                    throw .io(path: entry.path, errno: 0, message: "was not read; validate and pack again")
                 }
-                if count == 0 { break }
-                let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-                total += Int64(count)
-                guard total <= size else { break }
-                hasher.update(bufferPointer: chunk)
+                precondition(slice.entryIndex == index, "the file reader runs in entry order")
                 do {
-                    try writer.writeData(chunk)
+                    if slice.isFirst {
+                        try writer.writeHeader(
+                            ArchiveEntryHeader(
+                                pathBytes: entry.pathBytes, kind: .regular, size: slice.fileSize, permissions: 0o644),
+                            modificationTime: modificationTime)
+                    }
+                    try writer.writeData(bytes)
                 } catch {
                     throw .archive(error)
                 }
+                if let sha256 = slice.sha256 {
+                    files.append(PackageManifest.File(path: entry.path, size: slice.fileSize, sha256: sha256))
+                    break
+                }
             }
-            guard total == size else {
-                throw .io(path: entry.path, errno: 0, message: "changed size while packing; pack again when it is stable")
-            }
-            files.append(PackageManifest.File(path: entry.path, size: size, sha256: hasher.finalizeHex()))
         }
         do {
             return (try writer.finish(), files)

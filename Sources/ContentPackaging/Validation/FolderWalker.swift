@@ -60,7 +60,14 @@ enum FolderWalker {
                 if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
                 let childRelative = relative.isEmpty ? name : relative + [UInt8(ascii: "/")] + name
                 if skip(childRelative, name) { continue }
-                guard let info = status(of: directory + [UInt8(ascii: "/")] + name) else {
+                // Relative to the open directory: the kernel does not walk the whole path again.
+                var info = stat()
+                let result = (name + [0]).withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) {
+                        fstatat(dirfd(stream), $0.baseAddress!, &info, AT_SYMLINK_NOFOLLOW)
+                    }
+                }
+                guard result == 0 else {
                     failures.append(Failure(pathBytes: childRelative, errno: errno))
                     continue
                 }

@@ -1,0 +1,146 @@
+import Crypto
+import Foundation
+import Glibc
+import Synchronization
+
+/// The thread that reads and hashes a package's files ahead of the archive writer.
+///
+/// It walks the regular files of the (sorted) entry list in order, reads each one into
+/// page-aligned buffers — many small files share a buffer, a large one spans several — computes
+/// each file's SHA-256 on the way, and hands every filled buffer over with a list of
+/// ``FileSlice``s saying which bytes belong to which file. A file whose size changes while it is
+/// read, or that cannot be opened or read, ends the stream with ``Message/failed(_:)``.
+///
+/// Buffers cycle between ``spare`` and ``filled``: memory is ``bufferCount`` × ``bufferSize``.
+final class FileReadAheadThread: Sendable {
+    /// Part of one file's data inside a buffer.
+    struct FileSlice: Sendable {
+        /// Index of the file in the entry list.
+        var entryIndex: Int
+        /// The file's size when it was opened (what its header declares).
+        var fileSize: Int64
+        /// Where the bytes are in the buffer.
+        var range: Range<Int>
+        /// True for the file's first slice (write its header first).
+        var isFirst: Bool
+        /// The file's SHA-256 (lowercase hex), set on its last slice only.
+        var sha256: String?
+    }
+
+    /// What the thread hands over, in order.
+    enum Message: Sendable {
+        /// A buffer and the slices of file data in it.
+        case batch(PageAlignedBuffer, [FileSlice])
+        /// Reading failed; nothing follows.
+        case failed(PackError)
+        /// Every file was read (or reading was cancelled); nothing follows.
+        case end
+    }
+
+    /// Size of each read buffer: big enough that syscalls and hand-overs cost little, small
+    /// enough for the pack's memory budget.
+    static let bufferSize = Packer.blockSize
+    /// Buffers in circulation: one being read into while the other is archived.
+    static let bufferCount = 2
+    /// Files at least this large are announced to the kernel as read sequentially.
+    static let sequentialHintBytes: Int64 = 1 << 20
+
+    /// Filled buffers and the final message.
+    let filled = BlockingChannel<Message>(capacity: bufferCount + 1)
+    /// Buffers ready to be read into.
+    let spare = BlockingChannel<PageAlignedBuffer>(capacity: bufferCount)
+    private let cancelled = Atomic<Bool>(false)
+
+    /// Fills ``spare`` and starts reading the regular files among `entries` below `root`.
+    init(entries: [FolderEntry], root: String) {
+        for _ in 0..<Self.bufferCount { spare.send(.allocate(byteCount: Self.bufferSize)) }
+        let thread = Thread { [self] in run(entries: entries, root: root) }
+        thread.name = "iapcontent file reader"
+        thread.start()
+    }
+
+    /// Asks the thread to stop after the file it is reading; it then sends ``Message/end``.
+    func cancel() {
+        cancelled.store(true, ordering: .relaxed)
+    }
+
+    private func run(entries: [FolderEntry], root: String) {
+        var batch = Batch(buffer: spare.receive())
+        for (index, entry) in entries.enumerated() where entry.kind == .regular {
+            if cancelled.load(ordering: .relaxed) { break }
+            do {
+                try read(entry, index: index, path: root + "/" + entry.path, into: &batch)
+            } catch {
+                spare.send(batch.buffer)
+                filled.send(.failed(error))
+                return
+            }
+        }
+        if batch.slices.isEmpty {
+            spare.send(batch.buffer)
+        } else {
+            filled.send(.batch(batch.buffer, batch.slices))
+        }
+        filled.send(.end)
+    }
+
+    /// The buffer being filled and the slices in it so far.
+    private struct Batch {
+        var buffer: PageAlignedBuffer
+        var used = 0
+        var slices: [FileSlice] = []
+    }
+
+    /// Reads one whole file into the batch (sending full buffers on), hashing it.
+    private func read(_ entry: FolderEntry, index: Int, path: String, into batch: inout Batch) throws(PackError) {
+        let file = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard file >= 0 else { throw DurableFile.ioError(entry.path, "cannot open") }
+        defer { close(file) }
+        var info = stat()
+        guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw .io(path: entry.path, errno: 0, message: "is no longer a regular file; validate and pack again")
+        }
+        let size = Int64(info.st_size)
+        if size >= Self.sequentialHintBytes { _ = posix_fadvise(file, 0, 0, POSIX_FADV_SEQUENTIAL) }
+        var hasher = SHA256()
+        var total: Int64 = 0
+        var isFirst = true
+        var reachedEnd = false  // a read asked for more than was left and came back short
+        let changedSize = PackError.io(
+            path: entry.path, errno: 0, message: "changed size while packing; pack again when it is stable")
+        while total < size {
+            if batch.used == batch.buffer.count {
+                filled.send(.batch(batch.buffer, batch.slices))
+                batch = Batch(buffer: spare.receive())
+                if cancelled.load(ordering: .relaxed) {  // the writer gave up: stop inside a large file too
+                    throw .io(path: entry.path, errno: 0, message: "reading cancelled")
+                }
+            }
+            // One byte more than is left, when it fits: a short answer then proves the end of the
+            // file without a separate read (many small files share a buffer, so it usually fits).
+            let remaining = size - total
+            let wanted = Int(min(Int64(batch.buffer.count - batch.used), remaining + 1))
+            let count = Glibc.read(file, batch.buffer.bytes.baseAddress! + batch.used, wanted)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw DurableFile.ioError(entry.path, "cannot read")
+            }
+            if count == 0 { break }
+            guard Int64(count) <= remaining else { throw changedSize }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: batch.buffer.bytes[batch.used..<batch.used + count]))
+            batch.slices.append(FileSlice(
+                entryIndex: index, fileSize: size, range: batch.used..<batch.used + count, isFirst: isFirst))
+            isFirst = false
+            batch.used += count
+            total += Int64(count)
+            reachedEnd = total == size && count < wanted
+        }
+        var probe: UInt8 = 0
+        guard total == size, reachedEnd || Glibc.read(file, &probe, 1) == 0 else { throw changedSize }
+        if isFirst {  // an empty file: one empty slice carries its header and hash
+            batch.slices.append(FileSlice(
+                entryIndex: index, fileSize: 0, range: batch.used..<batch.used, isFirst: true))
+        }
+        batch.slices[batch.slices.count - 1].sha256 = hasher.finalizeHex()
+    }
+}

@@ -1,0 +1,25 @@
+/// A fixed-size, page-aligned byte buffer that pipeline threads hand to each other.
+///
+/// Page alignment lets the output writer use `O_DIRECT`. The buffer is a plain pointer so it can
+/// cross threads without copying; it is `@unchecked Sendable` because ownership moves with it:
+/// only the thread that last received it through a ``BlockingChannel`` touches the bytes. The
+/// pipeline that allocates buffers frees them once every thread has handed them back.
+struct PageAlignedBuffer: @unchecked Sendable {
+    /// Alignment of the start address and of the size: a page, enough for `O_DIRECT` everywhere.
+    static let alignment = 4096
+
+    /// The bytes.
+    let bytes: UnsafeMutableRawBufferPointer
+
+    /// Allocates `byteCount` bytes (rounded up to ``alignment``), uninitialized.
+    static func allocate(byteCount: Int) -> PageAlignedBuffer {
+        let rounded = (byteCount + alignment - 1) / alignment * alignment
+        return PageAlignedBuffer(bytes: .allocate(byteCount: rounded, alignment: alignment))
+    }
+
+    /// Capacity in bytes.
+    var count: Int { bytes.count }
+
+    /// Frees the memory; the buffer must not be used afterwards.
+    func deallocate() { bytes.deallocate() }
+}
