@@ -149,7 +149,7 @@ enum HelpText {
         JSON (--json): an array with one object per download record, then one per installed product \
         without a record. Every key is always present: productID, contentVersion, state, \
         downloadedBytes, expectedContentLength, progress, timeRemaining (-1 unknown), error (null or a \
-        message) — as in every earlier version — plus installedVersion (null when not installed), \
+        message), as in every earlier version, plus installedVersion (null when not installed), \
         updateAvailable (the catalog's newer version, else null) and transactions (array of {id, kind: \
         purchase|restore, state, contentVersion, finished}). An installed product without a download \
         record shows state "finished", progress 1 and 0 bytes.

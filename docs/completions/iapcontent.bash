@@ -173,15 +173,59 @@ _iapcontent() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    catalog|keygen|serve|sign-url|help)
+    validate|pack|inspect|catalog|keygen|serve|sign-url|download|status|pause|resume|cancel|content|delete|restore|help)
         # Offer subcommand argument completions
         "_iapcontent_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'catalog keygen serve sign-url help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'validate pack inspect catalog keygen serve sign-url download status pause resume cancel content delete restore help' -- "${cur}"))
         ;;
     esac
+}
+
+_iapcontent_validate() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--max-size)
+    __iapcontent_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--max-size')
+        return
+        ;;
+    esac
+}
+
+_iapcontent_pack() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--output -o --max-size --level)
+    __iapcontent_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--output'|'-o')
+        return
+        ;;
+    '--max-size')
+        return
+        ;;
+    '--level')
+        return
+        ;;
+    esac
+}
+
+_iapcontent_inspect() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __iapcontent_offer_flags_options 1
 }
 
 _iapcontent_catalog() {
@@ -266,6 +310,165 @@ _iapcontent_sign-url() {
         return
         ;;
     '--expires-in')
+        return
+        ;;
+    esac
+}
+
+_iapcontent_download() {
+    repeating_flags=(--verbose -v)
+    non_repeating_flags=(--quiet -q --json --no-finish --no-install --version -h --help)
+    repeating_options=(--public-key)
+    non_repeating_options=(--catalog --store --concurrency --max-rate --ca-file --max-attempts --retry-delay --stall-timeout)
+    __iapcontent_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--catalog')
+        return
+        ;;
+    '--public-key')
+        return
+        ;;
+    '--store')
+        return
+        ;;
+    '--concurrency')
+        return
+        ;;
+    '--max-rate')
+        return
+        ;;
+    '--ca-file')
+        return
+        ;;
+    '--max-attempts')
+        return
+        ;;
+    '--retry-delay')
+        return
+        ;;
+    '--stall-timeout')
+        return
+        ;;
+    esac
+}
+
+_iapcontent_status() {
+    repeating_flags=(--verbose -v)
+    non_repeating_flags=(--quiet -q --json --version -h --help)
+    repeating_options=(--public-key)
+    non_repeating_options=(--store --catalog)
+    __iapcontent_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    '--catalog')
+        return
+        ;;
+    '--public-key')
+        return
+        ;;
+    esac
+}
+
+_iapcontent_pause() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store)
+    __iapcontent_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    esac
+}
+
+_iapcontent_resume() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store)
+    __iapcontent_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    esac
+}
+
+_iapcontent_cancel() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store)
+    __iapcontent_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    esac
+}
+
+_iapcontent_content() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store)
+    __iapcontent_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    esac
+}
+
+_iapcontent_delete() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store)
+    __iapcontent_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    esac
+}
+
+_iapcontent_restore() {
+    repeating_flags=(--verbose -v)
+    non_repeating_flags=(--quiet -q --json --version -h --help)
+    repeating_options=(--public-key)
+    non_repeating_options=(--catalog --store --ca-file)
+    __iapcontent_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--catalog')
+        return
+        ;;
+    '--public-key')
+        return
+        ;;
+    '--store')
+        return
+        ;;
+    '--ca-file')
         return
         ;;
     esac

@@ -50,22 +50,74 @@ _iapcontent() {
     case "${state}" in
     command)
         local -ar subcommands=(
+            'validate:Check a content folder (ContentInfo.plist + Contents/); report every problem at once.'
+            'pack:Pack a content folder into a reproducible <product>-<version>.tar.zst plus .manifest.json.'
+            'inspect:Show an archive'\''s product, version, sizes and files; verify it against the manifest beside it.'
             'catalog:Build a static, content-addressed catalog folder from packed archives.'
             'keygen:Create an Ed25519 catalog signing key, or a URL-token key with --token-key.'
             'serve:Serve a catalog folder over HTTP (GET/HEAD, byte ranges, strong ETags).'
             'sign-url:Print an archive URL carrying a purchaser token (product, expires, token).'
+            'download:Download, verify and install products'\'' content into a store (resumable), then finish their transactions.'
+            'status:Show every download in a store: state, bytes, progress, time remaining, last error.'
+            'pause:Pause downloads (keeps their bytes); a running download applies it within a second.'
+            'resume:Resume paused downloads; a running download applies it within a second.'
+            'cancel:Cancel downloads and delete their partial data; a running download applies it within a second.'
+            'content:Print a product'\''s installed content folder (ContentInfo.plist + Contents/); exit 1 if not installed.'
+            'delete:Delete a product'\''s installed content (atomically); exit 1 if it was not installed.'
+            'restore:Restore: download and install content of previously finished purchases that is missing or older than the catalog'\''s.'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        catalog|keygen|serve|sign-url|help)
+        validate|pack|inspect|catalog|keygen|serve|sign-url|download|status|pause|resume|cancel|content|delete|restore|help)
             "_iapcontent_${words[1]}" && ret=0
             ;;
         esac
         ;;
     esac
+
+    return "${ret}"
+}
+
+_iapcontent_validate() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':folder:'
+        '--json[Print the result as JSON on stdout.]'
+        '--max-size[Largest total size of the files, in bytes (default 2 GiB).]:max-size:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_pack() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':folder:'
+        '(--output -o)'{--output,-o}'[Directory for the archive and manifest (default\: current directory).]:output:'
+        '--max-size[Largest total size of the files, in bytes (default 2 GiB).]:max-size:'
+        '--level[zstd compression level (1-19).]:level:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_inspect() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':archive:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
 
     return "${ret}"
 }
@@ -125,6 +177,132 @@ _iapcontent_sign-url() {
         '--token-key[URL-token key file (`iapcontent keygen --token-key`).]:token-key:'
         '--product[The product the purchaser owns.]:product:'
         '--expires-in[Seconds the URL stays valid.]:expires-in:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_download() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*:product-i-ds:'
+        '--catalog[The catalog\: an http(s) URL or a file path (default\: $IAPCONTENT_CATALOG).]:url:'
+        '*--public-key[A trusted catalog-signing public key, base64 (repeatable; default\: $IAPCONTENT_PUBLIC_KEY, comma-separated).]:base64:'
+        '--store[The store folder\: journal, partial and verified archives, installed content.]:dir:'
+        '(--quiet -q)'{--quiet,-q}'[Only errors\: no progress display, no notes.]'
+        '*'{--verbose,-v}'[More detail on stderr (debug logging; twice for trace).]'
+        '--json[Progress as JSON lines (the keys of `status --json` plus "event"); nothing else on stdout.]'
+        '--concurrency[Downloads running at once.]:concurrency:'
+        '--max-rate[Total receive cap in bytes per second (divided among downloads).]:max-rate:'
+        '--ca-file[A PEM file of extra trusted certificate authorities.]:ca-file:'
+        '--max-attempts[Attempts per download on network errors before failing.]:max-attempts:'
+        '--retry-delay[First retry delay in seconds (doubles per attempt).]:retry-delay:'
+        '--stall-timeout[Seconds without data before a connection is retried.]:stall-timeout:'
+        '--no-finish[Leave the transactions unfinished (for inspection with `status`).]'
+        '--no-install[Only fetch and verify the archives into the store'\''s transfers/ (no transaction, no install).]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_status() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--store[The store folder\: journal, partial and verified archives, installed content.]:dir:'
+        '--catalog[The catalog\: an http(s) URL or a file path (default\: $IAPCONTENT_CATALOG).]:url:'
+        '*--public-key[A trusted catalog-signing public key, base64 (repeatable; default\: $IAPCONTENT_PUBLIC_KEY, comma-separated).]:base64:'
+        '(--quiet -q)'{--quiet,-q}'[Only errors\: no progress display, no notes.]'
+        '*'{--verbose,-v}'[More detail on stderr (debug logging; twice for trace).]'
+        '--json[Print a JSON array, one object per product (shape in the discussion above).]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_pause() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*:product-i-ds:'
+        '--store[The store folder\: journal, partial and verified archives, installed content.]:dir:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_resume() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*:product-i-ds:'
+        '--store[The store folder\: journal, partial and verified archives, installed content.]:dir:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_cancel() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*:product-i-ds:'
+        '--store[The store folder\: journal, partial and verified archives, installed content.]:dir:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_content() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':product-id:'
+        '--store[The store folder\: journal, partial and verified archives, installed content.]:dir:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_delete() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':product-id:'
+        '--store[The store folder\: journal, partial and verified archives, installed content.]:dir:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_restore() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--catalog[The catalog\: an http(s) URL or a file path (default\: $IAPCONTENT_CATALOG).]:url:'
+        '*--public-key[A trusted catalog-signing public key, base64 (repeatable; default\: $IAPCONTENT_PUBLIC_KEY, comma-separated).]:base64:'
+        '--store[The store folder\: journal, partial and verified archives, installed content.]:dir:'
+        '(--quiet -q)'{--quiet,-q}'[Only errors\: no progress display, no notes.]'
+        '*'{--verbose,-v}'[More detail on stderr (debug logging; twice for trace).]'
+        '--json[Progress as JSON lines (the keys of `status --json` plus "event"); nothing else on stdout.]'
+        '--ca-file[A PEM file of extra trusted certificate authorities.]:ca-file:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
