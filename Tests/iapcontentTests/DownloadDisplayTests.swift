@@ -160,6 +160,18 @@ struct DownloadDisplayTests {
         #expect(last["progress"] as? Double == 1)
     }
 
+    @Test func aReaderThatGoesAwayDoesNotCrashTheDownload() async throws {
+        let world = try await World(productID: "com.example.pipe", size: 512 << 10, serverRate: 256 << 10)
+        let binary = try HostCommandsTests.binary()
+        // `head -1` exits after the first event; later writes hit EPIPE. The download must still install.
+        let command = (["'\(binary.path)'"] + world.download(["--json"]).map { "'\($0)'" }).joined(separator: " ")
+        let shell = try CommandRunner.run("/bin/bash", ["-c", "\(command) 2>/dev/null | head -1 >/dev/null; echo ${PIPESTATUS[0]}"])
+        #expect(shell.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "\(shell.stdout)")
+        let content = try await world.run(["content", world.productID, "--store", world.store])
+        #expect(content.status == 0)
+        #expect(content.out.trimmingCharacters(in: .whitespacesAndNewlines) == world.installed)
+    }
+
     @Test func plainOutputInAPipeAndStatusJSON() async throws {
         let world = try await World(productID: "com.example.plain", size: 256 << 10)
         let result = try await world.run(world.download(["--no-finish"]))

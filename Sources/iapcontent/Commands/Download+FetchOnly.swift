@@ -15,8 +15,6 @@ extension IAPContent.Download {
             throw ExitStatus.failure
         }
         let started = ContinuousClock.now
-        let reporter = ProgressReporters.make(json: json, quiet: global.quiet)
-        let ending = RunEnding(json: json, quiet: global.quiet, reporter: reporter, interrupted: InterruptFlag(), started: started)
         let interrupted = InterruptFlag()
         let signals = Self.onTerminationSignals {
             interrupted.set()
@@ -24,9 +22,17 @@ extension IAPContent.Download {
         }
         defer { signals.forEach { $0.cancel() } }
 
-        for product in products {
-            try await manager.enqueue(product, url: source.archiveURL(for: product))
+        do {
+            for product in products {
+                try await manager.enqueue(product, url: source.archiveURL(for: product))
+            }
+        } catch {
+            await manager.shutdown()
+            throw error
         }
+        // The display starts only now, so every path below ends it with finish(summary:).
+        let reporter = ProgressReporters.make(json: json, quiet: global.quiet)
+        let ending = RunEnding(json: json, quiet: global.quiet, reporter: reporter, interrupted: interrupted, started: started)
         let wanted = Set(productIDs)
         var states: [String: DownloadState] = [:]
         var firstBytes: [String: Int64] = [:]

@@ -4,11 +4,11 @@ import Foundation
 enum Output {
     /// Prints `text` and a newline on stdout.
     static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        StandardOutput.write(text + "\n")
     }
 
     /// Prints `text` and a newline on stderr.
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        StandardOutput.writeError(text + "\n")
     }
 }

@@ -4,10 +4,10 @@ import Foundation
 
 /// Writes a line to standard error.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data("iapcontent: \(message)\n".utf8))
+    StandardOutput.writeError("iapcontent: \(message)\n")
 }
 
 /// Writes a line to standard output, unbuffered (progress must show up when piped).
 func printLine(_ message: String) {
-    FileHandle.standardOutput.write(Data((message + "\n").utf8))
+    StandardOutput.write(message + "\n")
 }

@@ -75,7 +75,7 @@ struct RunEnding {
     /// only `important` ones (what to do next), on stderr.
     func note(_ text: String, important: Bool) {
         if quiet || json {
-            if important { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+            if important { StandardOutput.writeError(text + "\n") }
             return
         }
         printLine(text)

@@ -34,9 +34,15 @@ enum ProgressReporters {
 
 /// Writes text to standard output unbuffered, so progress shows up at once in pipes and terminals.
 enum StandardOutput {
-    /// Writes `text` as is (no newline added).
+    /// Writes `text` as is (no newline added). A reader that went away (`| head`, a closed `jq`: EPIPE)
+    /// loses the text but never crashes the command mid-download (`FileHandle.write(_:)` would trap).
     @Sendable static func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        try? FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+    }
+
+    /// The same for standard error.
+    @Sendable static func writeError(_ text: String) {
+        try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
     }
 }
 
