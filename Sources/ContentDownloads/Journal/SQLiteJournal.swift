@@ -8,7 +8,7 @@ internal import GRDB
 /// Several processes may open the same file (the driver, and `pause`/`resume`/`cancel`/`status`);
 /// SQLite's locking plus a busy timeout serialises them.
 public final class SQLiteJournal: DownloadJournal {
-    private let queue: DatabaseQueue
+    let queue: DatabaseQueue
 
     /// Opens (creating and migrating if needed) the journal at `path`.
     public init(path: String) throws {
@@ -64,6 +64,7 @@ public final class SQLiteJournal: DownloadJournal {
                 t.column("updatedAt", .datetime).notNull()
             }
         }
+        registerTrustMigrations(&migrator)
         return migrator
     }
 

@@ -18,8 +18,16 @@ extension IAPContent {
         @Argument(help: "Product identifiers to download.")
         var productIDs: [String]
 
-        @Option(help: "The catalog: an http(s) URL or a file path.")
-        var catalog: String
+        @Option(help: "The catalog: an http(s) URL or a file path (default: $IAPCONTENT_CATALOG).")
+        var catalog: String?
+
+        @Option(
+            name: .customLong("public-key"),
+            help: "A pinned base64 Ed25519 public key (repeatable; also $IAPCONTENT_PUBLIC_KEY, comma-separated). The catalog must be signed by one of them.")
+        var publicKeys: [String] = []
+
+        @Option(name: .customLong("token-key"), help: "Development: a URL token key file; archive URLs get fresh tokens minted locally.")
+        var tokenKey: String?
 
         @OptionGroup var storeOptions: StoreOptions
 
@@ -47,14 +55,32 @@ extension IAPContent {
         }
 
         func run() async throws {
+            let environment = ProcessInfo.processInfo.environment
+            guard let catalog = catalog ?? environment["IAPCONTENT_CATALOG"].flatMap({ $0.isEmpty ? nil : $0 }) else {
+                printError("no catalog: pass --catalog <url or path> or set IAPCONTENT_CATALOG")
+                throw ExitCode(1)
+            }
+            let keys = publicKeys + (environment["IAPCONTENT_PUBLIC_KEY"] ?? "").split(separator: ",")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            if keys.isEmpty {
+                printError("warning: no --public-key pinned; accepting an unsigned catalog (development only — anyone controlling the server controls the content)")
+            }
             let source: CatalogSource
             var products: [CatalogProduct] = []
             do {
-                source = try CatalogSource.load(catalog, caFile: caFile)
+                source = try CatalogSource.loadVerified(catalog, pinnedPublicKeys: keys, layout: storeOptions.layout, caFile: caFile)
                 for id in productIDs { products.append(try source.product(id)) }
+                for product in products { try storeOptions.layout.checkNoDowngrade(product) }
             } catch {
                 printError(error.message)
                 throw ExitCode(1)
+            }
+            var authorizer: ArchiveURLAuthorizer?
+            if let tokenKey {
+                do { authorizer = URLTokenSigner(key: try URLTokenKey.read(from: URL(fileURLWithPath: tokenKey))).authorizer() } catch {
+                    printError("cannot read the token key \(tokenKey): \(error)")
+                    throw ExitCode(1)
+                }
             }
             var options = DownloadOptions()
             options.concurrency = concurrency
@@ -64,6 +90,7 @@ extension IAPContent {
             options.transfer.caFile = caFile
             options.transfer.lowSpeedTime = stallTimeout
             let manager = try DownloadManager(layout: storeOptions.layout, options: options)
+            await manager.setArchiveURLAuthorizer(authorizer)
             do {
                 try await manager.start()
             } catch let error as DriverLockError {
@@ -78,7 +105,8 @@ extension IAPContent {
             defer { signals.forEach { $0.cancel() } }
 
             for product in products {
-                try await manager.enqueue(product, url: source.archiveURL(for: product))
+                try await manager.enqueue(
+                    product, candidates: source.archiveURLCandidates(for: product), catalogURL: source.location.absoluteString)
             }
             let wanted = Set(productIDs)
             var states: [String: DownloadState] = [:]
