@@ -24,7 +24,7 @@ extension CatalogSource {
         let url = resolve(location)
         let key = url.absoluteString
         let verifier: CatalogVerifier
-        do {
+        do throws(CatalogVerificationError) {
             verifier = pinnedPublicKeys.isEmpty ? .allowingUnsigned : try CatalogVerifier(pinnedPublicKeys: pinnedPublicKeys)
         } catch {
             throw .untrusted(error, catalogURL: key)
@@ -43,7 +43,7 @@ extension CatalogSource {
             throw DownloadError(code: .io, message: "cannot read the store's journal \(layout.journal.path): \(error); check permissions")
         }
         let catalog: Catalog
-        do {
+        do throws(CatalogVerificationError) {
             catalog = try verifier.verify(catalogData: data, signatureData: signature, highestSeenVersion: seen, now: now)
         } catch {
             throw .untrusted(error, catalogURL: key)
