@@ -37,8 +37,8 @@ extension DownloadManager {
             ordered = ordered.filter { ArchiveRoute.origin(of: $0) == preferred }
                 + ordered.filter { ArchiveRoute.origin(of: $0) != preferred }
         }
-        if let existing = records[id], existing.expectedSHA256 == product.sha256.lowercased(), existing.durableOffset > 0,
-           let index = ordered.firstIndex(of: existing.url)
+        if let existing = records[id], existing.expectedSHA256 == product.sha256.lowercased(),
+           [.waiting, .active, .paused].contains(existing.downloadState), let index = ordered.firstIndex(of: existing.url)
         {
             ordered.insert(ordered.remove(at: index), at: 0)
         }
