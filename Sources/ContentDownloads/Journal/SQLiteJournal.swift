@@ -89,7 +89,7 @@ public final class SQLiteJournal: DownloadJournal {
                     UPDATE transfers SET durableOffset = ?, etag = ?, lastModified = ?, timeRemaining = ?, updatedAt = ?
                     WHERE productID = ?
                     """,
-                arguments: [offset, validator?.etag, validator?.lastModified, timeRemaining, Date(), productID])
+                arguments: [offset, validator?.etag, validator?.lastModified, timeRemaining, JournalDate.text(Date()), productID])
         }
     }
 
@@ -97,7 +97,7 @@ public final class SQLiteJournal: DownloadJournal {
         try queue.write { db in
             try db.execute(
                 sql: "UPDATE transfers SET requestedCommand = ?, updatedAt = ? WHERE productID = ?",
-                arguments: [command.rawValue, Date(), productID])
+                arguments: [command.rawValue, JournalDate.text(Date()), productID])
             return db.changesCount > 0
         }
     }

@@ -39,7 +39,7 @@ extension SQLiteJournal {
                       highestCatalogVersion = MAX(COALESCE(highestCatalogVersion, 0), excluded.highestCatalogVersion),
                       updatedAt = excluded.updatedAt
                     """,
-                arguments: [catalogURL, stored, Date()])
+                arguments: [catalogURL, stored, JournalDate.text(Date())])
         }
     }
 
@@ -59,7 +59,7 @@ extension SQLiteJournal {
                     ON CONFLICT(catalogURL) DO UPDATE SET preferredMirror = excluded.preferredMirror,
                       updatedAt = excluded.updatedAt
                     """,
-                arguments: [catalogURL, origin, Date()])
+                arguments: [catalogURL, origin, JournalDate.text(Date())])
         }
     }
 }
