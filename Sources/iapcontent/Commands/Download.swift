@@ -19,8 +19,16 @@ extension IAPContent {
         @Argument(help: "Product identifiers to download.")
         var productIDs: [String]
 
-        @Option(help: "The catalog: an http(s) URL or a file path.")
-        var catalog: String
+        @Option(help: "The catalog: an http(s) URL or a file path (default: $IAPCONTENT_CATALOG).")
+        var catalog: String?
+
+        @Option(
+            name: .customLong("public-key"),
+            help: "A pinned base64 Ed25519 public key (repeatable; also $IAPCONTENT_PUBLIC_KEY, comma-separated). The catalog must be signed by one of them.")
+        var publicKeys: [String] = []
+
+        @Option(name: .customLong("token-key"), help: "Development: a URL token key file; archive URLs get fresh tokens minted locally.")
+        var tokenKey: String?
 
         @OptionGroup var storeOptions: StoreOptions
 
@@ -32,9 +40,6 @@ extension IAPContent {
 
         @Option(name: .customLong("ca-file"), help: "A PEM file of extra trusted certificate authorities.")
         var caFile: String?
-
-        @Option(name: .customLong("public-key"), help: "Pinned Ed25519 public key (base64, from `iapcontent keygen`); repeatable. When given, the catalog must carry a valid catalog.json.sig, be unexpired and not older than the newest this store accepted.")
-        var publicKeys: [String] = []
 
         @Option(name: .customLong("max-attempts"), help: "Attempts per download on network errors before failing.")
         var maxAttempts: Int = 5
@@ -57,14 +62,32 @@ extension IAPContent {
         }
 
         func run() async throws {
+            let environment = ProcessInfo.processInfo.environment
+            guard let catalog = catalog ?? environment["IAPCONTENT_CATALOG"].flatMap({ $0.isEmpty ? nil : $0 }) else {
+                printError("no catalog: pass --catalog <url or path> or set IAPCONTENT_CATALOG")
+                throw ExitCode(1)
+            }
+            let keys = publicKeys + (environment["IAPCONTENT_PUBLIC_KEY"] ?? "").split(separator: ",")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            if keys.isEmpty {
+                printError("warning: no --public-key pinned; accepting an unsigned catalog (development only — anyone controlling the server controls the content)")
+            }
             let source: CatalogSource
             var products: [CatalogProduct] = []
             do {
-                source = try loadCatalog(catalog, caFile: caFile, publicKeys: publicKeys, layout: storeOptions.layout)
+                source = try CatalogSource.loadVerified(catalog, pinnedPublicKeys: keys, layout: storeOptions.layout, caFile: caFile)
                 for id in productIDs { products.append(try source.product(id)) }
+                for product in products { try storeOptions.layout.checkNoDowngrade(product) }
             } catch {
                 printError(error.message)
                 throw ExitCode(1)
+            }
+            var authorizer: ArchiveURLAuthorizer?
+            if let tokenKey {
+                do { authorizer = URLTokenSigner(key: try URLTokenKey.read(from: URL(fileURLWithPath: tokenKey))).authorizer() } catch {
+                    printError("cannot read the token key \(tokenKey): \(error)")
+                    throw ExitCode(1)
+                }
             }
             var options = DownloadOptions()
             options.concurrency = concurrency
@@ -74,10 +97,11 @@ extension IAPContent {
             options.transfer.caFile = caFile
             options.transfer.lowSpeedTime = stallTimeout
             if noInstall {
-                try await fetchOnly(source: source, products: products, options: options)
+                try await fetchOnly(source: source, products: products, options: options, authorizer: authorizer)
                 return
             }
             let queue = try ContentQueue(layout: storeOptions.layout, catalog: source, options: options)
+            await queue.setArchiveURLAuthorizer(authorizer)
             do {
                 try await queue.open()
             } catch let error as DriverLockError {
