@@ -15,28 +15,41 @@ public struct CatalogSource: Sendable {
     /// Loads and decodes the catalog at `location` (a URL string or a file path).
     /// - Throws: ``DownloadError`` with code `.catalog`, naming the location and what to check.
     public static func load(_ location: String, caFile: String? = nil) throws(DownloadError) -> CatalogSource {
-        let url: URL
-        if let parsed = URL(string: location), let scheme = parsed.scheme?.lowercased(),
-           ["http", "https", "file"].contains(scheme)
-        {
-            url = parsed
-        } else {
-            url = URL(fileURLWithPath: location)
-        }
-        let data: Data
-        if url.isFileURL {
-            do { data = try Data(contentsOf: url) } catch {
-                throw DownloadError(code: .catalog, message: "cannot read the catalog \(url.path): \(error.localizedDescription); check the path")
-            }
-        } else {
-            data = try fetch(url, caFile: caFile)
-        }
+        let url = resolve(location)
+        let data = try read(url, caFile: caFile, what: "catalog")!
         do {
             let catalog = try Catalog.decoder.decode(Catalog.self, from: data)
             return CatalogSource(catalog: catalog, location: url)
         } catch {
             throw DownloadError(code: .catalog, message: "\(url.absoluteString) is not a valid catalog: \(error); regenerate it with `iapcontent catalog`")
         }
+    }
+
+    /// A URL string (`http`, `https`, `file`) as a URL, anything else as a file path.
+    static func resolve(_ location: String) -> URL {
+        if let parsed = URL(string: location), let scheme = parsed.scheme?.lowercased(),
+           ["http", "https", "file"].contains(scheme)
+        {
+            return parsed
+        }
+        return URL(fileURLWithPath: location)
+    }
+
+    /// The bytes at `url` (at most ``maxCatalogBytes``); `nil` for a missing file or HTTP 404/410
+    /// when `allowMissing`, otherwise a `.catalog` error naming `what`.
+    static func read(_ url: URL, caFile: String?, what: String, allowMissing: Bool = false) throws(DownloadError) -> Data? {
+        if url.isFileURL {
+            if allowMissing, !FileManager.default.fileExists(atPath: url.path) { return nil }
+            do { return try Data(contentsOf: url) } catch {
+                throw DownloadError(code: .catalog, message: "cannot read the \(what) \(url.path): \(error.localizedDescription); check the path")
+            }
+        }
+        let (status, data) = try fetch(url, caFile: caFile)
+        if allowMissing, status == 404 || status == 410 { return nil }
+        guard (200..<300).contains(status) else {
+            throw DownloadError(code: .catalog, message: "cannot fetch the \(what): HTTP \(status) for \(url.absoluteString); check the URL")
+        }
+        return data
     }
 
     /// The product, or a `.catalog` error listing what the catalog has.
@@ -61,12 +74,13 @@ public struct CatalogSource: Sendable {
             ?? location.deletingLastPathComponent().appendingPathComponent(product.path).absoluteString
     }
 
-    static func fetch(_ url: URL, caFile: String?) throws(DownloadError) -> Data {
+    private static func fetch(_ url: URL, caFile: String?) throws(DownloadError) -> (status: Int, data: Data) {
         final class Sink {
             var data = Data()
             var overflow = false
         }
         let sink = Sink()
+        var status = 0
         do {
             let easy = try EasyHandle()
             try easy.setURL(url.absoluteString)
@@ -75,7 +89,6 @@ public struct CatalogSource: Sendable {
             try easy.set(CURLOPT_MAXREDIRS, 5)
             try easy.set(CURLOPT_CONNECTTIMEOUT, 15)
             try easy.set(CURLOPT_TIMEOUT, 60)
-            try easy.set(CURLOPT_FAILONERROR, 1)
             if let caFile { try easy.set(CURLOPT_CAINFO, caFile) }
             try easy.set(pointer: CURLOPT_WRITEDATA, Unmanaged.passUnretained(sink).toOpaque())
             _ = CCurl_easy_setopt_write_function(easy.raw, CURLOPT_WRITEFUNCTION) { data, size, count, user in
@@ -89,12 +102,13 @@ public struct CatalogSource: Sendable {
                 return n
             }
             try easy.perform()
+            status = easy.responseCode
         } catch {
             if sink.overflow {
                 throw DownloadError(code: .catalog, message: "the catalog at \(url.absoluteString) is larger than \(maxCatalogBytes) bytes; check the URL")
             }
             throw DownloadError(code: .catalog, message: "cannot fetch the catalog: \(error); check the URL and the network")
         }
-        return sink.data
+        return (status, sink.data)
     }
 }

@@ -143,8 +143,8 @@ enum HelpText {
     static let status = """
         Lists every download in the store from its journal: product, version, state, bytes, progress, \
         time remaining and the last error; then unfinished transactions, finished ones, and installed \
-        content (with "update available" when a catalog is given or IAPCONTENT_CATALOG is set). Works \
-        while a download runs in another shell.
+        content (with "update available" when a catalog is given or IAPCONTENT_CATALOG is set; read \
+        as-is, no signature check: status writes nothing). Works while a download runs in another shell.
 
         JSON (--json): an array with one object per download record, then one per installed product \
         without a record. Every key is always present: productID, contentVersion, state, \

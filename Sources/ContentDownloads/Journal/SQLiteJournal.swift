@@ -8,7 +8,7 @@ internal import GRDB
 /// Several processes may open the same file (the driver, and `pause`/`resume`/`cancel`/`status`);
 /// SQLite's locking plus a busy timeout serialises them.
 public final class SQLiteJournal: DownloadJournal {
-    /// The database (internal: the queue's transaction tables share it).
+    /// The database (internal: the queue's transaction tables and the trust records share it).
     let queue: DatabaseQueue
 
     /// Opens (creating and migrating if needed) the journal at `path`.
@@ -66,6 +66,7 @@ public final class SQLiteJournal: DownloadJournal {
             }
         }
         migrator.registerMigration("v2-transactions", migrate: TransactionTables.create)
+        registerTrustMigrations(&migrator)
         return migrator
     }
 
@@ -90,7 +91,7 @@ public final class SQLiteJournal: DownloadJournal {
                     UPDATE transfers SET durableOffset = ?, etag = ?, lastModified = ?, timeRemaining = ?, updatedAt = ?
                     WHERE productID = ?
                     """,
-                arguments: [offset, validator?.etag, validator?.lastModified, timeRemaining, Date(), productID])
+                arguments: [offset, validator?.etag, validator?.lastModified, timeRemaining, JournalDate.text(Date()), productID])
         }
     }
 
@@ -98,7 +99,7 @@ public final class SQLiteJournal: DownloadJournal {
         try queue.write { db in
             try db.execute(
                 sql: "UPDATE transfers SET requestedCommand = ?, updatedAt = ? WHERE productID = ?",
-                arguments: [command.rawValue, Date(), productID])
+                arguments: [command.rawValue, JournalDate.text(Date()), productID])
             return db.changesCount > 0
         }
     }

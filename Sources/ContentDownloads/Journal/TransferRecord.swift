@@ -110,6 +110,10 @@ struct TransferRow: Codable, FetchableRecord, PersistableRecord {
 
     init(_ record: TransferRecord) { self.record = record }
     init(from decoder: any Decoder) throws { record = try TransferRecord(from: decoder) }
+    /// Dates as GRDB's text, without `DateFormatter` (see ``JournalDate``).
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+        .custom { JournalDate.text($0) }
+    }
     func encode(to encoder: any Encoder) throws { try record.encode(to: encoder) }
 }
 

@@ -19,7 +19,7 @@ extension DownloadManager {
             live[id]?.stopIntent = nil
             live[id]?.downloadedBytes = record.durableOffset
             live[id]?.estimator.start(at: now, bytes: record.durableOffset)
-            engine.submit(TransferRequest(
+            submit(TransferRequest(
                 id: id, url: record.url, partialPath: record.partialPath,
                 archivePath: layout.archiveFile(productID: id, version: record.contentVersion).path,
                 offset: record.durableOffset, expectedLength: record.expectedLength,
@@ -51,6 +51,7 @@ extension DownloadManager {
         case .started(let id, let offset, _):
             live[id]?.downloadedBytes = offset
             live[id]?.estimator.start(at: now, bytes: offset)
+            routeStarted(id)
             emit(id, force: false)
         case .progress(let id, let bytes):
             live[id]?.downloadedBytes = bytes
@@ -71,6 +72,7 @@ extension DownloadManager {
             }
         case .verified(let id, let archivePath):
             active.remove(id)
+            rememberMirror(id)
             await verified(id, archivePath: archivePath)
             admit()
         case .failed(let id, let failure, let offset):
@@ -130,7 +132,7 @@ extension DownloadManager {
         live[id]?.downloadedBytes = record.durableOffset
         var restartFromZero = false
         var retryAfter: Double?
-        let final: DownloadError?
+        var final: DownloadError?
         let transient: DownloadError
         switch failure {
         case .network(let error):
@@ -170,6 +172,18 @@ extension DownloadManager {
             record.durableOffset = 0
             record.validator = nil
             live[id]?.downloadedBytes = 0
+        }
+        switch reroute(id, failure: failure, givingUp: final != nil || record.attempts + 1 >= options.maxAttempts, record: &record) {
+        case .unchanged:
+            break
+        case .retryNow:
+            record.downloadState = .waiting
+            live[id]?.retryAt = nil
+            save(&record)
+            emit(id, force: true)
+            return  // handle(_:) admits it again
+        case .fail(let error):
+            final = error
         }
         record.attempts += 1
         if let final {

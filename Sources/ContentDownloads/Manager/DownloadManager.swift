@@ -25,6 +25,8 @@ public actor DownloadManager {
     var eventTask: Task<Void, Never>?
     var pollTask: Task<Void, Never>?
     var isShutDown = false
+    var routes: [String: ArchiveRoute] = [:]
+    var authorizer: ArchiveURLAuthorizer?
 
     /// Per-download state that only lives in memory.
     struct LiveState {

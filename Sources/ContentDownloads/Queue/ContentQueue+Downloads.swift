@@ -24,7 +24,12 @@ extension ContentQueue {
                 return
             }
         }
-        let snapshot = try await manager.enqueue(product, url: row.url, transactionID: row.id)
+        // Mirrors: every candidate the current catalog gives for this exact archive, else the URL recorded with the purchase.
+        let candidates = catalog.flatMap { source in
+            source.catalog.product(row.productID).flatMap { $0.sha256 == product.sha256 ? source.archiveURLCandidates(for: $0) : nil }
+        } ?? [row.url]
+        let snapshot = try await manager.enqueue(
+            product, candidates: candidates, catalogURL: catalog?.location.absoluteString, transactionID: row.id)
         if snapshot.state == .finished, store.contentURL(forProductID: row.productID) == nil {
             // Verified earlier without installing (`download --no-install`): install that archive.
             let archive = layout.archiveFile(productID: row.productID, version: product.contentVersion.description)

@@ -49,6 +49,12 @@ public actor ContentQueue {
     /// Sets (or clears) the delegate-style observer.
     public func setObserver(_ observer: (any ContentQueueObserver)?) { self.observer = observer }
 
+    /// Installs the hook that authorizes archive URLs (purchaser-only tokens) before each request;
+    /// it is asked again once after a 403/410. See ``ArchiveURLAuthorizer``.
+    public func setArchiveURLAuthorizer(_ authorizer: ArchiveURLAuthorizer?) async {
+        await manager.setArchiveURLAuthorizer(authorizer)
+    }
+
     /// Replaces the catalog (a refreshed one) used by ``add(_:)``, restore and update detection.
     public func setCatalog(_ catalog: CatalogSource?) { self.catalog = catalog }
 

@@ -103,25 +103,6 @@ extension SQLiteJournal {
         }
     }
 
-    /// The highest `catalogVersion` this store accepted (rollback protection), or `nil`.
-    func highestCatalogVersion() throws -> UInt64? {
-        try queue.read { db in
-            try String.fetchOne(db, sql: "SELECT value FROM storeValues WHERE key = 'highestCatalogVersion'").flatMap(UInt64.init)
-        }
-    }
-
-    /// Raises the recorded highest `catalogVersion` (never lowers it).
-    func recordCatalogVersion(_ version: UInt64) throws {
-        try queue.write { db in
-            let current = try String.fetchOne(db, sql: "SELECT value FROM storeValues WHERE key = 'highestCatalogVersion'")
-                .flatMap(UInt64.init)
-            guard current.map({ version > $0 }) ?? true else { return }
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO storeValues (key, value) VALUES ('highestCatalogVersion', ?)",
-                arguments: [String(version)])
-        }
-    }
-
     /// Records an install phase of a transfer (`installing`, `installed`).
     func recordPhase(_ productID: String, _ phase: TransferPhase) throws {
         try queue.write { db in

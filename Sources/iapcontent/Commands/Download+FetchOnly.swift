@@ -6,8 +6,11 @@ import Foundation
 extension IAPContent.Download {
     /// `--no-install`: the transfer engine alone — fetch and verify archives into `transfers/`,
     /// no transaction, no install (prefetching, mirroring, engine tests).
-    func fetchOnly(source: CatalogSource, products: [CatalogProduct], options: DownloadOptions) async throws {
+    func fetchOnly(
+        source: CatalogSource, products: [CatalogProduct], options: DownloadOptions, authorizer: ArchiveURLAuthorizer?
+    ) async throws {
         let manager = try DownloadManager(layout: storeOptions.layout, options: options)
+        await manager.setArchiveURLAuthorizer(authorizer)
         do {
             try await manager.start()
         } catch let error as DriverLockError {
@@ -24,7 +27,8 @@ extension IAPContent.Download {
 
         do {
             for product in products {
-                try await manager.enqueue(product, url: source.archiveURL(for: product))
+                try await manager.enqueue(
+                    product, candidates: source.archiveURLCandidates(for: product), catalogURL: source.location.absoluteString)
             }
         } catch {
             await manager.shutdown()

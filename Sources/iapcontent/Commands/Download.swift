@@ -16,6 +16,9 @@ extension IAPContent {
 
         @OptionGroup var catalogOptions: CatalogOptions
 
+        @Option(name: .customLong("token-key"), help: "Development: a URL token key file; archive URLs get fresh tokens minted locally.")
+        var tokenKey: String?
+
         @OptionGroup var storeOptions: StoreLocationOptions
 
         @OptionGroup var global: GlobalOptions
@@ -55,15 +58,26 @@ extension IAPContent {
         func run() async throws {
             global.bootstrapLogging()
             let catalog = try catalogOptions.catalog()
+            let keys = catalogOptions.publicKeys()
+            if keys.isEmpty {
+                printError("warning: no --public-key pinned; accepting an unsigned catalog (development only — anyone controlling the server controls the content)")
+            }
             let source: CatalogSource
             var products: [CatalogProduct] = []
             do {
-                source = try loadCatalog(
-                    catalog, caFile: caFile, publicKeys: catalogOptions.publicKeys(), layout: storeOptions.layout)
+                source = try loadCatalog(catalog, caFile: caFile, publicKeys: keys, layout: storeOptions.layout)
                 for id in productIDs { products.append(try source.product(id)) }
+                for product in products { try storeOptions.layout.checkNoDowngrade(product) }
             } catch {
                 printError(error.message)
                 throw ExitStatus.failure
+            }
+            var authorizer: ArchiveURLAuthorizer?
+            if let tokenKey {
+                do { authorizer = URLTokenSigner(key: try URLTokenKey.read(from: URL(fileURLWithPath: tokenKey))).authorizer() } catch {
+                    printError("cannot read the token key \(tokenKey): \(error)")
+                    throw ExitCode(1)
+                }
             }
             var options = DownloadOptions()
             options.concurrency = concurrency
@@ -73,10 +87,11 @@ extension IAPContent {
             options.transfer.caFile = caFile
             options.transfer.lowSpeedTime = stallTimeout
             if noInstall {
-                try await fetchOnly(source: source, products: products, options: options)
+                try await fetchOnly(source: source, products: products, options: options, authorizer: authorizer)
                 return
             }
             let queue = try ContentQueue(layout: storeOptions.layout, catalog: source, options: options)
+            await queue.setArchiveURLAuthorizer(authorizer)
             do {
                 try await queue.open()
             } catch let error as DriverLockError {

@@ -35,10 +35,11 @@ extension IAPContent {
                 installed[id] = store.installedVersion(forProductID: id)?.description ?? "?"
             }
             var updates: [String: String] = [:]
-            // The catalog is optional here: only for "update available".
+            // The catalog is optional here, only for "update available"; read as-is (status writes nothing,
+            // not even the trust path's catalog-version memory; download verifies before installing).
             if let catalog = try? catalogOptions.catalog() {
                 do {
-                    let source = try loadCatalog(catalog, caFile: nil, publicKeys: catalogOptions.publicKeys(), layout: layout)
+                    let source = try CatalogSource.load(catalog)
                     for update in ContentQueue.availableUpdates(store: store, catalog: source.catalog) {
                         updates[update.productID] = update.catalogVersion.description
                     }
