@@ -27,7 +27,8 @@ import Testing
         return (status, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8))
     }
 
-    /// A stand-in archive and its manifest in `folder` (the catalog builder only hashes archives).
+    /// A stand-in archive and its manifest in `folder` (the catalog builder only hashes archives; the
+    /// downloads below use `--no-install`, since these bytes are not a package).
     static func addArchive(_ productID: String, seed: UInt8, to folder: URL) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let bytes = Data((0..<80_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ Int(seed)) })
@@ -102,7 +103,7 @@ import Testing
 
         let ok = try await Self.run(
             ["download", "com.example.maps", "--catalog", catalogURL, "--store", "store", "--public-key", publicKey,
-             "--token-key", "token.key"], in: root)
+             "--token-key", "token.key", "--no-install"], in: root)
         #expect(ok.status == 0, "\(ok.err)")
         #expect(ok.out.contains("finished and verified"))
         #expect(!ok.err.contains("warning"))
@@ -119,7 +120,7 @@ import Testing
         }
         let transfersBefore = try fm.contentsOfDirectory(atPath: root.appendingPathComponent("store/transfers").path).sorted()
         let rollback = try await Self.run(
-            ["download", "com.example.extra", "--store", "store", "--token-key", "token.key"], in: root,
+            ["download", "com.example.extra", "--store", "store", "--token-key", "token.key", "--no-install"], in: root,
             environment: ["IAPCONTENT_CATALOG": catalogURL, "IAPCONTENT_PUBLIC_KEY": "\(publicKey)"])
         #expect(rollback.status == 1)
         #expect(rollback.err.contains("rollback"))
@@ -128,7 +129,7 @@ import Testing
 
         // A fresh store has seen nothing: version 4 is fine there, but unsigned mode warns.
         let fresh = try await Self.run(
-            ["download", "com.example.extra", "--catalog", catalogURL, "--store", "store2", "--token-key", "token.key"], in: root)
+            ["download", "com.example.extra", "--catalog", catalogURL, "--store", "store2", "--token-key", "token.key", "--no-install"], in: root)
         #expect(fresh.status == 0, "\(fresh.err)")
         #expect(fresh.err.contains("warning: no --public-key"))
         server.terminate()
