@@ -319,7 +319,7 @@ _iapcontent_download() {
     repeating_flags=(--verbose -v)
     non_repeating_flags=(--quiet -q --json --no-finish --no-install --version -h --help)
     repeating_options=(--public-key)
-    non_repeating_options=(--catalog --store --concurrency --max-rate --ca-file --max-attempts --retry-delay --stall-timeout)
+    non_repeating_options=(--catalog --token-key --store --concurrency --max-rate --ca-file --max-attempts --retry-delay --stall-timeout)
     __iapcontent_offer_flags_options -1
 
     # Offer option value completions
@@ -328,6 +328,9 @@ _iapcontent_download() {
         return
         ;;
     '--public-key')
+        return
+        ;;
+    '--token-key')
         return
         ;;
     '--store')

@@ -191,6 +191,7 @@ _iapcontent_download() {
         '*:product-i-ds:'
         '--catalog[The catalog\: an http(s) URL or a file path (default\: $IAPCONTENT_CATALOG).]:url:'
         '*--public-key[A trusted catalog-signing public key, base64 (repeatable; default\: $IAPCONTENT_PUBLIC_KEY, comma-separated).]:base64:'
+        '--token-key[Development\: a URL token key file; archive URLs get fresh tokens minted locally.]:token-key:'
         '--store[The store folder\: journal, partial and verified archives, installed content.]:dir:'
         '(--quiet -q)'{--quiet,-q}'[Only errors\: no progress display, no notes.]'
         '*'{--verbose,-v}'[More detail on stderr (debug logging; twice for trace).]'
