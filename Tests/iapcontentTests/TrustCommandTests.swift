@@ -96,13 +96,13 @@ import Testing
         // Without --token-key the archive is refused (403) and the message says so.
         let noToken = try await Self.run(
             ["download", "com.example.maps", "--catalog", catalogURL, "--store", "store0", "--public-key", publicKey,
-             "--max-attempts", "1"], in: root)
+             "--max-attempts", "1", "--no-install"], in: root)
         #expect(noToken.status == 1)
         #expect(noToken.err.contains("403"))
 
         let ok = try await Self.run(
             ["download", "com.example.maps", "--catalog", catalogURL, "--store", "store", "--public-key", publicKey,
-             "--token-key", "token.key"], in: root)
+             "--token-key", "token.key", "--no-install"], in: root)
         #expect(ok.status == 0, "\(ok.err)")
         #expect(ok.out.contains("finished and verified"))
         #expect(!ok.err.contains("warning"))
@@ -119,7 +119,7 @@ import Testing
         }
         let transfersBefore = try fm.contentsOfDirectory(atPath: root.appendingPathComponent("store/transfers").path).sorted()
         let rollback = try await Self.run(
-            ["download", "com.example.extra", "--store", "store", "--token-key", "token.key"], in: root,
+            ["download", "com.example.extra", "--store", "store", "--token-key", "token.key", "--no-install"], in: root,
             environment: ["IAPCONTENT_CATALOG": catalogURL, "IAPCONTENT_PUBLIC_KEY": "\(publicKey)"])
         #expect(rollback.status == 1)
         #expect(rollback.err.contains("rollback"))
@@ -128,7 +128,8 @@ import Testing
 
         // A fresh store has seen nothing: version 4 is fine there, but unsigned mode warns.
         let fresh = try await Self.run(
-            ["download", "com.example.extra", "--catalog", catalogURL, "--store", "store2", "--token-key", "token.key"], in: root)
+            ["download", "com.example.extra", "--catalog", catalogURL, "--store", "store2", "--token-key", "token.key",
+             "--no-install"], in: root)
         #expect(fresh.status == 0, "\(fresh.err)")
         #expect(fresh.err.contains("warning: no --public-key"))
         server.terminate()
