@@ -112,7 +112,7 @@ struct HostedFolder {
         archiveBytes = bytes
         let archive = input.appendingPathComponent("com.example.levels-1.tar.zst")
         try bytes.write(to: archive)
-        let digest = try ArchiveDigest.of(archive)
+        let digest = try FileDigest.of(archive)
         try PackageManifest(
             productID: "com.example.levels", contentVersion: ContentVersion("1")!, archiveName: archive.lastPathComponent,
             archiveSize: digest.length, archiveSHA256: digest.sha256, uncompressedSize: Int64(size), entryCount: 2,

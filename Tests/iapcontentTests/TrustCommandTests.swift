@@ -27,8 +27,7 @@ import Testing
         return (status, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8))
     }
 
-    /// A stand-in archive and its manifest in `folder` (the catalog builder only hashes archives; the
-    /// downloads below use `--no-install`, since these bytes are not a package).
+    /// A stand-in archive and its manifest in `folder` (the catalog builder only hashes archives).
     static func addArchive(_ productID: String, seed: UInt8, to folder: URL) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let bytes = Data((0..<80_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ Int(seed)) })
@@ -97,7 +96,7 @@ import Testing
         // Without --token-key the archive is refused (403) and the message says so.
         let noToken = try await Self.run(
             ["download", "com.example.maps", "--catalog", catalogURL, "--store", "store0", "--public-key", publicKey,
-             "--max-attempts", "1"], in: root)
+             "--max-attempts", "1", "--no-install"], in: root)
         #expect(noToken.status == 1)
         #expect(noToken.err.contains("403"))
 
@@ -129,7 +128,8 @@ import Testing
 
         // A fresh store has seen nothing: version 4 is fine there, but unsigned mode warns.
         let fresh = try await Self.run(
-            ["download", "com.example.extra", "--catalog", catalogURL, "--store", "store2", "--token-key", "token.key", "--no-install"], in: root)
+            ["download", "com.example.extra", "--catalog", catalogURL, "--store", "store2", "--token-key", "token.key",
+             "--no-install"], in: root)
         #expect(fresh.status == 0, "\(fresh.err)")
         #expect(fresh.err.contains("warning: no --public-key"))
         server.terminate()

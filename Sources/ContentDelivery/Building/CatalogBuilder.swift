@@ -147,13 +147,13 @@ public struct CatalogBuilder: Sendable {
     }
 
     /// Links or copies one archive to `archives/<sha>.tar.zst`, checking it against its manifest.
-    func publish(_ input: Input, into archives: URL) throws(CatalogBuildError) -> ArchiveDigest {
+    func publish(_ input: Input, into archives: URL) throws(CatalogBuildError) -> FileDigest {
         let temp = archives.appendingPathComponent(".tmp-\(UUID().uuidString).tar.zst")
-        let digest: ArchiveDigest
+        let digest: FileDigest
         do {
             if link(input.archive.path, temp.path) == 0 {
                 // Same inode: hashing the link hashes exactly what will be served.
-                digest = try ArchiveDigest.of(temp)
+                digest = try FileDigest.of(temp)
             } else {
                 digest = try copy(input.archive, to: temp)
             }
@@ -174,7 +174,7 @@ public struct CatalogBuilder: Sendable {
                 archive: input.archive.path, field: "sha256", manifest: manifest.archiveSHA256, actual: digest.sha256)
         }
         let destination = archives.appendingPathComponent("\(digest.sha256).tar.zst")
-        if FileManager.default.fileExists(atPath: destination.path), (try? ArchiveDigest.of(destination)) == digest {
+        if FileManager.default.fileExists(atPath: destination.path), (try? FileDigest.of(destination)) == digest {
             // Content-addressed and immutable: already published (possibly the very same inode,
             // where rename(2) would silently do nothing and leave the temp link behind). A damaged
             // copy fails the digest check and is replaced below.
@@ -187,11 +187,11 @@ public struct CatalogBuilder: Sendable {
         return digest
     }
 
-    func copy(_ source: URL, to temp: URL) throws(FileSystemError) -> ArchiveDigest {
+    func copy(_ source: URL, to temp: URL) throws(FileSystemError) -> FileDigest {
         let fd = open(temp.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw FileSystemError(operation: "open", path: temp.path, errno: errno) }
         defer { close(fd) }
-        let digest = try ArchiveDigest.stream(from: source, copyingTo: fd, destinationPath: temp.path)
+        let digest = try FileDigest.stream(from: source, copyingTo: fd, destinationPath: temp.path)
         guard fsync(fd) == 0 else { throw FileSystemError(operation: "fsync", path: temp.path, errno: errno) }
         return digest
     }

@@ -4,8 +4,10 @@ import Crypto
 import Glibc
 #endif
 
-/// The SHA-256 and length of a file, computed by streaming (never the whole file in memory).
-public struct ArchiveDigest: Sendable, Equatable {
+/// The SHA-256 and length of any file, computed by streaming (never the whole file in memory).
+///
+/// Distinct from ContentPackaging's `ArchiveDigest` (what the packer measured while writing).
+public struct FileDigest: Sendable, Equatable {
     /// Lowercase hex SHA-256 of the bytes.
     public var sha256: String
     /// Number of bytes.
@@ -20,14 +22,14 @@ public struct ArchiveDigest: Sendable, Equatable {
     /// Hashes the file at `url` in 1 MiB chunks.
     ///
     /// - Throws: ``FileSystemError`` if it cannot be opened or read.
-    public static func of(_ url: URL) throws(FileSystemError) -> ArchiveDigest {
+    public static func of(_ url: URL) throws(FileSystemError) -> FileDigest {
         try stream(from: url, copyingTo: nil)
     }
 
     /// Streams `source`, hashing it, and optionally writes the same bytes to `destinationFD`
     /// (one read pass: what is hashed is exactly what is copied).
     static func stream(from source: URL, copyingTo destinationFD: Int32?, destinationPath: String = "")
-        throws(FileSystemError) -> ArchiveDigest
+        throws(FileSystemError) -> FileDigest
     {
         let fd = open(source.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw FileSystemError(operation: "open", path: source.path, errno: errno) }
@@ -50,7 +52,7 @@ public struct ArchiveDigest: Sendable, Equatable {
             }
             length += Int64(count)
         }
-        return ArchiveDigest(sha256: hasher.finalize().hexString, length: length)
+        return FileDigest(sha256: hasher.finalize().hexString, length: length)
     }
 }
 
