@@ -32,8 +32,14 @@ extension ContentQueue {
                 message: "no transaction or catalog entry describes \(archive.productID) \(archive.contentVersion); add the purchase again with a current catalog")
         }
         try? journal.recordPhase(archive.productID, .installing)
+        // The engine hashed exactly these bytes (streaming, or re-hashing the kept prefix after a
+        // restart) and renamed the file into the store moments ago, in this process: a second full
+        // read would cost ~0.6 s/GiB and protect only against someone who can already write the
+        // store. Archives found on disk after a restart (recovery, `--no-install`) are re-hashed.
+        var options = installOptions
+        options.verifySHA256 = false
         _ = try await Self.runInstall(
-            archive: URL(fileURLWithPath: archive.archivePath), product: product, store: store, options: installOptions)
+            archive: URL(fileURLWithPath: archive.archivePath), product: product, store: store, options: options)
     }
 
     /// The catalog product a transaction (or the catalog) gives for this product version.
