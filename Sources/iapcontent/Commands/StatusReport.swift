@@ -32,20 +32,15 @@ struct StatusEntry: Encodable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case productID, contentVersion, state, downloadedBytes, expectedContentLength, progress, timeRemaining,
-             error, installedVersion, updateAvailable, transactions
+        case installedVersion, updateAvailable, transactions
     }
 
     func encode(to encoder: any Encoder) throws {
+        try DownloadJSONKeys.encode(
+            to: encoder, productID: productID, contentVersion: contentVersion, state: state,
+            downloadedBytes: downloadedBytes, expectedContentLength: expectedContentLength, progress: progress,
+            timeRemaining: timeRemaining, error: error)
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(productID, forKey: .productID)
-        try c.encode(contentVersion, forKey: .contentVersion)
-        try c.encode(state, forKey: .state)
-        try c.encode(downloadedBytes, forKey: .downloadedBytes)
-        try c.encode(expectedContentLength, forKey: .expectedContentLength)
-        try c.encode(progress, forKey: .progress)
-        try c.encode(timeRemaining, forKey: .timeRemaining)
-        try c.encode(error, forKey: .error)
         try c.encode(installedVersion, forKey: .installedVersion)
         try c.encode(updateAvailable, forKey: .updateAvailable)
         try c.encode(transactions, forKey: .transactions)

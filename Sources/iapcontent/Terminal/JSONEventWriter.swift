@@ -64,22 +64,15 @@ struct JSONEventWriter: Sendable {
         var timeRemaining: Double
         var error: String?
 
-        enum CodingKeys: String, CodingKey {
-            case event, productID, contentVersion, state, downloadedBytes, expectedContentLength, progress,
-                 timeRemaining, error
-        }
+        enum CodingKeys: String, CodingKey { case event }
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(event, forKey: .event)
-            try c.encode(productID, forKey: .productID)
-            try c.encode(contentVersion, forKey: .contentVersion)
-            try c.encode(state, forKey: .state)
-            try c.encode(downloadedBytes, forKey: .downloadedBytes)
-            try c.encode(expectedContentLength, forKey: .expectedContentLength)
-            try c.encode(progress, forKey: .progress)
-            try c.encode(timeRemaining, forKey: .timeRemaining)
-            try c.encode(error, forKey: .error)  // null when nil: the key is always present
+            try DownloadJSONKeys.encode(
+                to: encoder, productID: productID, contentVersion: contentVersion, state: state,
+                downloadedBytes: downloadedBytes, expectedContentLength: expectedContentLength, progress: progress,
+                timeRemaining: timeRemaining, error: error)
         }
     }
 }
