@@ -92,15 +92,7 @@ extension IAPContent {
             }
             let queue = try ContentQueue(layout: storeOptions.layout, catalog: source, options: options)
             await queue.setArchiveURLAuthorizer(authorizer)
-            do {
-                try await queue.open()
-            } catch let error as DriverLockError {
-                printError(error.description)
-                throw ExitStatus.failure
-            } catch let error as InstallError {
-                printError("cannot recover the store \(storeOptions.store): \(error.description)")
-                throw ExitStatus.failure
-            }
+            try await openForRun(queue, store: storeOptions.store)
             let started = ContinuousClock.now
             let reporter = ProgressReporters.make(json: json, quiet: global.quiet)
             let interrupted = InterruptFlag()

@@ -35,10 +35,7 @@ extension IAPContent {
             var options = DownloadOptions()
             options.transfer.caFile = caFile
             let queue = try ContentQueue(layout: storeOptions.layout, catalog: source, options: options)
-            do { try await queue.open() } catch let error as DriverLockError {
-                printError(error.description)
-                throw ExitStatus.failure
-            }
+            try await openForRun(queue, store: storeOptions.store)
             let started = ContinuousClock.now
             let reporter = ProgressReporters.make(json: json, quiet: global.quiet)
             let interrupted = InterruptFlag()
