@@ -24,8 +24,9 @@ import Glibc
 /// Failures after the swap (deleting the old tree or the archive) do not fail the install: the new
 /// version is live and ``recover(store:)`` finishes the cleanup (`cleaned` is then not reported).
 ///
-/// Installs and recovery of one store are serialised by an exclusive `flock` on `<store>/.lock`
-/// (across threads and processes), from the staging step on; the pre-scan runs unlocked.
+/// Swaps and recovery of one store are serialised by an exclusive `flock` on `<store>/.lock`
+/// (across threads and processes). Extraction runs unlocked in a ``StagingFolder`` whose own
+/// `flock` keeps recovery away from it, so several packages extract at once.
 /// The call blocks: run it off any cooperative thread (the download engine's own thread).
 public enum ContentInstaller {
     /// Choices the caller may change (tests turn off space margins, keep archives, …).
@@ -38,12 +39,18 @@ public enum ContentInstaller {
         public var spacePreflight: SpacePreflight? = .standard
         /// Receives `extracting`, `swapped`, `cleaned`.
         public var observer: (any InstallPhaseObserver)?
+        /// Extract while the archive downloads (``ContentQueue`` only): the install is nearly free
+        /// after the last byte, and nothing is swapped in before the SHA-256 matched. `false`
+        /// verifies the whole archive before libarchive reads a byte of it.
+        public var overlapWithDownload = true
 
         /// The defaults: verify, remove the archive, 1 % + 16 MiB margin, no observer.
         public init(
             verifySHA256: Bool = true, removeArchive: Bool = true,
-            spacePreflight: SpacePreflight? = .standard, observer: (any InstallPhaseObserver)? = nil
+            spacePreflight: SpacePreflight? = .standard, observer: (any InstallPhaseObserver)? = nil,
+            overlapWithDownload: Bool = true
         ) {
+            self.overlapWithDownload = overlapWithDownload
             self.verifySHA256 = verifySHA256
             self.removeArchive = removeArchive
             self.spacePreflight = spacePreflight
@@ -78,35 +85,46 @@ public enum ContentInstaller {
 
         let limits = InstallLimits(product: product, manifest: manifest)
         let plan = try prescan(archiveFD, path: archivePath, limits: limits)
-
-        let lock = try StoreLock(store: store)
-        defer { lock.unlock() }
-        let stagingRoot = store.stagingDirectory.path
-        let stagingName = FileSystemCalls.scratchName(for: productID)
-        let stagingPath = stagingRoot + "/" + stagingName
-        let stagingRootFD = try FileSystemCalls.openDirectory(stagingRoot)
-        defer { close(stagingRootFD) }
-        guard mkdirat(stagingRootFD, stagingName, 0o755) == 0 else {
-            let code = errno
-            if code == ENOSPC || code == EDQUOT {
-                throw .insufficientSpace(needed: plan.totalBytes, available: FileSystemCalls.availableBytes(stagingRoot))
-            }
-            throw .system(operation: "mkdir", path: stagingPath, errno: code)
-        }
-        var swapped = false
+        let staging = try StagingFolder(store: store, productID: productID, expectedBytes: plan.totalBytes)
         do throws(InstallError) {
-            guard let stagingFD = try FileSystemCalls.openDirectory(in: stagingRootFD, stagingName, display: stagingPath) else {
-                throw .system(operation: "open directory", path: stagingPath, errno: ENOENT)
-            }
-            defer { close(stagingFD) }
-            fchmod(stagingFD, 0o755)
             options.observer?.install(of: productID, reached: .extracting)
             var reader = try openReader(archiveFD, path: archivePath)
-            var extractor = SafeExtractor(stagingFD: stagingFD, stagingPath: stagingPath)
+            var extractor = SafeExtractor(stagingFD: staging.fd, stagingPath: staging.path)
             try extractor.extract(from: &reader, plan: plan, limits: limits)
-            try StagedContentInfo.verify(stagingFD: stagingFD, stagingPath: stagingPath, product: product)
-            try FileSystemCalls.sync(stagingRootFD, display: stagingRoot)
+        } catch {
+            staging.remove()
+            throw error
+        }
+        return try commit(staging, product: product, store: store, archivePath: archivePath, options: options)
+    }
 
+    /// Makes an extracted staging folder the installed version: checks its `ContentInfo.plist`,
+    /// fsyncs, swaps it into `content/<productID>` under the store lock, fsyncs the parents, then
+    /// deletes the old version and (when asked) the archive. Used by ``install(archive:product:store:manifest:options:)``
+    /// and by installs that extracted while downloading.
+    ///
+    /// - Throws: ``InstallError``; the staging folder is removed and the installed version is intact.
+    static func commit(
+        _ staging: StagingFolder, product: CatalogProduct, store: ContentStore, archivePath: String?,
+        options: Options
+    ) throws(InstallError) -> URL {
+        let productID = product.productID
+        let lock: StoreLock
+        do {
+            try StagedContentInfo.verify(stagingFD: staging.fd, stagingPath: staging.path, product: product)
+            try FileSystemCalls.sync(staging.rootFD, display: staging.rootPath)
+            lock = try StoreLock(store: store)
+        } catch {
+            staging.remove()
+            throw error
+        }
+        defer { lock.unlock() }
+        let stagingRootFD = staging.rootFD
+        let stagingName = staging.name
+        let stagingPath = staging.path
+        let stagingRoot = staging.rootPath
+        var swapped = false
+        do throws(InstallError) {
             let contentFD = try FileSystemCalls.openDirectory(store.contentDirectory.path)
             defer { close(contentFD) }
             let replacing = FileSystemCalls.exists(in: contentFD, productID)
@@ -131,13 +149,13 @@ public enum ContentInstaller {
             }
             options.observer?.install(of: productID, reached: .swapped)
         } catch {
-            if !swapped { try? FileSystemCalls.removeTree(stagingPath) }
+            if !swapped { staging.remove() }
             throw error
         }
         // The new version is live. Cleanup is best effort: `recover(store:)` finishes it after a failure.
         // After an exchange the old version sits at the staging path.
         var cleaned = (try? FileSystemCalls.removeTree(stagingPath)) != nil
-        if options.removeArchive, unlink(archivePath) != 0, errno != ENOENT { cleaned = false }
+        if options.removeArchive, let archivePath, unlink(archivePath) != 0, errno != ENOENT { cleaned = false }
         if cleaned { options.observer?.install(of: productID, reached: .cleaned) }
         return store.contentDirectory.appendingPathComponent(productID, isDirectory: true)
     }
@@ -162,7 +180,9 @@ public enum ContentInstaller {
         for (directory, isStaging) in [(store.stagingDirectory, true), (store.trashDirectory, false)] {
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
             for name in names {
-                try FileSystemCalls.removeTree(directory.appendingPathComponent(name).path)
+                let path = directory.appendingPathComponent(name).path
+                if isStaging, StagingFolder.isInUse(path) { continue }  // a live install is filling it
+                try FileSystemCalls.removeTree(path)
                 if isStaging { recovery.removedStaging.append(name) } else { recovery.removedTrash.append(name) }
             }
             if !names.isEmpty { try FileSystemCalls.syncDirectory(directory.path) }

@@ -50,6 +50,8 @@ extension DownloadManager {
 
     /// Hands a request to the engine, through the authorizer when one is installed.
     func submit(_ request: TransferRequest) {
+        var request = request
+        request.feed = feedProvider?(request)
         guard let authorizer, let base = URL(string: request.url) else {
             engine.submit(request)
             return
@@ -72,13 +74,17 @@ extension DownloadManager {
         let id = request.id
         guard routes[id]?.authorization == generation, active.contains(id), !isShutDown,
               var record = records[id], record.downloadState == .active
-        else { return }
+        else {
+            request.feed?.abandon()
+            return
+        }
         switch result {
         case .success(let url):
             var authorizedRequest = request
             authorizedRequest.url = url.absoluteString
             engine.submit(authorizedRequest)
         case .failure(let error):
+            request.feed?.abandon()
             active.remove(id)
             live[id]?.estimator.stop()
             let failure = DownloadError.authorizerFailed(productID: id, url: record.url, error: error)

@@ -22,6 +22,8 @@ public actor DownloadManager {
     var live: [String: LiveState] = [:]
     var active: Set<String> = []
     var postVerify: PostVerifyStep?
+    /// Gives each transfer attempt a feed an overlapped install follows (`nil`: nobody follows).
+    var feedProvider: (@Sendable (TransferRequest) -> GrowingArchive?)?
     var eventTask: Task<Void, Never>?
     var pollTask: Task<Void, Never>?
     var isShutDown = false
@@ -51,6 +53,12 @@ public actor DownloadManager {
 
     /// Installs the step that runs after verification (the installer).
     public func setPostVerifyStep(_ step: PostVerifyStep?) { postVerify = step }
+
+    /// Installs the hook that attaches a ``GrowingArchive`` to each request handed to the engine,
+    /// so the content queue can extract an archive while it downloads.
+    public func setTransferFeedProvider(_ provider: (@Sendable (TransferRequest) -> GrowingArchive?)?) {
+        feedProvider = provider
+    }
 
     /// Takes the driver lock, reloads the journal (an `active` row means a crash: it waits again),
     /// applies commands left by other processes, and starts transferring.

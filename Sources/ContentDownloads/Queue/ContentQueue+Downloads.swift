@@ -28,6 +28,7 @@ extension ContentQueue {
         let candidates = catalog.flatMap { source in
             source.catalog.product(row.productID).flatMap { $0.sha256 == product.sha256 ? source.archiveURLCandidates(for: $0) : nil }
         } ?? [row.url]
+        overlapped.register(product)
         let snapshot = try await manager.enqueue(
             product, candidates: candidates, catalogURL: catalog?.location.absoluteString, transactionID: row.id)
         if snapshot.state == .finished, store.contentURL(forProductID: row.productID) == nil {

@@ -32,6 +32,14 @@ extension ContentQueue {
                 message: "no transaction or catalog entry describes \(archive.productID) \(archive.contentVersion); add the purchase again with a current catalog")
         }
         try? journal.recordPhase(archive.productID, .installing)
+        if let running = overlapped.take(productID: product.productID, sha256: product.sha256) {
+            if case .success(let staging) = await running.result() {
+                _ = try await Self.runCommit(staging, product: product, archive: archive.archivePath, store: store, options: installOptions)
+                return
+            }
+            // Abandoned or refused while streaming: install from the verified archive, which
+            // gives the definitive answer (and the same words for a refused entry).
+        }
         // The engine hashed exactly these bytes (streaming, or re-hashing the kept prefix after a
         // restart) and renamed the file into the store moments ago, in this process: a second full
         // read would cost ~0.6 s/GiB and protect only against someone who can already write the
@@ -59,6 +67,24 @@ extension ContentQueue {
             DispatchQueue.global(qos: .utility).async {
                 do throws(InstallError) {
                     let url = try ContentInstaller.install(archive: archive, product: product, store: store, options: options)
+                    continuation.resume(returning: url)
+                } catch {
+                    continuation.resume(throwing: DownloadError.install(error, store: store.root.path))
+                }
+            }
+        }
+    }
+
+    /// Swaps an extracted staging folder in, on a dispatch queue (never on a cooperative thread).
+    nonisolated static func runCommit(
+        _ staging: StagingFolder, product: CatalogProduct, archive: String, store: ContentStore,
+        options: ContentInstaller.Options
+    ) async throws -> URL {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async {
+                do throws(InstallError) {
+                    let url = try ContentInstaller.commit(
+                        staging, product: product, store: store, archivePath: archive, options: options)
                     continuation.resume(returning: url)
                 } catch {
                     continuation.resume(throwing: DownloadError.install(error, store: store.root.path))

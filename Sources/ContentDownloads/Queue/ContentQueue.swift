@@ -22,6 +22,8 @@ public actor ContentQueue {
     let journal: SQLiteJournal
     let manager: DownloadManager
     let installOptions: ContentInstaller.Options
+    /// Extractions that follow running downloads (``ContentInstaller/Options/overlapWithDownload``).
+    let overlapped: OverlappedInstalls
     var catalog: CatalogSource?
     var rows: [String: TransactionRow] = [:]
     /// Failures decided here, not by a transfer: the space preflight, installing an archive verified earlier.
@@ -42,6 +44,7 @@ public actor ContentQueue {
         self.installOptions = installOptions
         journal = try layout.openJournal()
         store = try ContentStore(root: layout.root)
+        overlapped = OverlappedInstalls(store: store, options: installOptions)
         manager = try DownloadManager(layout: layout, options: options)
         (updates, continuation) = AsyncStream.makeStream(of: ContentQueueUpdate.self, bufferingPolicy: .unbounded)
     }
@@ -77,6 +80,11 @@ public actor ContentQueue {
             guard let self else { return }
             try await self.install(archive)
         }
+        if installOptions.overlapWithDownload {
+            for row in rows.values { overlapped.register(row.product) }
+            let overlapped = self.overlapped
+            await manager.setTransferFeedProvider { request in overlapped.feed(for: request) }
+        }
         try await manager.start()
         isOpen = true
         let updates = manager.updates
@@ -91,6 +99,7 @@ public actor ContentQueue {
     /// Pauses and checkpoints transfers (they resume on the next ``open()``) and ends ``updates``.
     public func close() async {
         await manager.shutdown()
+        overlapped.discardAll()
         await forwardTask?.value
         continuation.finish()
         isOpen = false

@@ -27,11 +27,11 @@ final class Transfer {
     private let emit: @Sendable (TransferEvent) -> Void
     private let fd: Int32
     private let isFileURL: Bool
-    /// Bytes in the file (written with pwrite), excluding ``buffer``.
-    private(set) var fileOffset: Int64
+    /// Bytes in the file (durable only up to the last checkpoint), excluding what ``writer`` buffers.
+    private var fileOffset: Int64 { writer.fileOffset }
     /// The offset the request asked the server to start from.
     private var requestedOffset: Int64
-    private var buffer: [UInt8]
+    private let writer: PartialFileWriter
     private var hasher = SHA256()
     private var head = ResponseHead()
     private(set) var decision: Decision?
@@ -43,7 +43,7 @@ final class Transfer {
     private var lastProgressTime: Double = 0
 
     /// Bytes received so far (on disk or buffered).
-    var received: Int64 { fileOffset + Int64(buffer.count) }
+    var received: Int64 { writer.received }
 
     /// Opens the partial file, truncates it to the durable offset, re-hashes that prefix once and
     /// configures the easy handle. Throws a ``TransferFailure`` for local I/O trouble.
@@ -70,13 +70,11 @@ final class Transfer {
             close(fd)
             throw .io(operation: "truncate", path: request.partialPath, errno: code)
         }
-        fileOffset = offset
+        writer = PartialFileWriter(fd: fd, path: request.partialPath, offset: offset, capacity: settings.writeBufferSize)
         requestedOffset = offset
         lastCheckpointOffset = offset
         lastCheckpointTime = Transfer.now()
         validator = request.validator
-        buffer = []
-        buffer.reserveCapacity(settings.writeBufferSize)
         do {
             easy = try EasyHandle()
         } catch {
@@ -86,9 +84,13 @@ final class Transfer {
         // Fully initialised from here: a throw runs deinit, which closes the fd.
         try rehashPrefix()
         try configure()
+        request.feed?.published(offset)  // a follower may start on the kept prefix at once
     }
 
-    deinit { if fd >= 0 { close(fd) } }
+    deinit {
+        request.feed?.abandon()
+        if fd >= 0 { close(fd) }
+    }
 
     static func now() -> Double {
         var ts = timespec()
@@ -183,15 +185,16 @@ final class Transfer {
             return 0
         }
         hasher.update(bufferPointer: bytes)
-        buffer.append(contentsOf: bytes)
-        if buffer.count >= settings.writeBufferSize {
-            guard flush() else { return 0 }
+        do { try writer.append(bytes) } catch {
+            failure = error
+            return 0
         }
+        request.feed?.published(writer.fileOffset)
         let now = Transfer.now()
         if received - lastCheckpointOffset >= settings.checkpointBytes
             || now - lastCheckpointTime >= settings.checkpointInterval
         {
-            guard checkpoint() else { return 0 }
+            guard checkpoint(all: false) else { return 0 }
         }
         if now - lastProgressTime >= 0.1 {
             lastProgressTime = now
@@ -231,11 +234,12 @@ final class Transfer {
             }
             let restarted = fileOffset > 0
             if restarted {
+                request.feed?.abandon()  // a follower has read bytes of another version
                 guard ftruncate(fd, 0) == 0 else {
                     decision = .reject(.io(operation: "truncate", path: request.partialPath, errno: errno))
                     return
                 }
-                fileOffset = 0
+                writer.reset()
                 lastCheckpointOffset = 0
                 hasher = SHA256()
             }
@@ -258,33 +262,20 @@ final class Transfer {
 
     // MARK: Disk
 
-    /// Writes the buffer with pwrite at the file offset.
-    private func flush() -> Bool {
-        var written = 0
-        while written < buffer.count {
-            let n = buffer.withUnsafeBytes {
-                pwrite(fd, $0.baseAddress! + written, $0.count - written, off_t(fileOffset + Int64(written)))
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                failure = .io(operation: "write", path: request.partialPath, errno: errno)
-                return false
-            }
-            written += n
-        }
-        fileOffset += Int64(written)
-        buffer.removeAll(keepingCapacity: true)
-        return true
-    }
-
-    /// Flush, fsync, then report the durable offset (the journal is written after this, never before).
+    /// Writes what arrived, fsyncs, then reports the durable offset (the journal is written after
+    /// this, never before). `all: false` (periodic checkpoints) may keep a sub-page tail in memory
+    /// so the next ``PartialFileWriter`` write stays aligned; stops and the end write everything.
     @discardableResult
-    func checkpoint() -> Bool {
-        guard flush() else { return false }
+    func checkpoint(all: Bool = true) -> Bool {
+        do { try writer.flush(all: all) } catch {
+            failure = error
+            return false
+        }
         guard fsync(fd) == 0 else {
             failure = .io(operation: "fsync", path: request.partialPath, errno: errno)
             return false
         }
+        request.feed?.published(fileOffset)
         lastCheckpointOffset = fileOffset
         lastCheckpointTime = Transfer.now()
         emit(.checkpoint(id: request.id, offset: fileOffset, validator: validator))
@@ -313,10 +304,12 @@ final class Transfer {
             return report(.io(operation: "rename", path: request.archivePath, errno: errno))
         }
         Transfer.fsyncDirectory(of: request.archivePath)
+        request.feed?.complete()
         emit(.verified(id: request.id, archivePath: request.archivePath))
     }
 
     private func report(_ failure: TransferFailure) {
+        request.feed?.abandon()
         // Keep whatever arrived intact and durable, so a retry resumes after it.
         if case .accept = decision, self.failure == nil || !isDiskFailure(failure) {
             let saved = self.failure
@@ -333,12 +326,14 @@ final class Transfer {
 
     /// Pause: flush and fsync what arrived; report the durable offset.
     func stopKeeping() {
+        request.feed?.abandon()
         if case .accept = decision { _ = checkpoint() }
         emit(.stopped(id: request.id, offset: lastCheckpointOffset, deleted: false))
     }
 
     /// Cancel: delete the partial file.
     func stopDeleting() {
+        request.feed?.abandon()
         unlink(request.partialPath)
         emit(.stopped(id: request.id, offset: 0, deleted: true))
     }

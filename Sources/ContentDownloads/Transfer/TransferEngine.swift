@@ -125,6 +125,7 @@ private final class EngineLoop {
         if let existing = byID[request.id] {
             // A resubmit while running replaces nothing: the running transfer already serves it.
             _ = existing
+            request.feed?.abandon()
             return
         }
         do {
@@ -137,6 +138,7 @@ private final class EngineLoop {
             byID[request.id] = transfer
             byHandle[transfer.easy.raw] = transfer
         } catch {
+            request.feed?.abandon()
             emit(.failed(id: request.id, failure: error, offset: 0))
         }
     }

@@ -20,11 +20,14 @@ public struct TransferRequest: Sendable, Equatable {
     public var validator: Validator?
     /// Receive-rate cap in bytes per second (0 = none).
     public var maxBytesPerSecond: Int64
+    /// Told how far the partial file is written, so an overlapped install can follow it; `nil` = nobody follows.
+    public var feed: GrowingArchive?
 
     /// Creates a request.
     public init(
         id: String, url: String, partialPath: String, archivePath: String, offset: Int64,
-        expectedLength: Int64, expectedSHA256: String, validator: Validator?, maxBytesPerSecond: Int64 = 0
+        expectedLength: Int64, expectedSHA256: String, validator: Validator?, maxBytesPerSecond: Int64 = 0,
+        feed: GrowingArchive? = nil
     ) {
         self.id = id
         self.url = url
@@ -35,6 +38,7 @@ public struct TransferRequest: Sendable, Equatable {
         self.expectedSHA256 = expectedSHA256
         self.validator = validator
         self.maxBytesPerSecond = maxBytesPerSecond
+        self.feed = feed
     }
 }
 

@@ -18,6 +18,8 @@ import Foundation
 public struct ArchiveReader: ~Copyable {
     private let handle: OpaquePointer
     private let path: String
+    /// Retained while the reader lives when the bytes come from an ``ArchiveByteSource``.
+    private let source: ArchiveSourceBox?
 
     /// Opens the archive at `path` for reading.
     ///
@@ -38,6 +40,7 @@ public struct ArchiveReader: ~Copyable {
         }
         self.handle = handle
         self.path = path
+        self.source = nil
     }
 
     /// Opens an already-open file descriptor (read from its current offset; not closed by the reader).
@@ -59,10 +62,42 @@ public struct ArchiveReader: ~Copyable {
         }
         self.handle = handle
         self.path = displayPath
+        self.source = nil
+    }
+
+    /// Reads from `source` — bytes that are not (yet) a whole file, such as a download in progress.
+    ///
+    /// libarchive pulls blocks of up to `blockSize` bytes through a read callback; an error the
+    /// source throws ends the archive and is what the reader's next call throws. The corresponding
+    /// C function is `archive_read_open` with a read callback.
+    public init(source: any ArchiveByteSource, displayPath: String, blockSize: Int = 1 << 18) throws(ArchiveError) {
+        guard let handle = archive_read_new() else {
+            throw ArchiveError(message: "libarchive could not allocate a reader", path: displayPath)
+        }
+        archive_read_support_format_tar(handle)
+        archive_read_support_filter_zstd(handle)
+        let box = ArchiveSourceBox(source: source, blockSize: blockSize)
+        let context = Unmanaged.passUnretained(box).toOpaque()
+        if archive_read_open(handle, context, nil, { _, context, block in ArchiveSourceBox.read(context: context, block: block) }, nil) != ARCHIVE_OK {
+            let error = box.failure ?? ArchiveError(
+                errno: archive_errno(handle),
+                message: Self.message(handle, fallback: "cannot open archive"), path: displayPath)
+            archive_read_free(handle)
+            throw error
+        }
+        self.handle = handle
+        self.path = displayPath
+        self.source = box
     }
 
     deinit {
         archive_read_free(handle)
+    }
+
+    /// The error to throw: the source's own failure when it has one, else libarchive's message.
+    private func failure(fallback: String) -> ArchiveError {
+        if let failure = source?.failure { return failure }
+        return ArchiveError(errno: archive_errno(handle), message: Self.message(handle, fallback: fallback), path: path)
     }
 
     /// The next entry's header, or `nil` at the end of the archive. Unread data of the previous entry is skipped.
@@ -73,9 +108,7 @@ public struct ArchiveReader: ~Copyable {
         let status = archive_read_next_header(handle, &entry)
         if status == ARCHIVE_EOF { return nil }
         guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
-            throw ArchiveError(
-                errno: archive_errno(handle),
-                message: Self.message(handle, fallback: "damaged or truncated archive"), path: path)
+            throw failure(fallback: "damaged or truncated archive")
         }
         let pathBytes: [UInt8]
         if let raw = archive_entry_pathname(entry) {
@@ -115,21 +148,13 @@ public struct ArchiveReader: ~Copyable {
     /// The corresponding C function is `archive_read_data`.
     public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
         let count = archive_read_data(handle, buffer.baseAddress, buffer.count)
-        if count < 0 {
-            throw ArchiveError(
-                errno: archive_errno(handle),
-                message: Self.message(handle, fallback: "damaged or truncated entry data"), path: path)
-        }
+        if count < 0 { throw failure(fallback: "damaged or truncated entry data") }
         return count
     }
 
     /// Skips the rest of the current entry's data. The corresponding C function is `archive_read_data_skip`.
     public mutating func skipData() throws(ArchiveError) {
-        if archive_read_data_skip(handle) != ARCHIVE_OK {
-            throw ArchiveError(
-                errno: archive_errno(handle),
-                message: Self.message(handle, fallback: "damaged or truncated archive"), path: path)
-        }
+        if archive_read_data_skip(handle) != ARCHIVE_OK { throw failure(fallback: "damaged or truncated archive") }
     }
 
     /// Names of the filters libarchive found, outermost first (e.g. `["zstd", "none"]`).
