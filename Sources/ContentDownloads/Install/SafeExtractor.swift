@@ -167,8 +167,12 @@ public struct SafeExtractor: ~Copyable {
             // Fill the buffer: libarchive hands out whatever its current block holds.
             var filled = 0
             while filled < buffer.count {
+                // Ask for at most one byte more than the entry may still hold: a size lie is caught
+                // after one extra byte, whatever block size the decompressor works in.
+                let allowed = planned.size - written - Int64(filled)
+                let room = Int(min(Int64(buffer.count - filled), max(0, allowed) + 1))
                 let count: Int
-                do { count = try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])) } catch {
+                do { count = try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<(filled + room)])) } catch {
                     throw .archive(error)
                 }
                 if count == 0 { ended = true; break }

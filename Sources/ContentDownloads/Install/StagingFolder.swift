@@ -25,6 +25,10 @@ final class StagingFolder: Sendable {
         let rootPath = store.stagingDirectory.path
         let name = FileSystemCalls.scratchName(for: productID)
         let path = rootPath + "/" + name
+        // Made and locked under the store lock, so recovery (which holds it) never sees the
+        // folder between its mkdir and its flock.
+        let storeLock = try StoreLock(store: store)
+        defer { storeLock.unlock() }
         let rootFD = try FileSystemCalls.openDirectory(rootPath)
         guard mkdirat(rootFD, name, 0o755) == 0 else {
             let code = errno
@@ -44,7 +48,7 @@ final class StagingFolder: Sendable {
             throw .system(operation: "open directory", path: path, errno: ENOENT)
         }
         fchmod(fd, 0o755)
-        flock(fd, LOCK_EX | LOCK_NB)  // just created under a random name: nobody else can hold it
+        flock(fd, LOCK_EX | LOCK_NB)  // new, under a random name: nobody else can hold it
         self.name = name
         self.path = path
         self.fd = fd
