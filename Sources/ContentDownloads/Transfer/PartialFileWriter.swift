@@ -28,12 +28,12 @@ final class PartialFileWriter {
     private(set) var fileOffset: Int64
 
     /// Writes to `fd` (owned by the caller) at `offset`; opens `path` again with `O_DIRECT` when possible.
-    init(fd: Int32, path: String, offset: Int64, capacity: Int) {
+    init(fd: Int32, path: String, offset: Int64, capacity: Int, direct: Bool) {
         self.fd = fd
         self.path = path
         self.fileOffset = offset
         buffer = DirectIO.allocateBuffer(byteCount: max(capacity, DirectIO.alignment))
-        directFD = DirectIO.flag.map { open(path, O_WRONLY | O_CLOEXEC | $0) } ?? -1
+        directFD = direct ? DirectIO.flag.map { open(path, O_WRONLY | O_CLOEXEC | $0) } ?? -1 : -1
     }
 
     deinit {

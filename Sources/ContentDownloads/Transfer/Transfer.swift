@@ -70,7 +70,7 @@ final class Transfer {
             close(fd)
             throw .io(operation: "truncate", path: request.partialPath, errno: code)
         }
-        writer = PartialFileWriter(fd: fd, path: request.partialPath, offset: offset, capacity: settings.writeBufferSize)
+        writer = PartialFileWriter(fd: fd, path: request.partialPath, offset: offset, capacity: settings.writeBufferSize, direct: settings.directWrites)
         requestedOffset = offset
         lastCheckpointOffset = offset
         lastCheckpointTime = Transfer.now()

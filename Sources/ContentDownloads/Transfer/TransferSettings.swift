@@ -20,6 +20,12 @@ public struct TransferSettings: Sendable, Equatable {
     public var checkpointInterval: Double = 1.0
     /// Bytes gathered in memory before one `write(2)`.
     public var writeBufferSize: Int = 1 << 20
+    /// Write whole aligned buffers of the partial file with `O_DIRECT` (no page-cache copy).
+    ///
+    /// Off by default: the overlapped install reads the partial file right behind the transfer,
+    /// and from the page cache that read is a memory copy; after a direct write it goes to the
+    /// device. Worth turning on when nobody reads the archive soon (`download --no-install`).
+    public var directWrites: Bool = false
 
     /// Creates default settings.
     public init() {}

@@ -9,6 +9,8 @@ extension IAPContent.Download {
     func fetchOnly(
         source: CatalogSource, products: [CatalogProduct], options: DownloadOptions, authorizer: ArchiveURLAuthorizer?
     ) async throws {
+        var options = options
+        options.transfer.directWrites = true  // nobody reads these archives back soon: skip the page cache
         let manager = try DownloadManager(layout: storeOptions.layout, options: options)
         await manager.setArchiveURLAuthorizer(authorizer)
         do {
