@@ -79,11 +79,12 @@ struct QueueCrashTests {
         }
         if phase == "extract" {
             // Extraction overlaps the download, so the kill may land before the last byte: then the
-            // rerun resumes with a range request instead of fetching the whole archive again.
+            // rerun resumes from the last checkpoint (2 MiB) and re-fetches at most that plus what sat
+            // in socket buffers (nginx counts bytes it sent, not bytes the client wrote).
             let archiveLength = try #require(try fixture.catalog().catalog.product(Self.productID)?.length)
             #expect(gets.count <= 2, "archive requests: \(gets.map(\.request))")
-            #expect(gets.dropFirst().allSatisfy { $0.range.hasPrefix("bytes=") }, "\(gets)")
-            #expect(gets.map(\.bodyBytesSent).reduce(0, +) <= Int(archiveLength) + (2 << 20), "\(gets)")
+            let refetched = gets.map(\.bodyBytesSent).reduce(0, +) - Int(archiveLength)
+            #expect(refetched <= 3 << 20, "re-fetched \(refetched) bytes: \(gets)")
         }
 
         // A third run finds it installed and finishes nothing twice.
