@@ -31,10 +31,18 @@ struct QueueTests {
             await manager.shutdown()
         }
         var states: [String: DownloadState] = [:]
+        var transferring: Set<String> = []
         var mostActive = 0
         for await snapshot in manager.updates {
             states[snapshot.productID] = snapshot.state
-            mostActive = max(mostActive, states.values.filter { $0 == .active }.count)
+            // The limit is on transfers: a verified download that is still installing (state
+            // `active`, every byte on disk) no longer holds a slot.
+            if snapshot.state == .active, snapshot.downloadedBytes < snapshot.expectedContentLength {
+                transferring.insert(snapshot.productID)
+            } else {
+                transferring.remove(snapshot.productID)
+            }
+            mostActive = max(mostActive, transferring.count)
             if states.count == items.count, states.values.allSatisfy({ !$0.isInFlight }) { break }
         }
         watchdog.cancel()

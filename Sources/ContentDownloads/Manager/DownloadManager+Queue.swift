@@ -73,8 +73,16 @@ extension DownloadManager {
         case .verified(let id, let archivePath):
             active.remove(id)
             rememberMirror(id)
-            await verified(id, archivePath: archivePath)
+            // Every byte is on disk: say so first (progress 1), then free the transfer's slot — the
+            // next download starts while this one installs, and events keep flowing, so installs of
+            // several packages run side by side.
+            if let expected = records[id]?.expectedLength { live[id]?.downloadedBytes = expected }
+            emit(id, force: true)
             admit()
+            postVerifyTasks[id] = Task {
+                await self.verified(id, archivePath: archivePath)
+                self.postVerifyTasks[id] = nil
+            }
         case .failed(let id, let failure, let offset):
             active.remove(id)
             failed(id, failure: failure, offset: offset)

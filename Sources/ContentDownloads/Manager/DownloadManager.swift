@@ -25,6 +25,8 @@ public actor DownloadManager {
     /// Gives each transfer attempt a feed an overlapped install follows (`nil`: nobody follows).
     var feedProvider: (@Sendable (TransferRequest) -> GrowingArchive?)?
     var eventTask: Task<Void, Never>?
+    /// Post-verify steps (installs) in flight, by download; shutdown waits for them.
+    var postVerifyTasks: [String: Task<Void, Never>] = [:]
     var pollTask: Task<Void, Never>?
     var isShutDown = false
     var routes: [String: ArchiveRoute] = [:]
@@ -98,6 +100,9 @@ public actor DownloadManager {
         pollTask?.cancel()
         await engine.shutdown()
         await eventTask?.value
+        while let (_, task) = postVerifyTasks.first {  // installs finish; they are never cut off
+            await task.value
+        }
         for id in active {
             guard var record = records[id] else { continue }
             record.downloadState = .waiting

@@ -1,6 +1,7 @@
 /// Knobs of a ``DownloadManager``: concurrency, bandwidth, retries and the engine's settings.
 public struct DownloadOptions: Sendable, Equatable {
-    /// Transfers running at once.
+    /// Transfers running at once. A verified download that is still installing (its post-verify
+    /// step) no longer holds a slot, so the next transfer starts meanwhile.
     public var concurrency: Int = 3
     /// Global receive cap in bytes/s, divided among active transfers (0 = none).
     public var maxBytesPerSecond: Int64 = 0
