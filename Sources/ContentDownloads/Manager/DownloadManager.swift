@@ -46,9 +46,16 @@ public actor DownloadManager {
 
     /// Opens the store's journal and creates the engine (no thread, no lock yet).
     public init(layout: StoreLayout, options: DownloadOptions = DownloadOptions()) throws {
+        try self.init(layout: layout, options: options, journal: layout.openJournal())
+    }
+
+    /// A manager writing through `journal` — the ``ContentQueue`` shares its own, so the two
+    /// actors' writes queue up in one GRDB `DatabaseQueue` instead of two SQLite connections
+    /// meeting `SQLITE_BUSY` and sleeping in the busy handler (1, 2, 5 … ms per collision).
+    init(layout: StoreLayout, options: DownloadOptions, journal: SQLiteJournal) throws {
         self.layout = layout
         self.options = options
-        journal = try layout.openJournal()
+        self.journal = journal
         engine = try TransferEngine(settings: options.transfer)
         (updates, updatesContinuation) = AsyncStream.makeStream(of: DownloadSnapshot.self, bufferingPolicy: .unbounded)
     }

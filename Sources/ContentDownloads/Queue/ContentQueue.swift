@@ -45,7 +45,7 @@ public actor ContentQueue {
         journal = try layout.openJournal()
         store = try ContentStore(root: layout.root)
         overlapped = OverlappedInstalls(store: store, options: installOptions)
-        manager = try DownloadManager(layout: layout, options: options)
+        manager = try DownloadManager(layout: layout, options: options, journal: journal)
         (updates, continuation) = AsyncStream.makeStream(of: ContentQueueUpdate.self, bufferingPolicy: .unbounded)
     }
 

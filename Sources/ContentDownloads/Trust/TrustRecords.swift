@@ -31,7 +31,7 @@ extension SQLiteJournal {
     /// Raises the remembered version to `version` (never lowers it). Call only after verification.
     public func recordCatalogVersion(_ version: UInt64, catalogURL: String) throws {
         let stored = Int64(bitPattern: version)
-        try queue.write { db in
+        try writeDurably { db in
             try db.execute(
                 sql: """
                     INSERT INTO catalogTrust (catalogURL, highestCatalogVersion, updatedAt) VALUES (?, ?, ?)
