@@ -3,19 +3,30 @@ public import Foundation
 extension Catalog {
     /// The one encoder every catalog is written with.
     ///
-    /// Sorted keys, pretty-printed, unescaped slashes and ISO-8601 dates (whole seconds), so the same
-    /// catalog always gives the same bytes — the signature covers those exact bytes.
+    /// Sorted keys, pretty-printed, unescaped slashes and ISO-8601 dates (whole seconds, UTC; ``CatalogDate``), so
+    /// the same catalog always gives the same bytes — the signature covers those exact bytes.
     public static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(CatalogDate.string(from: date))
+        }
         return encoder
     }
 
-    /// The decoder matching ``encoder`` (ISO-8601 dates).
+    /// The decoder matching ``encoder`` (ISO-8601 dates, read by ``CatalogDate``).
     public static var decoder: JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = CatalogDate.date(from: text) else {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "Expected date string to be ISO8601-formatted."))
+            }
+            return date
+        }
         return decoder
     }
 

@@ -39,7 +39,7 @@ public enum CatalogVerificationError: Error, CustomStringConvertible, Sendable, 
         case .malformedCatalog(let detail):
             return "catalog.json is malformed: \(detail)"
         case .expired(let date):
-            return "catalog expired at \(date.formatted(.iso8601)); the publisher must re-sign it "
+            return "catalog expired at \(CatalogDate.string(from: date)); the publisher must re-sign it "
                 + "(`iapcontent catalog --signing-key ... --expires-in ...`)"
         case .rollback(let seen, let got):
             return "catalog version \(got) is older than version \(seen) already seen (rollback); refusing it — "

@@ -77,7 +77,7 @@ extension SQLiteJournal {
         try queue.write { db in
             try db.execute(
                 sql: "INSERT OR REPLACE INTO transactions (id, productID, kind, state, product, url, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                arguments: [row.id, row.productID, row.kind.rawValue, row.state.rawValue, product, row.url, row.createdAt])
+                arguments: [row.id, row.productID, row.kind.rawValue, row.state.rawValue, product, row.url, JournalDate.text(row.createdAt)])
         }
     }
 
@@ -87,7 +87,7 @@ extension SQLiteJournal {
             try db.execute(sql: "DELETE FROM transactions WHERE id = ?", arguments: [row.id])
             try db.execute(
                 sql: "INSERT OR REPLACE INTO history (transactionID, productID, kind, contentVersion, finishedAt) VALUES (?, ?, ?, ?, ?)",
-                arguments: [row.id, row.productID, row.kind.rawValue, row.product.contentVersion.description, date])
+                arguments: [row.id, row.productID, row.kind.rawValue, row.product.contentVersion.description, JournalDate.text(date)])
         }
     }
 
@@ -108,7 +108,7 @@ extension SQLiteJournal {
         try queue.write { db in
             try db.execute(
                 sql: "UPDATE transfers SET phase = ?, updatedAt = ? WHERE productID = ?",
-                arguments: [phase.rawValue, Date(), productID])
+                arguments: [phase.rawValue, JournalDate.text(Date()), productID])
         }
     }
 }

@@ -14,9 +14,10 @@ struct ArchiveRoute: Sendable {
     /// Bumped for every authorization, so a late answer for an older request is dropped.
     var authorization = 0
 
-    /// `scheme://host:port` of a URL, the key a preferred mirror is remembered by.
+    /// `scheme://host:port` of a URL, the key a preferred mirror is remembered by. The host stays as written
+    /// (`encodedHost`: ASCII, IDNA names in their `xn--` form); decoding it would load ICU for a comparison key.
     static func origin(of url: String) -> String? {
-        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host
+        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.encodedHost
         else { return nil }
         return "\(scheme.lowercased())://\(host.lowercased())\(components.port.map { ":\($0)" } ?? "")"
     }

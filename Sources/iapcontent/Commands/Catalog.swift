@@ -47,7 +47,7 @@ extension IAPContent {
             }
             var summary = "wrote \(result.catalogURL.path) (catalogVersion \(result.catalog.catalogVersion)"
             if let signature = result.signature { summary += ", signed by key \(signature.keyID)" }
-            if let expires = result.catalog.expires { summary += ", expires \(expires.formatted(.iso8601))" }
+            if let expires = result.catalog.expires { summary += ", expires \(CatalogDate.string(from: expires))" }
             print(summary + ")")
         }
     }
