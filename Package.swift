@@ -6,7 +6,7 @@
 //   ContentDelivery (catalog model, Ed25519 signing, static layout, URL tokens)
 //   ContentHost (Hummingbird `serve`)
 //   CCurl + CLinuxSystem → ContentDownloads (queue, transfers, journal, installer, store)
-//   iapcontent (the thin CLI)
+//   ContentCommandLine → iapcontent (the thin CLI) and iapcontent-serve (what `iapcontent serve` runs)
 import PackageDescription
 
 /// One set of upcoming-feature flags for every target, as Hummingbird does.
@@ -21,6 +21,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "iapcontent", targets: ["iapcontent"]),
+        // `iapcontent serve` execs this sibling: the server stack stays out of the client's memory.
+        .executable(name: "iapcontent-serve", targets: ["iapcontent-serve"]),
         .library(name: "ContentPackaging", targets: ["ContentPackaging"]),
         .library(name: "ContentDelivery", targets: ["ContentDelivery"]),
         .library(name: "ContentHost", targets: ["ContentHost"]),
@@ -80,13 +82,29 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
+
+        // MARK: Command line: shared options and exit statuses, the CLI, and the server program
+        .target(
+            name: "ContentCommandLine",
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
         .executableTarget(
             name: "iapcontent",
             dependencies: [
-                "ContentPackaging", "ContentDelivery", "ContentHost", "ContentDownloads",
+                "ContentCommandLine", "ContentPackaging", "ContentDelivery", "ContentDownloads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Rainbow", package: "Rainbow"),
+            ],
+            swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "iapcontent-serve",
+            dependencies: [
+                "ContentCommandLine", "ContentDelivery", "ContentHost",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings),
 
@@ -122,7 +140,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "iapcontentTests",
-            dependencies: ["iapcontent", "TestSupport"],
+            dependencies: ["iapcontent", "ContentCommandLine", "TestSupport"],
             swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

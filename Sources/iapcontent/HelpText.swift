@@ -1,3 +1,4 @@
+import ContentCommandLine
 /// The long `--help` text of every subcommand, in one place so the wording stays consistent and the man
 /// page (`tools/gen-docs`) reads as one document. Use as `discussion: HelpText.download`.
 ///
@@ -90,20 +91,6 @@ enum HelpText {
         EXAMPLES:
           iapcontent keygen --output sign.key > public-key.txt
           iapcontent keygen --token-key --output token.key
-        """
-
-    /// `iapcontent serve`.
-    static let serve = """
-        Prints the listening base URL as one line on stdout when ready (with --port 0, the port \
-        actually chosen); the access log goes to stderr. Answers GET and HEAD with byte ranges \
-        (206, 416) and strong ETags, so interrupted downloads resume. Stops gracefully on \
-        Ctrl-C/SIGTERM and exits 0. With --token-key, archives/* require product/expires/token query \
-        parameters (403 missing or forged, 410 expired); catalog.json stays public.
-
-        EXAMPLES:
-          iapcontent serve site
-          iapcontent serve site --host 0.0.0.0 --port 8443 --token-key token.key
-          iapcontent serve site --port 0 | head -1    # the URL of a free port
         """
 
     /// `iapcontent sign-url`.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import ContentCommandLine
 
 /// The `iapcontent` command: author, host and download hosted content.
 @main
@@ -8,7 +8,7 @@ struct IAPContent: AsyncParsableCommand {
         commandName: "iapcontent",
         abstract: "Author, host and download in-app-purchase hosted content (StoreKit SKDownload semantics).",
         discussion: HelpText.root,
-        version: "0.1.0",
+        version: ProgramVersion.current,
         subcommands: [
             Validate.self, Pack.self, Inspect.self,
             BuildCatalog.self, Keygen.self, Serve.self, SignURL.self,
@@ -16,23 +16,8 @@ struct IAPContent: AsyncParsableCommand {
             Content.self, Delete.self, Restore.self, InstallArchive.self, DisplayDemo.self,
         ])
 
-    /// Parses and runs the command; the one place errors become exit statuses (see ``ExitOutcome/of(_:)``):
-    /// usage errors exit 2 (argument-parser's default is 64), our errors print their message and exit 1.
+    /// Parses and runs the command; errors become exit statuses in one place (``CommandMain/run(_:arguments:)``).
     static func main() async {
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            let outcome = ExitOutcome.of(error)
-            if !outcome.message.isEmpty {
-                (outcome.toStandardError ? FileHandle.standardError : FileHandle.standardOutput)
-                    .write(Data(outcome.message.utf8))
-            }
-            Foundation.exit(outcome.status)
-        }
+        await CommandMain.run(IAPContent.self)
     }
 }

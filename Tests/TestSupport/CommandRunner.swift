@@ -49,18 +49,25 @@ public enum CommandRunner {
     }
 
     /// The built `iapcontent` binary: a sibling of the running test bundle (`.build/<config>/iapcontent`).
-    public static var iapcontentExecutable: String {
+    public static var iapcontentExecutable: String { builtExecutable("iapcontent") }
+
+    /// The built `iapcontent-serve` binary (what `iapcontent serve` runs), next to ``iapcontentExecutable``.
+    public static var iapcontentServeExecutable: String { builtExecutable("iapcontent-serve") }
+
+    /// A product binary of this package, found by walking up from the running test bundle to the build
+    /// directory (`.build/<config>/<name>`).
+    public static func builtExecutable(_ name: String) -> String {
         var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         // Inside `X.xctest` bundles (Darwin layout) the binary sits further down; walk up to the build dir.
         while directory.path != "/" {
-            let candidate = directory.appendingPathComponent("iapcontent")
+            let candidate = directory.appendingPathComponent(name)
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue {
                 return candidate.path
             }
             directory.deleteLastPathComponent()
         }
-        return ".build/debug/iapcontent"
+        return ".build/debug/\(name)"
     }
 
     /// Runs the built `iapcontent` binary.

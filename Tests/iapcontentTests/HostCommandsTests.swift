@@ -1,18 +1,20 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The publisher's CLI path end to end, through the built binary:
 /// keygen → catalog (signed) → serve --port 0 --token-key → sign-url → curl → SIGTERM.
 @Suite struct HostCommandsTests {
     /// The `iapcontent` binary beside the test bundle in `.build/<triple>/debug`.
-    static func binary() throws -> URL {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("iapcontent")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
+    static func binary() throws -> URL { try built("iapcontent") }
+
+    /// A product binary of this package beside the test bundle (``CommandRunner/builtExecutable(_:)``).
+    static func built(_ name: String) throws -> URL {
+        let path = CommandRunner.builtExecutable(name)
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw CLIFailure("\(name) binary not found near \(CommandLine.arguments[0]); run `swift build` first")
         }
-        throw CLIFailure("iapcontent binary not found near \(CommandLine.arguments[0]); run `swift build` first")
+        return URL(fileURLWithPath: path)
     }
 
     struct CLIFailure: Error, CustomStringConvertible {
@@ -39,6 +41,7 @@ import Testing
 
     @Test func publishServeAndSignURL() async throws {
         let binary = try Self.binary()
+        _ = try Self.built("iapcontent-serve")  // `serve` runs it; a missing one would fail below less clearly
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("iapcontent-cli-\(UUID().uuidString)")
         let input = root.appendingPathComponent("in")
         try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
@@ -118,5 +121,28 @@ import Testing
         var iterator = exited.makeAsyncIterator()
         let status = await iterator.next()
         #expect(status == 0)
+    }
+
+    /// `iapcontent serve` runs the `iapcontent-serve` next to it; without one it says where it looked, exit 1.
+    /// Help and usage errors never need it: `iapcontent` parses the options itself.
+    @Test func serveWithoutItsSiblingNamesThePath() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("iapcontent-lonely-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let lonely = root.appendingPathComponent("iapcontent")
+        try FileManager.default.copyItem(at: try Self.binary(), to: lonely)
+
+        let missing = try CommandRunner.run(lonely.path, ["serve", root.path, "--port", "0"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("cannot run \(root.path)/iapcontent-serve"))
+        #expect(missing.stderr.contains("next to iapcontent"))
+        #expect(missing.stdout.isEmpty)
+
+        let help = try CommandRunner.run(lonely.path, ["serve", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("USAGE: iapcontent serve <directory>"))
+        let usage = try CommandRunner.run(lonely.path, ["serve", root.path, "--bogus"])
+        #expect(usage.status == 2)
+        #expect(usage.stderr.contains("Unknown option '--bogus'"))
     }
 }

@@ -1,3 +1,4 @@
+import ContentCommandLine
 import Foundation
 import Testing
 import TestSupport

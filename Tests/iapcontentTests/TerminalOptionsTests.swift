@@ -1,4 +1,5 @@
 import ArgumentParser
+import ContentCommandLine
 import Foundation
 import Logging
 import Testing
@@ -62,7 +63,7 @@ import Testing
                 _ = try IAPContent.parseAsRoot(arguments)
                 return ExitOutcome(status: 0, message: "", toStandardError: false)
             } catch {
-                return ExitOutcome.of(error)
+                return ExitOutcome.of(error, command: IAPContent.self)
             }
         }
         #expect(outcome(["--no-such-flag"]).status == 2)
@@ -74,13 +75,13 @@ import Testing
         #expect(version.message == "0.1.0\n")
         #expect(IAPContent.helpMessage(columns: 100).contains("3  paused or interrupted"))
 
-        let ours = ExitOutcome.of(Unreadable())
+        let ours = ExitOutcome.of(Unreadable(), command: IAPContent.self)
         #expect(ours.status == 1)
         #expect(ours.message == "iapcontent: error: cannot read /tmp/x/catalog.json (permission denied); check the file's mode\n")
-        #expect(ExitOutcome.of(ExitStatus.interrupted).status == 3)
-        #expect(ExitOutcome.of(ExitStatus.cancelled).status == 4)
-        #expect(ExitOutcome.of(ExitCode(3)).status == 3)
-        #expect(ExitOutcome.of(CocoaError(.fileNoSuchFile)).status == 1)
+        #expect(ExitOutcome.of(ExitStatus.interrupted, command: IAPContent.self).status == 3)
+        #expect(ExitOutcome.of(ExitStatus.cancelled, command: IAPContent.self).status == 4)
+        #expect(ExitOutcome.of(ExitCode(3), command: IAPContent.self).status == 3)
+        #expect(ExitOutcome.of(CocoaError(.fileNoSuchFile), command: IAPContent.self).status == 1)
     }
 
     @Test func everySubcommandHasHelp() {

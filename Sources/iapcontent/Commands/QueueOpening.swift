@@ -1,3 +1,4 @@
+import ContentCommandLine
 import ContentDownloads
 
 /// Opens `queue` for one command run (`download`, `restore`): another driver holding the store, or a

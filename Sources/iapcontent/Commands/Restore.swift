@@ -1,4 +1,5 @@
 import ArgumentParser
+import ContentCommandLine
 import ContentDownloads
 import Foundation
 

@@ -1,3 +1,4 @@
+import ContentCommandLine
 import ContentDownloads
 import Foundation
 

@@ -1,11 +1,11 @@
-import ArgumentParser
+package import ArgumentParser
 import Foundation
 
-/// The documented exit statuses of `iapcontent`, the same for every subcommand.
+/// The documented exit statuses of `iapcontent` (and `iapcontent-serve`), the same for every subcommand.
 ///
-/// Commands end with one by throwing it (`throw ExitStatus.interrupted`); ``IAPContent/main()`` maps
+/// Commands end with one by throwing it (`throw ExitStatus.interrupted`); ``CommandMain/run(_:)`` maps
 /// every other error here too: usage errors → 2, our typed errors → their message and 1.
-enum ExitStatus: Int32, Error, Sendable, CaseIterable {
+package enum ExitStatus: Int32, Error, Sendable, CaseIterable {
     /// Everything asked for was done.
     case ok = 0
     /// Something failed; the message on stderr says what and what to do.
@@ -18,7 +18,7 @@ enum ExitStatus: Int32, Error, Sendable, CaseIterable {
     case cancelled = 4
 
     /// The table shown in `--help` and the README.
-    static let table = """
+    package static let table = """
         EXIT STATUS:
           0  success
           1  failure (the message says what happened and what to do)
@@ -29,31 +29,39 @@ enum ExitStatus: Int32, Error, Sendable, CaseIterable {
 }
 
 /// How an error ends the process: which status, and what to print where.
-struct ExitOutcome: Equatable, Sendable {
+package struct ExitOutcome: Equatable, Sendable {
     /// The process exit status.
-    var status: Int32
+    package var status: Int32
     /// Text to print (empty: nothing), already ending in a newline when non-empty.
-    var message: String
+    package var message: String
     /// Whether `message` goes to stderr (errors) or stdout (help, version).
-    var toStandardError: Bool
+    package var toStandardError: Bool
 
-    /// Maps an error thrown by parsing or running a command to its outcome. Never includes a stack trace or
-    /// a Swift type dump: our errors print their `description`, others their localized description.
-    static func of(_ error: any Error) -> ExitOutcome {
+    /// An outcome as given.
+    package init(status: Int32, message: String, toStandardError: Bool) {
+        self.status = status
+        self.message = message
+        self.toStandardError = toStandardError
+    }
+
+    /// Maps an error thrown by parsing or running `command` (the root command, which words help and usage
+    /// messages) to its outcome. Never includes a stack trace or a Swift type dump: our errors print their
+    /// `description`, others their localized description.
+    package static func of(_ error: any Error, command: any ParsableCommand.Type) -> ExitOutcome {
         if let status = error as? ExitStatus { return ExitOutcome(status: status.rawValue, message: "", toStandardError: true) }
         if let code = error as? ExitCode { return ExitOutcome(status: code.rawValue, message: "", toStandardError: true) }
-        let parserCode = IAPContent.exitCode(for: error)
+        let parserCode = command.exitCode(for: error)
         if parserCode == .success {  // --help, --version, completion scripts
-            return ExitOutcome(status: 0, message: terminated(IAPContent.fullMessage(for: error)), toStandardError: false)
+            return ExitOutcome(status: 0, message: terminated(command.fullMessage(for: error)), toStandardError: false)
         }
         if parserCode == .validationFailure {
-            return ExitOutcome(status: ExitStatus.usage.rawValue, message: terminated(IAPContent.fullMessage(for: error)), toStandardError: true)
+            return ExitOutcome(status: ExitStatus.usage.rawValue, message: terminated(command.fullMessage(for: error)), toStandardError: true)
         }
         return ExitOutcome(status: ExitStatus.failure.rawValue, message: "iapcontent: error: \(describe(error))\n", toStandardError: true)
     }
 
     /// A person-readable sentence for any error.
-    static func describe(_ error: any Error) -> String {
+    package static func describe(_ error: any Error) -> String {
         if let localized = error as? any LocalizedError, let text = localized.errorDescription { return text }
         return String(describing: error)  // our errors' `description`
     }
