@@ -215,16 +215,18 @@ struct OverlappedInstallTests {
 struct QueueOverlapTests {
     @Test("staging fills while the download is active; the install is byte-identical")
     func overlapsThroughTheQueue() async throws {
-        let fixture = try QueueFixture(locationConfig: "limit_rate 1m;")
-        let source = try fixture.source("com.example.overlap", version: "1.0", size: 3 << 20)
+        let fixture = try QueueFixture(locationConfig: "limit_rate 512k;")
+        let source = try fixture.source("com.example.overlap", version: "1.0", size: 4 << 20)
         try fixture.publish([source])
         let queue = try fixture.queue()
         try await queue.open()
         _ = try await queue.add(VerifiedPurchase(transactionID: "t-overlap", productID: "com.example.overlap"))
         var sawOverlap = false
-        for _ in 0..<400 where !sawOverlap {
-            let state = await queue.transaction(id: "t-overlap")?.downloads.first?.state
-            if state == .active, fixture.stagingLeftovers().contains(where: { name in
+        let deadline = Date().addingTimeInterval(60)
+        while !sawOverlap, Date() < deadline {
+            let download = await queue.transaction(id: "t-overlap")?.downloads.first
+            guard let download, download.state.isInFlight else { break }
+            if download.state == .active, download.progress < 1, fixture.stagingLeftovers().contains(where: { name in
                 FileManager.default.fileExists(atPath: fixture.store.staging
                     .appendingPathComponent(name).appendingPathComponent("ContentInfo.plist").path)
             }) {
