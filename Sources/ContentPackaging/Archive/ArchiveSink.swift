@@ -1,57 +1,85 @@
+import CZstd
 import Glibc
 
-/// Where an ``ArchiveWriter`` sends its compressed bytes: gathered into large page-aligned buffers
-/// that an ``ArchiveOutputThread`` hashes and writes while libarchive goes on compressing.
+/// Where an ``ArchiveWriter`` sends its tar bytes: compressed with libzstd straight into large
+/// page-aligned buffers that an ``ArchiveOutputThread`` hashes and writes while the writer goes
+/// on building the tar stream.
 ///
-/// libarchive calls ``write(_:)`` through a C callback on the writer's thread; hashing on the way
-/// out gives the archive's SHA-256 without reading the file back. Owned by one writer and used on
-/// its thread only; the output thread owns whatever buffer it has been handed.
+/// libarchive writes an *uncompressed* tar through a C callback that calls ``write(_:)`` on the
+/// writer's thread; zstd's output lands directly in the buffer the output thread will write, so
+/// the compressed bytes are never copied on this thread. Hashing on the way out gives the
+/// archive's SHA-256 without reading the file back. Owned by one writer and used on its thread
+/// only; the output thread owns whatever buffer it has been handed.
 final class ArchiveSink {
     /// The archive path for messages.
     let displayPath: String
     private let output: ArchiveOutputThread
+    private var compressor: ZstdFrameCompressor
     /// The buffer being filled, `nil` once ``finish()`` handed it over.
     private var current: PageAlignedBuffer?
     /// Bytes of ``current`` filled so far.
     private var filled = 0
+    /// The first compression failure, if any.
+    private(set) var compressionError: ZstdError?
     /// The outcome once ``finish()`` ran.
     private var outcome: ArchiveOutputThread.Outcome?
 
-    /// Starts the output thread writing to `fileDescriptor` (not closed by the sink).
-    init(fileDescriptor: Int32, displayPath: String) {
+    /// Starts the output thread writing a zstd frame at `compressionLevel` to `fileDescriptor`
+    /// (not closed by the sink).
+    ///
+    /// - Throws: ``ZstdError`` for a level libzstd does not know (nothing is started then).
+    init(fileDescriptor: Int32, displayPath: String, compressionLevel: Int) throws(ZstdError) {
         self.displayPath = displayPath
+        compressor = try ZstdFrameCompressor(level: compressionLevel)
         output = ArchiveOutputThread(fileDescriptor: fileDescriptor)
         current = output.spare.receive()
     }
 
     deinit {
-        _ = finish()  // an abandoned archive: still stop the thread and free the buffers
+        _ = stop()  // an abandoned archive: no end of frame, but stop the thread and free the buffers
     }
 
     /// `errno` of the first failed `write(2)` (e.g. `ENOSPC`), 0 when none failed.
     var failureErrno: Int32 { outcome?.failureErrno ?? output.failureErrno }
 
-    /// Queues `buffer` for writing; false once a write has failed.
+    /// Compresses `buffer` into the output buffers; false once writing or compressing failed.
     func write(_ buffer: UnsafeRawBufferPointer) -> Bool {
-        guard output.failureErrno == 0, var target = current else { return false }
-        var offset = 0
-        while offset < buffer.count {
-            let count = min(buffer.count - offset, target.count - filled)
-            (target.bytes.baseAddress! + filled).copyMemory(from: buffer.baseAddress! + offset, byteCount: count)
-            filled += count
-            offset += count
-            if filled == target.count {
-                output.work.send(.full(target))
-                target = output.spare.receive()
-                current = target
-                filled = 0
+        guard output.failureErrno == 0, compressionError == nil, current != nil else { return false }
+        var input = ZSTD_inBuffer(src: buffer.baseAddress, size: buffer.count, pos: 0)
+        while input.pos < input.size {
+            var out = outBuffer()
+            do {
+                try compressor.compress(&input, into: &out)
+            } catch {
+                compressionError = error
+                return false
             }
+            advance(to: out.pos)
         }
         return true
     }
 
-    /// Writes what is left, waits for the output thread and returns its outcome (idempotent).
+    /// Ends the zstd frame, writes what is left, waits for the output thread and returns its
+    /// outcome (idempotent).
     func finish() -> ArchiveOutputThread.Outcome {
+        if outcome == nil, compressionError == nil, output.failureErrno == 0 {
+            do {
+                var done = false
+                while !done {
+                    var out = outBuffer()
+                    done = try compressor.end(into: &out)
+                    advance(to: out.pos)
+                }
+            } catch {
+                compressionError = error
+            }
+        }
+        return stop()
+    }
+
+    /// Writes what is in the current buffer, waits for the output thread and returns its outcome
+    /// (idempotent).
+    private func stop() -> ArchiveOutputThread.Outcome {
         if let outcome { return outcome }
         output.work.send(.last(current!, count: filled))
         current = nil
@@ -59,5 +87,20 @@ final class ArchiveSink {
         output.deallocateBuffers()
         outcome = result
         return result
+    }
+
+    /// The free part of the current buffer, for zstd to fill.
+    private func outBuffer() -> ZSTD_outBuffer {
+        ZSTD_outBuffer(dst: current!.bytes.baseAddress, size: current!.count, pos: filled)
+    }
+
+    /// Records that zstd filled the current buffer up to `position`; a full buffer goes to the
+    /// output thread and a spare one takes its place.
+    private func advance(to position: Int) {
+        filled = position
+        guard filled == current!.count else { return }
+        output.work.send(.full(current!))
+        current = output.spare.receive()
+        filled = 0
     }
 }
