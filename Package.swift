@@ -2,7 +2,7 @@
 // iapcontent — open, Linux-native hosted-content delivery (StoreKit SKDownload semantics).
 //
 // The tree reads like the pipeline:
-//   CArchive → ContentPackaging (author: validate, pack, inspect)
+//   CArchive + CZstd → ContentPackaging (author: validate, pack, inspect)
 //   ContentDelivery (catalog model, Ed25519 signing, static layout, URL tokens)
 //   ContentHost (Hummingbird `serve`)
 //   CCurl + CLinuxSystem → ContentDownloads (queue, transfers, journal, installer, store)
@@ -45,6 +45,10 @@ let package = Package(
         .systemLibrary(
             name: "CArchive", pkgConfig: "libarchive",
             providers: [.apt(["libarchive-dev"])]),
+        /// libzstd itself: the packer compresses the tar stream straight into its output buffers.
+        .systemLibrary(
+            name: "CZstd", pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"])]),
         /// Linux calls Swift's Glibc module lacks (renameat2 / RENAME_EXCHANGE).
         .target(name: "CLinuxSystem"),
 
@@ -52,7 +56,7 @@ let package = Package(
         .target(
             name: "ContentPackaging",
             dependencies: [
-                "CArchive",
+                "CArchive", "CZstd",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -116,4 +116,28 @@ struct PackPipelineTests {
         reader.close()
         reader.close()  // idempotent
     }
+
+    @Test("the file reader checks content files for executable code and reports it on the last slice")
+    func readerSniffsContent() throws {
+        let directory = try TemporaryDirectory("reader")
+        try FileManager.default.createDirectory(at: directory.appending("Contents"), withIntermediateDirectories: true)
+        let contents: [(String, Data)] = [
+            ("Contents/a.bin", PackageFixture.bytes(count: FileReadAheadThread.bufferSize + 10, seed: 3)),
+            ("Contents/run", Data("#!/bin/sh\necho hi\n".utf8)),
+            ("top.sh", Data("#!/bin/sh\n".utf8)),  // outside Contents/: not content, not checked here
+        ]
+        for (name, data) in contents { try data.write(to: directory.appending(name)) }
+        let entries = contents.map { FolderEntry(pathBytes: Array($0.0.utf8), kind: .regular, size: Int64($0.1.count)) }
+        let reader = FileReadAhead(entries: entries, root: directory.url.path)
+        defer { reader.close() }
+        var kinds: [Int: String?] = [:]
+        while let (slice, _) = try reader.next() {
+            if slice.sha256 != nil {
+                kinds[slice.entryIndex] = slice.executableKind
+            } else {
+                #expect(slice.executableKind == nil)
+            }
+        }
+        #expect(kinds == [0: nil, 1: "script with a '#!' line", 2: nil])
+    }
 }

@@ -186,4 +186,32 @@ struct PackerTests {
         _ = try Packer().pack(folder: folder, outputDirectory: directory.appending("out"), registry: registry)
         #expect(registry.registered.isEmpty)
     }
+
+    @Test("executable code found while packing: every problem listed, nothing left behind")
+    func executablesFoundWhilePacking() throws {
+        let directory = try TemporaryDirectory("pack")
+        var files = sampleFiles
+        files["Contents/z/tool"] = Data([0x7F, 0x45, 0x4C, 0x46] + [UInt8](repeating: 0, count: 60))
+        files["Contents/b.sh"] = Data("#!/bin/sh\n".utf8)
+        // A PE file whose signature sits past the reader's first buffer (found with a pread).
+        var windows = Data([0x4D, 0x5A] + [UInt8](repeating: 0, count: 0x3A) + [0x20, 0xA1, 0x07, 0x00])  // e_lfanew 500 000
+        windows.append(Data(count: 500_000 - windows.count))
+        windows.append(Data([0x50, 0x45, 0, 0]))
+        files["Contents/win.dat"] = windows
+        let folder = try PackageFixture.make(at: directory.appending("pkg"), files: files)
+        let output = directory.appending("out")
+        let error = #expect(throws: PackError.self) { try pack(folder, into: output) }
+        guard case .invalid(let problems) = error else {
+            Issue.record("expected .invalid, got \(String(describing: error))")
+            return
+        }
+        #expect(problems.map(\.path) == ["Contents/b.sh", "Contents/win.dat", "Contents/z/tool"])
+        #expect(problems.allSatisfy { $0.message.contains("is executable code") })
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: output.path))?.isEmpty ?? true)
+        // With a problem the validation before packing finds, the executables are still listed.
+        try Data("x".utf8).write(to: folder.appendingPathComponent("stray.txt"))
+        let both = #expect(throws: PackError.self) { try pack(folder, into: output) }
+        #expect(both?.description.contains("stray.txt: is not allowed") == true)
+        #expect(both?.description.contains("Contents/z/tool: is executable code") == true)
+    }
 }

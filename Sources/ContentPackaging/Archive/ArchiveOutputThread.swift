@@ -1,10 +1,9 @@
-import Crypto
 import Foundation
 import Glibc
 import Synchronization
 
-/// The thread that hashes archive bytes and writes them to the file, while the caller's thread
-/// keeps compressing.
+/// The thread that writes the compressed archive to its file while the caller's thread keeps
+/// building, compressing and hashing it.
 ///
 /// Full buffers are written with `O_DIRECT` where the file system allows it: the bytes go
 /// straight to the device instead of piling up as dirty page cache that the packer's closing
@@ -12,6 +11,10 @@ import Synchronization
 /// from the cache). The last, partial buffer is written through the cache (`O_DIRECT` needs
 /// whole blocks); the caller's `fsync` makes everything durable. Without `O_DIRECT` support (or
 /// after a short write) it simply writes through the cache.
+///
+/// The thread does no hashing: a direct write blocks for the device (about 0.4 ms per buffer
+/// here), and hashing in the same thread made the two wait for each other (see
+/// docs/PERFORMANCE.md). The producer hashes each buffer right after zstd filled it.
 ///
 /// Buffers cycle between ``spare`` and ``work``, so memory is `bufferCount × bufferSize`
 /// whatever the archive size. The first `write(2)` failure stops writing; later buffers are
@@ -25,16 +28,6 @@ final class ArchiveOutputThread: Sendable {
         case last(PageAlignedBuffer, count: Int)
     }
 
-    /// What the thread reports after ``Message/last(_:count:)``.
-    struct Outcome: Sendable {
-        /// Bytes written (and hashed).
-        var size: Int64
-        /// Lowercase hex SHA-256 of those bytes.
-        var sha256: String
-        /// `errno` of the first failed write, 0 when none failed.
-        var failureErrno: Int32
-    }
-
     /// Size of each buffer: large sequential writes, a multiple of any device block size, and
     /// small enough that the pack stays within its memory budget (see docs/PERFORMANCE.md).
     static let bufferSize = 512 << 10
@@ -45,8 +38,8 @@ final class ArchiveOutputThread: Sendable {
     let work = BlockingChannel<Message>(capacity: bufferCount)
     /// Buffers ready to be filled.
     let spare = BlockingChannel<PageAlignedBuffer>(capacity: bufferCount)
-    /// The single outcome.
-    let done = BlockingChannel<Outcome>(capacity: 1)
+    /// `errno` of the first failed write (0 when none failed), sent once after ``Message/last(_:count:)``.
+    let done = BlockingChannel<Int32>(capacity: 1)
     /// `errno` of the first failed write (0 while none has), readable from the producer.
     private let failure = Atomic<Int32>(0)
 
@@ -67,28 +60,21 @@ final class ArchiveOutputThread: Sendable {
     }
 
     private func run(fileDescriptor: Int32) {
-        var hasher = SHA256()
-        var size: Int64 = 0
         var direct = Self.enableDirectIO(fileDescriptor)
         while true {
             switch work.receive() {
             case .full(let buffer):
                 if failureErrno == 0 {
                     write(UnsafeRawBufferPointer(buffer.bytes), to: fileDescriptor, direct: &direct)
-                    hasher.update(bufferPointer: UnsafeRawBufferPointer(buffer.bytes))
-                    size += Int64(buffer.count)
                 }
                 spare.send(buffer)
             case .last(let buffer, let count):
                 if direct { direct = !Self.disableDirectIO(fileDescriptor) }
-                let bytes = UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<count])
                 if failureErrno == 0 {
-                    write(bytes, to: fileDescriptor, direct: &direct)
-                    hasher.update(bufferPointer: bytes)
-                    size += Int64(count)
+                    write(UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<count]), to: fileDescriptor, direct: &direct)
                 }
                 spare.send(buffer)
-                done.send(Outcome(size: size, sha256: hasher.finalizeHex(), failureErrno: failureErrno))
+                done.send(failureErrno)
                 return
             }
         }

@@ -5,9 +5,11 @@ import Glibc
 ///
 /// Every header is normalized: the caller's modification time with zero nanoseconds, uid/gid 0,
 /// no user or group names, no atime/ctime/birthtime, no xattrs or ACLs, and names stored as UTF-8
-/// (`hdrcharset=UTF-8`, independent of the process locale). Bytes are hashed as they leave
-/// libarchive (``ArchiveDigest``), so nothing is read back; hashing and writing run on a second
-/// thread while the caller's thread compresses (see `ArchiveOutputThread`).
+/// (`hdrcharset=UTF-8`, independent of the process locale). libarchive builds the *uncompressed*
+/// tar stream; libzstd compresses it straight into the output buffers (one zstd frame, the same
+/// bytes libarchive's zstd filter wrote). The compressed bytes are hashed on their way to the file
+/// (``ArchiveDigest``), so nothing is read back; hashing and writing run on a second thread while
+/// the caller's thread compresses (see `ArchiveSink` and `ArchiveOutputThread`).
 ///
 /// The writer is noncopyable: one owner, freed exactly once; ``finish()`` consumes it.
 ///
@@ -29,19 +31,29 @@ public struct ArchiveWriter: ~Copyable {
 
     /// Starts an archive on `fileDescriptor` (not closed by the writer).
     ///
-    /// - Throws: ``ArchiveError`` when libarchive cannot be set up (e.g. zstd support missing).
-    /// The corresponding C functions are `archive_write_new` and `archive_write_open2`.
+    /// - Throws: ``ArchiveError`` when libarchive or libzstd cannot be set up (e.g. a zstd level
+    ///   outside libzstd's range).
+    /// The corresponding C functions are `archive_write_new`, `archive_write_open2` and `ZSTD_createCCtx`.
     public init(
         fileDescriptor: Int32, displayPath: String, compressionLevel: Int = ArchiveWriter.defaultCompressionLevel
     ) throws(ArchiveError) {
+        let sinkObject: ArchiveSink
+        do {
+            sinkObject = try ArchiveSink(
+                fileDescriptor: fileDescriptor, displayPath: displayPath, compressionLevel: compressionLevel)
+        } catch {
+            throw ArchiveError(message: error.message, path: displayPath)
+        }
+        let sink = Unmanaged.passRetained(sinkObject)
         guard let handle = archive_write_new() else {
+            sink.release()
             throw ArchiveError(message: "libarchive could not allocate a writer", path: displayPath)
         }
         guard let entry = archive_entry_new() else {
             archive_write_free(handle)
+            sink.release()
             throw ArchiveError(message: "libarchive could not allocate an entry", path: displayPath)
         }
-        let sink = Unmanaged.passRetained(ArchiveSink(fileDescriptor: fileDescriptor, displayPath: displayPath))
         func fail(_ what: String) -> ArchiveError {
             let error = ArchiveError(
                 errno: archive_errno(handle),
@@ -53,14 +65,10 @@ public struct ArchiveWriter: ~Copyable {
             return error
         }
         guard archive_write_set_format_pax_restricted(handle) == ARCHIVE_OK else { throw fail("pax format") }
-        guard archive_write_add_filter_zstd(handle) == ARCHIVE_OK else { throw fail("zstd filter") }
-        guard archive_write_set_options(handle, "zstd:compression-level=\(compressionLevel)") == ARCHIVE_OK else {
-            throw fail("zstd level \(compressionLevel)")
-        }
-        // No padding after the zstd frame: zeros there read as a damaged frame ("Unknown frame descriptor").
+        // No libarchive filter: the sink compresses. No padding of the last block and no re-blocking
+        // either: the tar bytes reach the sink as libarchive produces them (file data without a copy)
+        // and the end of the stream is exactly the tar's end-of-archive blocks.
         guard archive_write_set_bytes_in_last_block(handle, 1) == ARCHIVE_OK else { throw fail("block size") }
-        // No re-blocking either: compressed bytes go straight to the sink, which gathers them into
-        // large buffers itself (the bytes are the same; one copy and most callbacks fewer).
         guard archive_write_set_bytes_per_block(handle, 0) == ARCHIVE_OK else { throw fail("block size") }
         // The name conversion is bound to the locale current when it is created: create it under UTF-8.
         guard UTF8Locale.run({ archive_write_set_options(handle, "pax:hdrcharset=UTF-8") }) == ARCHIVE_OK else {
@@ -135,10 +143,11 @@ public struct ArchiveWriter: ~Copyable {
         guard count == buffer.count else { throw error(fallback: "cannot write entry data") }
     }
 
-    /// Closes the archive (end-of-archive blocks, zstd epilogue) and returns its size and SHA-256.
+    /// Closes the archive (end-of-archive blocks, end of the zstd frame) and returns its size and SHA-256.
     ///
     /// - Throws: ``ArchiveError`` when the final writes fail (e.g. `ENOSPC`).
-    /// The corresponding C functions are `archive_write_close` and `archive_write_free`.
+    /// The corresponding C functions are `archive_write_close`, `archive_write_free` and
+    /// `ZSTD_compressStream2(…, ZSTD_e_end)`.
     public consuming func finish() throws(ArchiveError) -> ArchiveDigest {
         let status = UTF8Locale.run { archive_write_close(handle) }
         let failure: ArchiveError? = status == ARCHIVE_OK ? nil : error(fallback: "cannot finish archive")
@@ -148,6 +157,9 @@ public struct ArchiveWriter: ~Copyable {
         discard self
         if let failure { throw failure }
         let outcome = sinkObject.finish()
+        if let compression = sinkObject.compressionError {
+            throw ArchiveError(message: compression.message, path: sinkObject.displayPath)
+        }
         if outcome.failureErrno != 0 {
             throw ArchiveError(
                 errno: outcome.failureErrno,
@@ -159,6 +171,9 @@ public struct ArchiveWriter: ~Copyable {
 
     private func error(fallback: String) -> ArchiveError {
         let sinkObject = sink.takeUnretainedValue()
+        if let compression = sinkObject.compressionError {
+            return ArchiveError(message: compression.message, path: sinkObject.displayPath)
+        }
         if sinkObject.failureErrno != 0 {
             return ArchiveError(
                 errno: sinkObject.failureErrno,

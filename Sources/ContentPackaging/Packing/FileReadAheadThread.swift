@@ -8,8 +8,10 @@ import Synchronization
 /// It walks the regular files of the (sorted) entry list in order, reads each one into
 /// page-aligned buffers — many small files share a buffer, a large one spans several — computes
 /// each file's SHA-256 on the way, and hands every filled buffer over with a list of
-/// ``FileSlice``s saying which bytes belong to which file. A file whose size changes while it is
-/// read, or that cannot be opened or read, ends the stream with ``Message/failed(_:)``.
+/// ``FileSlice``s saying which bytes belong to which file. Content files are also checked for
+/// executable code (``ExecutableSniffer``) from the first bytes read anyway, so the validator
+/// need not open them a second time. A file whose size changes while it is read, or that cannot
+/// be opened or read, ends the stream with ``Message/failed(_:)``.
 ///
 /// Buffers cycle between ``spare`` and ``filled``: memory is ``bufferCount`` × ``bufferSize``.
 final class FileReadAheadThread: Sendable {
@@ -25,6 +27,9 @@ final class FileReadAheadThread: Sendable {
         var isFirst: Bool
         /// The file's SHA-256 (lowercase hex), set on its last slice only.
         var sha256: String?
+        /// What executable format the file holds (``ExecutableSniffer``), on its last slice only;
+        /// `nil` for data and for files outside `Contents/`.
+        var executableKind: String?
     }
 
     /// What the thread hands over, in order.
@@ -103,6 +108,9 @@ final class FileReadAheadThread: Sendable {
         let size = Int64(info.st_size)
         if size >= Self.sequentialHintBytes { _ = posix_fadvise(file, 0, 0, POSIX_FADV_SEQUENTIAL) }
         var hasher = SHA256()
+        let sniffing = PackageValidator.isContent(entry.pathBytes)
+        var prefix: [UInt8] = []  // the first bytes, for the executable check
+        if sniffing { prefix.reserveCapacity(ExecutableSniffer.prefixLength) }
         var total: Int64 = 0
         var isFirst = true
         var reachedEnd = false  // a read asked for more than was left and came back short
@@ -127,7 +135,11 @@ final class FileReadAheadThread: Sendable {
             }
             if count == 0 { break }
             guard Int64(count) <= remaining else { throw changedSize }
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: batch.buffer.bytes[batch.used..<batch.used + count]))
+            let bytes = UnsafeRawBufferPointer(rebasing: batch.buffer.bytes[batch.used..<batch.used + count])
+            hasher.update(bufferPointer: bytes)
+            if sniffing, prefix.count < ExecutableSniffer.prefixLength {
+                prefix += bytes.prefix(ExecutableSniffer.prefixLength - prefix.count)
+            }
             batch.slices.append(FileSlice(
                 entryIndex: index, fileSize: size, range: batch.used..<batch.used + count, isFirst: isFirst))
             isFirst = false
@@ -142,5 +154,12 @@ final class FileReadAheadThread: Sendable {
                 entryIndex: index, fileSize: 0, range: batch.used..<batch.used, isFirst: true))
         }
         batch.slices[batch.slices.count - 1].sha256 = hasher.finalizeHex()
+        if sniffing {
+            batch.slices[batch.slices.count - 1].executableKind = ExecutableSniffer.kind(prefix: prefix) { offset in
+                var signature = [UInt8](repeating: 0, count: 4)
+                let read = signature.withUnsafeMutableBytes { pread(file, $0.baseAddress, 4, off_t(offset)) }
+                return read == 4 ? signature : nil
+            }
+        }
     }
 }

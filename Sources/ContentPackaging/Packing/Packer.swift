@@ -55,8 +55,11 @@ public struct Packer: Sendable {
     public func pack(
         folder: URL, outputDirectory: URL, registry: TemporaryFileRegistry? = nil
     ) throws(PackError) -> PackResult {
-        let report = validator.validate(folder: folder)
-        guard report.isValid, let info = report.contentInfo else { throw .invalid(report.problems) }
+        // Files are checked for executable code while they are read for the archive (below).
+        let report = validator.validate(folder: folder, sniffing: false)
+        guard report.isValid, let info = report.contentInfo else {
+            throw .invalid(everyProblem(in: folder, found: report.problems))
+        }
         let directory = outputDirectory.standardizedFileURL.path
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -76,6 +79,9 @@ public struct Packer: Sendable {
         } catch {
             close(fd)
             unlink(temporary)
+            if case .invalid(let found) = error {  // executable code: list every problem, as `validate` does
+                throw .invalid(everyProblem(in: folder, found: found))
+            }
             throw error
         }
         do {
@@ -100,7 +106,17 @@ public struct Packer: Sendable {
             manifestURL: URL(fileURLWithPath: "\(directory)/\(manifestName)"), manifest: manifest)
     }
 
+    /// Every problem of `folder` from a full validation (executable check included), so one run
+    /// reports them all; `found` when that validation no longer sees any (the folder changed).
+    private func everyProblem(in folder: URL, found: [ValidationProblem]) -> [ValidationProblem] {
+        let problems = validator.validate(folder: folder).problems
+        return problems.isEmpty ? found : problems
+    }
+
     /// Writes every entry; returns the archive digest and file records.
+    ///
+    /// - Throws: ``PackError/invalid(_:)`` for the first content file holding executable code
+    ///   (the reader checks each file's first bytes), else an I/O or archive error.
     ///
     /// Three threads share the work: a ``FileReadAheadThread`` reads and hashes the files ahead,
     /// this thread builds the tar stream and compresses it, and the writer's output thread hashes
@@ -145,6 +161,9 @@ public struct Packer: Sendable {
                     try writer.writeData(bytes)
                 } catch {
                     throw .archive(error)
+                }
+                if let kind = slice.executableKind {
+                    throw .invalid([PackageValidator.executableProblem(path: entry.path, kind: kind)])
                 }
                 if let sha256 = slice.sha256 {
                     files.append(PackageManifest.File(path: entry.path, size: slice.fileSize, sha256: sha256))

@@ -27,6 +27,13 @@ public struct PackageValidator: Sendable {
 
     /// Validates the folder at `folder`; never throws — unreadable parts become problems.
     public func validate(folder: URL) -> ValidationReport {
+        validate(folder: folder, sniffing: true)
+    }
+
+    /// Validates `folder`; with `sniffing` false, files are not opened to look for executable
+    /// code. ``Packer`` does that itself while it reads each file for the archive (one open and
+    /// one read per file instead of two) and asks for a full validation when it finds any.
+    func validate(folder: URL, sniffing: Bool) -> ValidationReport {
         let root = Array(folder.path.utf8)
         var problems: [ValidationProblem] = []
         var notes: [String] = []
@@ -82,7 +89,7 @@ public struct PackageValidator: Sendable {
                     entries.append(entry)
                     continue
                 }
-                problems += check(entry, root: root)
+                problems += check(entry, root: root, sniffing: sniffing)
                 if entry.kind == .regular || entry.kind == .directory { entries.append(entry) }
                 continue
             }
@@ -134,16 +141,28 @@ public struct PackageValidator: Sendable {
         return (try? ContentInfo(data: data), [])
     }
 
-    /// Name, kind and content checks for one entry under `Contents/`.
-    private func check(_ entry: FolderEntry, root: [UInt8]) -> [ValidationProblem] {
+    /// Whether the entry at `pathBytes` is content (below `Contents/`), whose bytes must not be
+    /// executable code.
+    static func isContent(_ pathBytes: [UInt8]) -> Bool {
+        pathBytes.count > contentsPrefix.count && pathBytes.starts(with: contentsPrefix)
+    }
+
+    private static let contentsPrefix = Array("\(contentsDirectoryName)/".utf8)
+
+    /// The problem reported for a file holding executable code of `kind`.
+    static func executableProblem(path: String, kind: String) -> ValidationProblem {
+        ValidationProblem(path: path, message: "is executable code (\(kind)); hosted content must be data only")
+    }
+
+    /// Name, kind and (when `sniffing`) content checks for one entry under `Contents/`.
+    private func check(_ entry: FolderEntry, root: [UInt8], sniffing: Bool) -> [ValidationProblem] {
         var problems = PathRules.problems(inPath: entry.pathBytes).map {
             ValidationProblem(path: entry.path, message: $0)
         }
         switch entry.kind {
         case .regular:
-            if let kind = ExecutableSniffer.kind(ofFileAt: root + [UInt8(ascii: "/")] + entry.pathBytes) {
-                problems.append(ValidationProblem(
-                    path: entry.path, message: "is executable code (\(kind)); hosted content must be data only"))
+            if sniffing, let kind = ExecutableSniffer.kind(ofFileAt: root + [UInt8(ascii: "/")] + entry.pathBytes) {
+                problems.append(Self.executableProblem(path: entry.path, kind: kind))
             }
         case .directory:
             break

@@ -1,0 +1,82 @@
+import CZstd
+
+/// One zstd frame, compressed with libzstd's streaming API straight into the caller's buffers.
+///
+/// The frame is what libarchive's own zstd filter (3.6.2) wrote before ``ArchiveWriter`` took
+/// compression over: single-threaded, the given level, no content checksum, no content size
+/// (the size is not known up front), window from the level's table. Input is fed with
+/// `ZSTD_e_continue` and the frame closed with `ZSTD_e_end` on empty input, exactly as that
+/// filter did, so the bytes are the same however the input is chunked: zstd's buffered mode
+/// cuts blocks at fixed 128 KiB input boundaries, not at call boundaries.
+///
+/// Noncopyable: one owner frees the context exactly once.
+struct ZstdFrameCompressor: ~Copyable {
+    /// The levels libzstd accepts (negative levels are its "fast" modes).
+    static var levels: ClosedRange<Int> { Int(ZSTD_minCLevel())...Int(ZSTD_maxCLevel()) }
+
+    private let context: OpaquePointer
+
+    /// Creates a compressor at `level`.
+    ///
+    /// - Throws: ``ZstdError`` when the level is out of range or libzstd cannot allocate.
+    init(level: Int) throws(ZstdError) {
+        guard Self.levels.contains(level) else {
+            throw ZstdError(message: "zstd level \(level) is outside \(Self.levels); choose a level in that range")
+        }
+        guard let context = ZSTD_createCCtx() else {
+            throw ZstdError(message: "libzstd could not allocate a compression context (out of memory?)")
+        }
+        for (parameter, value) in [
+            (ZSTD_c_compressionLevel, Int32(level)),
+            (ZSTD_c_checksumFlag, 0),  // as libarchive 3.6.2: no content checksum
+            (ZSTD_c_nbWorkers, 0),  // single-threaded: multithreaded frames differ byte-wise
+        ] {
+            let code = ZSTD_CCtx_setParameter(context, parameter, value)
+            if ZSTD_isError(code) != 0 {
+                ZSTD_freeCCtx(context)
+                throw ZstdError(code: code, doing: "setting parameter \(parameter.rawValue) to \(value)")
+            }
+        }
+        self.context = context
+    }
+
+    deinit {
+        ZSTD_freeCCtx(context)
+    }
+
+    /// Compresses from `input` into `output` until the input is consumed or the output is full.
+    ///
+    /// Call again with the same input after making room when `output.pos == output.size`.
+    mutating func compress(_ input: inout ZSTD_inBuffer, into output: inout ZSTD_outBuffer) throws(ZstdError) {
+        let code = ZSTD_compressStream2(context, &output, &input, ZSTD_e_continue)
+        if ZSTD_isError(code) != 0 { throw ZstdError(code: code, doing: "compressing") }
+    }
+
+    /// Ends the frame into `output`; returns true when all of it is out, false when `output`
+    /// filled up first (make room and call again).
+    mutating func end(into output: inout ZSTD_outBuffer) throws(ZstdError) -> Bool {
+        var input = ZSTD_inBuffer(src: nil, size: 0, pos: 0)
+        let remaining = ZSTD_compressStream2(context, &output, &input, ZSTD_e_end)
+        if ZSTD_isError(remaining) != 0 { throw ZstdError(code: remaining, doing: "ending the frame") }
+        return remaining == 0
+    }
+}
+
+/// A libzstd failure, in its own words.
+struct ZstdError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong and, where it helps, what to do.
+    var message: String
+
+    /// Wraps a libzstd error code returned while `doing` something.
+    init(code: Int, doing: String) {
+        message = "zstd failed \(doing): \(String(cString: ZSTD_getErrorName(code)))"
+    }
+
+    /// An error with our own explanation.
+    init(message: String) {
+        self.message = message
+    }
+
+    /// The message.
+    var description: String { message }
+}
