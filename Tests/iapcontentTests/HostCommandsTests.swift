@@ -130,7 +130,11 @@ import TestSupport
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         let lonely = root.appendingPathComponent("iapcontent")
-        try FileManager.default.copyItem(at: try Self.binary(), to: lonely)
+        // A hard link, not a copy: a copy is a file open for writing, and a child that another test
+        // forks meanwhile inherits that descriptor, so exec fails with ETXTBSY ("Text file busy").
+        do { try FileManager.default.linkItem(at: try Self.binary(), to: lonely) } catch {
+            try FileManager.default.copyItem(at: try Self.binary(), to: lonely)  // another file system
+        }
 
         let missing = try CommandRunner.run(lonely.path, ["serve", root.path, "--port", "0"])
         #expect(missing.status == 1)

@@ -60,7 +60,7 @@ final class ArchiveOutputThread: Sendable {
     }
 
     private func run(fileDescriptor: Int32) {
-        var direct = Self.enableDirectIO(fileDescriptor)
+        var direct = DirectIO.enable(fileDescriptor)
         while true {
             switch work.receive() {
             case .full(let buffer):
@@ -69,7 +69,7 @@ final class ArchiveOutputThread: Sendable {
                 }
                 spare.send(buffer)
             case .last(let buffer, let count):
-                if direct { direct = !Self.disableDirectIO(fileDescriptor) }
+                if direct { direct = !DirectIO.disable(fileDescriptor) }
                 if failureErrno == 0 {
                     write(UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<count]), to: fileDescriptor, direct: &direct)
                 }
@@ -88,7 +88,7 @@ final class ArchiveOutputThread: Sendable {
             if count < 0 {
                 let code = errno
                 if code == EINTR { continue }
-                if code == EINVAL, direct, Self.disableDirectIO(fileDescriptor) {
+                if code == EINVAL, direct, DirectIO.disable(fileDescriptor) {
                     direct = false  // the file system refused O_DIRECT after all: go through the cache
                     continue
                 }
@@ -98,33 +98,8 @@ final class ArchiveOutputThread: Sendable {
             offset += count
             if offset < bytes.count, direct {
                 // A short direct write leaves the offset unaligned: finish through the cache.
-                direct = !Self.disableDirectIO(fileDescriptor)
+                direct = !DirectIO.disable(fileDescriptor)
             }
         }
-    }
-
-    /// `O_DIRECT` for this platform (Glibc's module does not export it); `nil` where unknown.
-    private static var directFlag: Int32? {
-        #if arch(x86_64) || arch(i386)
-        return 0o40000
-        #elseif arch(arm64) || arch(arm)
-        return 0o200000
-        #else
-        return nil
-        #endif
-    }
-
-    /// Turns `O_DIRECT` on; false when the platform or file system does not support it.
-    private static func enableDirectIO(_ fileDescriptor: Int32) -> Bool {
-        guard let flag = directFlag else { return false }
-        let flags = fcntl(fileDescriptor, F_GETFL)
-        return flags >= 0 && fcntl(fileDescriptor, F_SETFL, flags | flag) == 0
-    }
-
-    /// Turns `O_DIRECT` off; true when it is off now.
-    private static func disableDirectIO(_ fileDescriptor: Int32) -> Bool {
-        guard let flag = directFlag else { return true }
-        let flags = fcntl(fileDescriptor, F_GETFL)
-        return flags >= 0 && fcntl(fileDescriptor, F_SETFL, flags & ~flag) == 0
     }
 }
