@@ -26,19 +26,7 @@ public struct ArchiveReader: ~Copyable {
     /// - Throws: ``ArchiveError`` when the file cannot be opened or is not tar (optionally zstd).
     /// The corresponding C functions are `archive_read_new` and `archive_read_open_filename`.
     public init(path: String, blockSize: Int = 1 << 16) throws(ArchiveError) {
-        guard let handle = archive_read_new() else {
-            throw ArchiveError(message: "libarchive could not allocate a reader", path: path)
-        }
-        archive_read_support_format_tar(handle)
-        archive_read_support_filter_zstd(handle)
-        if archive_read_open_filename(handle, path, blockSize) != ARCHIVE_OK {
-            let error = ArchiveError(
-                errno: archive_errno(handle),
-                message: Self.message(handle, fallback: "cannot open archive"), path: path)
-            archive_read_free(handle)
-            throw error
-        }
-        self.handle = handle
+        self.handle = try Self.open(path: path) { archive_read_open_filename($0, path, blockSize) }
         self.path = path
         self.source = nil
     }
@@ -48,19 +36,7 @@ public struct ArchiveReader: ~Copyable {
     /// Verifying and extracting through the same descriptor closes the swap-after-check gap
     /// (Sparkle PR #2550). The corresponding C function is `archive_read_open_fd`.
     public init(fileDescriptor: Int32, displayPath: String, blockSize: Int = 1 << 16) throws(ArchiveError) {
-        guard let handle = archive_read_new() else {
-            throw ArchiveError(message: "libarchive could not allocate a reader", path: displayPath)
-        }
-        archive_read_support_format_tar(handle)
-        archive_read_support_filter_zstd(handle)
-        if archive_read_open_fd(handle, fileDescriptor, blockSize) != ARCHIVE_OK {
-            let error = ArchiveError(
-                errno: archive_errno(handle),
-                message: Self.message(handle, fallback: "cannot open archive"), path: displayPath)
-            archive_read_free(handle)
-            throw error
-        }
-        self.handle = handle
+        self.handle = try Self.open(path: displayPath) { archive_read_open_fd($0, fileDescriptor, blockSize) }
         self.path = displayPath
         self.source = nil
     }
@@ -71,27 +47,35 @@ public struct ArchiveReader: ~Copyable {
     /// source throws ends the archive and is what the reader's next call throws. The corresponding
     /// C function is `archive_read_open` with a read callback.
     public init(source: any ArchiveByteSource, displayPath: String, blockSize: Int = 1 << 18) throws(ArchiveError) {
-        guard let handle = archive_read_new() else {
-            throw ArchiveError(message: "libarchive could not allocate a reader", path: displayPath)
-        }
-        archive_read_support_format_tar(handle)
-        archive_read_support_filter_zstd(handle)
         let box = ArchiveSourceBox(source: source, blockSize: blockSize)
         let context = Unmanaged.passUnretained(box).toOpaque()
-        if archive_read_open(handle, context, nil, { _, context, block in ArchiveSourceBox.read(context: context, block: block) }, nil) != ARCHIVE_OK {
-            let error = box.failure ?? ArchiveError(
-                errno: archive_errno(handle),
-                message: Self.message(handle, fallback: "cannot open archive"), path: displayPath)
-            archive_read_free(handle)
-            throw error
+        self.handle = try Self.open(path: displayPath, sourceFailure: { box.failure }) {
+            archive_read_open($0, context, nil, { _, context, block in ArchiveSourceBox.read(context: context, block: block) }, nil)
         }
-        self.handle = handle
         self.path = displayPath
         self.source = box
     }
 
     deinit {
         archive_read_free(handle)
+    }
+
+    /// A new reader with only tar and zstd enabled, opened by `openCall`; freed again if that fails.
+    private static func open(
+        path: String, sourceFailure: () -> ArchiveError? = { nil }, _ openCall: (OpaquePointer) -> Int32
+    ) throws(ArchiveError) -> OpaquePointer {
+        guard let handle = archive_read_new() else {
+            throw ArchiveError(message: "libarchive could not allocate a reader", path: path)
+        }
+        archive_read_support_format_tar(handle)
+        archive_read_support_filter_zstd(handle)
+        if openCall(handle) != ARCHIVE_OK {
+            let error = sourceFailure() ?? ArchiveError(
+                errno: archive_errno(handle), message: message(handle, fallback: "cannot open archive"), path: path)
+            archive_read_free(handle)
+            throw error
+        }
+        return handle
     }
 
     /// The error to throw: the source's own failure when it has one, else libarchive's message.
