@@ -2,6 +2,7 @@ import ContentDelivery
 @testable import ContentDownloads
 import ContentPackaging
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -213,34 +214,38 @@ struct OverlappedInstallTests {
 /// download is still active, and the result is the packed folder, byte for byte.
 @Suite("Content queue: install overlapped with the download")
 struct QueueOverlapTests {
-    @Test("installing starts while the download is active; the install is byte-identical")
+    @Test("extraction starts before the archive is verified; the install is byte-identical")
     func overlapsThroughTheQueue() async throws {
         let fixture = try QueueFixture(locationConfig: "limit_rate 512k;")
         let source = try fixture.source("com.example.overlap", version: "1.0", size: 4 << 20)
         try fixture.publish([source])
-        let queue = try fixture.queue()
+        // Told synchronously on the install thread when extraction starts: is the archive verified yet?
+        let probe = OverlapProbe(archive: fixture.store.archiveFile(productID: "com.example.overlap", version: "1.0"))
+        let queue = try ContentQueue(
+            layout: fixture.store, catalog: fixture.catalog(), options: fastOptions(),
+            installOptions: ContentInstaller.Options(
+                spacePreflight: SpacePreflight(marginFraction: 0, marginBytes: 0), observer: probe))
         try await queue.open()
         _ = try await queue.add(VerifiedPurchase(transactionID: "t-overlap", productID: "com.example.overlap"))
-        var sawOverlap = false
-        var seen: [String] = []
-        let deadline = Date().addingTimeInterval(60)
-        while !sawOverlap, Date() < deadline {
-            let download = await queue.transaction(id: "t-overlap")?.downloads.first
-            let note = "\(download.map { "\($0.state) \(Int($0.progress * 100))%" } ?? "none") staging=\(fixture.stagingLeftovers())"
-            if seen.last != note { seen.append(note) }
-            guard let download, download.state.isInFlight else { break }
-            // The install thread makes its staging folder before it reads the first byte.
-            if download.state == .active, download.progress < 1, !fixture.stagingLeftovers().isEmpty {
-                sawOverlap = true
-            }
-            try await Task.sleep(for: .milliseconds(25))
-        }
-        #expect(sawOverlap, "a staging folder should exist while the download is still active: \(seen.suffix(12))")
         let done = await waitForDownloads(queue, ["t-overlap"])
         #expect(done["t-overlap"]?.downloads.first?.state == .finished)
         let installed = try #require(queue.contentURL(forProductID: "com.example.overlap"))
         #expect(try diffTrees(source, installed).status == 0)
         await queue.close()
         #expect(fixture.stagingLeftovers().isEmpty)
+        // Extraction began once, before the transfer had verified (and renamed) the archive.
+        #expect(probe.archiveExistedAtExtracting.withLock { $0 } == [false])
+    }
+
+    /// Records, at each `extracting`, whether the verified archive already existed.
+    final class OverlapProbe: InstallPhaseObserver {
+        let archive: URL
+        let archiveExistedAtExtracting = Mutex<[Bool]>([])
+        init(archive: URL) { self.archive = archive }
+        func install(of productID: String, reached phase: InstallPhase) {
+            guard phase == .extracting else { return }
+            let exists = FileManager.default.fileExists(atPath: archive.path)
+            archiveExistedAtExtracting.withLock { $0.append(exists) }
+        }
     }
 }
