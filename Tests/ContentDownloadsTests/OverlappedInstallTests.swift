@@ -67,11 +67,11 @@ struct OverlappedInstallTests {
         return (install, FakeTransfer(partial: partial, archive: archive, bytes: bytes, feed: install.feed))
     }
 
-    /// Waits (bounded) until `condition` holds.
-    static func eventually(_ condition: () -> Bool) -> Bool {
+    /// Waits (bounded, without blocking a cooperative thread) until `condition` holds.
+    static func eventually(_ condition: () -> Bool) async -> Bool {
         for _ in 0..<400 {
             if condition() { return true }
-            usleep(25_000)
+            try? await Task.sleep(for: .milliseconds(25))
         }
         return condition()
     }
@@ -88,7 +88,7 @@ struct OverlappedInstallTests {
         // All but the last 1000 bytes arrive: the files before the end are already in staging.
         try transfer.write(from: 0, to: bytes.count / 2)
         try transfer.write(from: bytes.count / 2, to: bytes.count - 1000)
-        let staged = Self.eventually {
+        let staged = await Self.eventually {
             fixture.stagingNames().contains { name in
                 FileManager.default.fileExists(atPath: fixture.store.stagingDirectory
                     .appendingPathComponent(name).appendingPathComponent("Contents/art/big.bin").path)
