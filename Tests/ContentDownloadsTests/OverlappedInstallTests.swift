@@ -58,6 +58,13 @@ struct OverlappedInstallTests {
         return (bytes, product)
     }
 
+    /// The good version-2 package of ``files``, zstd-compressed.
+    static func goodArchive(_ fixture: borrowing InstallFixture) throws -> (Data, CatalogProduct) {
+        var builder = TestArchiveBuilder.package(productID: InstallFixture.productID, version: "2", files: Self.files)
+        builder.zstd = true
+        return try archive(fixture, builder)
+    }
+
     static func start(_ fixture: borrowing InstallFixture, product: CatalogProduct, bytes: Data) -> (OverlappedInstall, FakeTransfer) {
         let partial = fixture.archives.appendingPathComponent("download.partial")
         let archive = fixture.archives.appendingPathComponent("download.tar.zst")
@@ -80,9 +87,7 @@ struct OverlappedInstallTests {
     func extractsWhileArriving() async throws {
         let fixture = try InstallFixture()
         try fixture.installGood(version: "1")
-        var builder = TestArchiveBuilder.package(productID: InstallFixture.productID, version: "2", files: Self.files)
-        builder.zstd = true
-        let (bytes, product) = try Self.archive(fixture, builder)
+        let (bytes, product) = try Self.goodArchive(fixture)
         let (install, transfer) = Self.start(fixture, product: product, bytes: bytes)
 
         // All but the last 1000 bytes arrive: the files before the end are already in staging.
@@ -116,9 +121,7 @@ struct OverlappedInstallTests {
     @Test("an abandoned attempt (pause, failure, restart) fails and deletes its staging folder")
     func abandonedAttemptCleansUp() async throws {
         let fixture = try InstallFixture()
-        var builder = TestArchiveBuilder.package(productID: InstallFixture.productID, version: "2", files: Self.files)
-        builder.zstd = true
-        let (bytes, product) = try Self.archive(fixture, builder)
+        let (bytes, product) = try Self.goodArchive(fixture)
         let (install, transfer) = Self.start(fixture, product: product, bytes: bytes)
         try transfer.write(from: 0, to: bytes.count / 2)
         install.feed.abandon()
@@ -134,9 +137,7 @@ struct OverlappedInstallTests {
     @Test("a fully extracted archive that is never verified is not used")
     func unverifiedArchiveIsNotUsed() async throws {
         let fixture = try InstallFixture()
-        var builder = TestArchiveBuilder.package(productID: InstallFixture.productID, version: "2", files: Self.files)
-        builder.zstd = true
-        let (bytes, product) = try Self.archive(fixture, builder)
+        let (bytes, product) = try Self.goodArchive(fixture)
         let (install, transfer) = Self.start(fixture, product: product, bytes: bytes)
         try transfer.write(from: 0, to: bytes.count)  // every byte, but the SHA-256 check failed
         install.feed.abandon()
@@ -176,9 +177,7 @@ struct OverlappedInstallTests {
     @Test("a size lie stops one byte past the declared size while streaming")
     func sizeLieStopsWhileStreaming() async throws {
         let fixture = try InstallFixture()
-        var builder = TestArchiveBuilder.package(productID: InstallFixture.productID, version: "2", files: Self.files)
-        builder.zstd = true
-        let (bytes, real) = try Self.archive(fixture, builder)
+        let (bytes, real) = try Self.goodArchive(fixture)
         // The catalog promises less than the archive holds.
         let product = CatalogProduct(
             productID: real.productID, contentVersion: real.contentVersion, path: real.path, length: real.length,
