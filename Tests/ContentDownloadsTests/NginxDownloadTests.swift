@@ -35,6 +35,34 @@ struct NginxDownloadTests {
         #expect(requests.first?.range == "-")
     }
 
+    /// `--max-rate` must hold on loopback, where nginx fills the socket faster than any cap. A lower
+    /// bound on the elapsed time (never an upper one): 2 MiB at 1 MiB/s cannot finish in under
+    /// 1.2 s however fast the machine. With libcurl's 256 KiB buffer it took about 0.1 s.
+    @Test func rateCapHoldsAgainstAFastServer() async throws {
+        let nginx = try Nginx()
+        defer { nginx.stop() }
+        let bytes = TestData.randomBytes(2 << 20, seed: 7)
+        try Data(bytes).write(to: nginx.root.appendingPathComponent("capped.bin"))
+        let layout = try makeStore()
+        defer { layout.remove() }
+        var options = fastOptions()
+        options.maxBytesPerSecond = 1 << 20
+        let started = ContinuousClock.now
+        let result = try await download(
+            product("com.example.capped", bytes: bytes), url: nginx.baseURL + "/capped.bin", layout: layout,
+            options: options)
+        let elapsed = ContinuousClock.now - started
+        #expect(result.final?.state == .finished)
+        #expect(elapsed >= .milliseconds(1200), "2 MiB at a 1 MiB/s cap finished in \(elapsed)")
+    }
+
+    @Test func receiveBufferShrinksWithTheCap() {
+        #expect(TransferSettings.receiveBufferSize(forCap: 0) == 256 << 10)
+        #expect(TransferSettings.receiveBufferSize(forCap: 1 << 20) == 16 << 10)
+        #expect(TransferSettings.receiveBufferSize(forCap: 4 << 20) == 32 << 10)
+        #expect(TransferSettings.receiveBufferSize(forCap: 1 << 40) == 256 << 10)
+    }
+
     @Test func reopenTruncatesToTheRecordedOffsetAndResumesWithRange() async throws {
         let nginx = try Nginx()
         defer { nginx.stop() }

