@@ -85,6 +85,11 @@ class Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
     daemon_threads = True
     allow_reuse_address = True
 
+    def handle_error(self, request, client_address):
+        # A client killed with SIGKILL mid-response is the point of the soak, not an error worth a traceback.
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)): return
+        super().handle_error(request, client_address)
+
 srv = Server(("127.0.0.1", args.port), Handler)
 with open(args.port_file, "w") as f: f.write(str(srv.server_address[1]))
 threading.Timer(args.lifetime, srv.shutdown).start()
