@@ -101,23 +101,22 @@ public final class SQLiteJournal: DownloadJournal {
     public func save(_ record: TransferRecord) throws {
         var record = record
         record.updatedAt = Date()
-        try queue.write { db in try TransferRow(record).save(db) }
+        try queue.write { db in try TransferRow(record).upsert(db) }
     }
 
     public func recordCheckpoint(_ productID: String, offset: Int64, validator: Validator?, timeRemaining: Double) throws {
         try queue.write { db in
-            try db.execute(
-                sql: """
-                    UPDATE transfers SET durableOffset = ?, etag = ?, lastModified = ?, timeRemaining = ?, updatedAt = ?
-                    WHERE productID = ?
-                    """,
+            try db.cachedStatement(sql: """
+                UPDATE transfers SET durableOffset = ?, etag = ?, lastModified = ?, timeRemaining = ?, updatedAt = ?
+                WHERE productID = ?
+                """).execute(
                 arguments: [offset, validator?.etag, validator?.lastModified, timeRemaining, JournalDate.text(Date()), productID])
         }
     }
 
     public func request(_ command: RequestedCommand, for productID: String) throws -> Bool {
         try queue.write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: "UPDATE transfers SET requestedCommand = ?, updatedAt = ? WHERE productID = ?",
                 arguments: [command.rawValue, JournalDate.text(Date()), productID])
             return db.changesCount > 0

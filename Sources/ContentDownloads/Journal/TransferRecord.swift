@@ -115,6 +115,36 @@ struct TransferRow: Codable, FetchableRecord, PersistableRecord {
         .custom { JournalDate.text($0) }
     }
     func encode(to encoder: any Encoder) throws { try record.encode(to: encoder) }
+
+    /// Inserts or replaces the whole row through one cached statement.
+    ///
+    /// The same effect as GRDB's `save` (every column written), without its per-call work: `save`
+    /// encodes the record through `Codable` into a container and builds the `UPDATE` text each time,
+    /// then falls back to an `INSERT`. With 200 small packages that was 8 % of the process's CPU
+    /// (`perf`), for about nine saves per package.
+    func upsert(_ db: Database) throws {
+        let statement = try db.cachedStatement(sql: Self.upsertSQL)
+        let r = record
+        try statement.execute(arguments: [
+            r.productID, r.contentIdentifier, r.contentVersion, r.url, r.expectedLength, r.expectedSHA256,
+            r.etag, r.lastModified, r.durableOffset, r.state, r.phase, r.attempts, r.checksumFailures,
+            r.lastErrorCode, r.lastError, r.partialPath, r.archivePath, r.transactionID, r.requestedCommand,
+            r.maxBytesPerSecond, r.timeRemaining, JournalDate.text(r.createdAt), JournalDate.text(r.updatedAt),
+        ])
+    }
+
+    /// Column order of ``upsert(_:)``'s arguments (the `v1-transfers` table).
+    static let columns = [
+        "productID", "contentIdentifier", "contentVersion", "url", "expectedLength", "expectedSHA256",
+        "etag", "lastModified", "durableOffset", "state", "phase", "attempts", "checksumFailures",
+        "lastErrorCode", "lastError", "partialPath", "archivePath", "transactionID", "requestedCommand",
+        "maxBytesPerSecond", "timeRemaining", "createdAt", "updatedAt",
+    ]
+
+    static let upsertSQL =
+        "INSERT INTO transfers (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", "))) "
+        + "ON CONFLICT(productID) DO UPDATE SET "
+        + columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
 }
 
 /// Phases of a download beyond the StoreKit state, for the installer.

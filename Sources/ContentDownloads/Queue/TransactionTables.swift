@@ -75,7 +75,7 @@ extension SQLiteJournal {
     func saveTransaction(_ row: TransactionRow) throws {
         let product = try JSONEncoder().encode(row.product)
         try queue.write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: "INSERT OR REPLACE INTO transactions (id, productID, kind, state, product, url, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 arguments: [row.id, row.productID, row.kind.rawValue, row.state.rawValue, product, row.url, JournalDate.text(row.createdAt)])
         }
@@ -84,8 +84,8 @@ extension SQLiteJournal {
     /// Moves a transaction to the history, atomically.
     func finishTransaction(_ row: TransactionRow, at date: Date) throws {
         try queue.write { db in
-            try db.execute(sql: "DELETE FROM transactions WHERE id = ?", arguments: [row.id])
-            try db.execute(
+            try db.executeCached(sql: "DELETE FROM transactions WHERE id = ?", arguments: [row.id])
+            try db.executeCached(
                 sql: "INSERT OR REPLACE INTO history (transactionID, productID, kind, contentVersion, finishedAt) VALUES (?, ?, ?, ?, ?)",
                 arguments: [row.id, row.productID, row.kind.rawValue, row.product.contentVersion.description, JournalDate.text(date)])
         }
@@ -106,7 +106,7 @@ extension SQLiteJournal {
     /// Records an install phase of a transfer (`installing`, `installed`).
     func recordPhase(_ productID: String, _ phase: TransferPhase) throws {
         try queue.write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: "UPDATE transfers SET phase = ?, updatedAt = ? WHERE productID = ?",
                 arguments: [phase.rawValue, JournalDate.text(Date()), productID])
         }

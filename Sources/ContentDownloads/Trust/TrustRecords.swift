@@ -32,7 +32,7 @@ extension SQLiteJournal {
     public func recordCatalogVersion(_ version: UInt64, catalogURL: String) throws {
         let stored = Int64(bitPattern: version)
         try writeDurably { db in
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     INSERT INTO catalogTrust (catalogURL, highestCatalogVersion, updatedAt) VALUES (?, ?, ?)
                     ON CONFLICT(catalogURL) DO UPDATE SET
@@ -53,7 +53,7 @@ extension SQLiteJournal {
     /// Remembers the origin that delivered a verified archive for `catalogURL`.
     public func recordPreferredMirror(_ origin: String, catalogURL: String) throws {
         try queue.write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     INSERT INTO catalogTrust (catalogURL, preferredMirror, updatedAt) VALUES (?, ?, ?)
                     ON CONFLICT(catalogURL) DO UPDATE SET preferredMirror = excluded.preferredMirror,
