@@ -38,8 +38,19 @@ final class Transfer {
     /// Set when a callback aborts the transfer; wins over libcurl's generic write error.
     private var failure: TransferFailure?
     private var validator: Validator?
+    /// The last offset reported durable (fsynced).
     private var lastCheckpointOffset: Int64
+    /// The offset and time of the last checkpoint started (durable or still being fsynced).
+    private var startedCheckpointOffset: Int64
     private var lastCheckpointTime: Double
+    /// Periodic checkpoints are fsynced here, off this thread; `nil` fsyncs inline.
+    private let syncer: CheckpointSyncer?
+    /// Hands every finished background fsync to its transfer (the engine's); called from the write
+    /// callback while one of ours is pending, because one `curl_multi_perform` can deliver many
+    /// megabytes and the durable offset must not wait for it to return.
+    private let deliverSyncs: (() -> Void)?
+    /// The periodic checkpoint being fsynced by ``syncer`` (at most one).
+    private var pendingSync: (token: UInt64, offset: Int64)?
     private var lastProgressTime: Double = 0
 
     /// Bytes received so far (on disk or buffered).
@@ -48,10 +59,13 @@ final class Transfer {
     /// Opens the partial file, truncates it to the durable offset, re-hashes that prefix once and
     /// configures the easy handle. Throws a ``TransferFailure`` for local I/O trouble.
     init(
-        request: TransferRequest, settings: TransferSettings, emit: @escaping @Sendable (TransferEvent) -> Void
+        request: TransferRequest, settings: TransferSettings, syncer: CheckpointSyncer? = nil,
+        deliverSyncs: (() -> Void)? = nil, emit: @escaping @Sendable (TransferEvent) -> Void
     ) throws(TransferFailure) {
         self.request = request
         self.settings = settings
+        self.syncer = syncer
+        self.deliverSyncs = deliverSyncs
         self.emit = emit
         self.isFileURL = request.url.lowercased().hasPrefix("file:")
         // A crash between the verifying rename and the journal update leaves only the archive:
@@ -73,6 +87,7 @@ final class Transfer {
         writer = PartialFileWriter(fd: fd, path: request.partialPath, offset: offset, capacity: settings.writeBufferSize, direct: settings.directWrites)
         requestedOffset = offset
         lastCheckpointOffset = offset
+        startedCheckpointOffset = offset
         lastCheckpointTime = Transfer.now()
         validator = request.validator
         do {
@@ -174,6 +189,8 @@ final class Transfer {
     }
 
     private func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if pendingSync != nil { deliverSyncs?() }
+        if failure != nil { return 0 }  // a background fsync failed: stop here
         if decision == nil { decide() }
         switch decision {
         case .alreadyComplete: return bytes.count
@@ -191,10 +208,11 @@ final class Transfer {
         }
         request.feed?.published(writer.fileOffset)
         let now = Transfer.now()
-        if received - lastCheckpointOffset >= settings.checkpointBytes
+        if pendingSync == nil,
+           received - startedCheckpointOffset >= settings.checkpointBytes
             || now - lastCheckpointTime >= settings.checkpointInterval
         {
-            guard checkpoint(all: false) else { return 0 }
+            guard startCheckpoint() else { return 0 }
         }
         if now - lastProgressTime >= 0.1 {
             lastProgressTime = now
@@ -241,6 +259,7 @@ final class Transfer {
                 }
                 writer.reset()
                 lastCheckpointOffset = 0
+                startedCheckpointOffset = 0
                 hasher = SHA256()
             }
             requestedOffset = 0
@@ -265,8 +284,12 @@ final class Transfer {
     /// Writes what arrived, fsyncs, then reports the durable offset (the journal is written after
     /// this, never before). `all: false` (periodic checkpoints) may keep a sub-page tail in memory
     /// so the next ``PartialFileWriter`` write stays aligned; stops and the end write everything.
+    ///
+    /// A periodic checkpoint still being fsynced by the ``CheckpointSyncer`` is superseded: this
+    /// fsync covers its bytes too, and its late result is ignored.
     @discardableResult
     func checkpoint(all: Bool = true) -> Bool {
+        pendingSync = nil
         do { try writer.flush(all: all) } catch {
             failure = error
             return false
@@ -277,9 +300,41 @@ final class Transfer {
         }
         request.feed?.published(fileOffset)
         lastCheckpointOffset = fileOffset
+        startedCheckpointOffset = fileOffset
         lastCheckpointTime = Transfer.now()
         emit(.checkpoint(id: request.id, offset: fileOffset, validator: validator))
         return true
+    }
+
+    /// A periodic checkpoint: writes what arrived (keeping an unaligned tail), then hands the
+    /// fsync to the ``CheckpointSyncer``; ``checkpointSynced(_:)`` reports it once durable.
+    private func startCheckpoint() -> Bool {
+        guard let syncer else { return checkpoint(all: false) }
+        do { try writer.flush(all: false) } catch {
+            failure = error
+            return false
+        }
+        request.feed?.published(fileOffset)
+        let copy = dup(fd)
+        guard copy >= 0 else { return checkpoint(all: false) }
+        let offset = fileOffset
+        pendingSync = (syncer.submit(id: request.id, fd: copy, offset: offset), offset)
+        startedCheckpointOffset = offset
+        lastCheckpointTime = Transfer.now()
+        return true
+    }
+
+    /// The ``CheckpointSyncer`` finished an fsync: report the offset durable, or fail the transfer
+    /// at its next write. Results of superseded checkpoints are ignored.
+    func checkpointSynced(_ result: CheckpointSyncer.Completed) {
+        guard let pending = pendingSync, pending.token == result.token else { return }
+        pendingSync = nil
+        guard result.error == 0 else {
+            if failure == nil { failure = .io(operation: "fsync", path: request.partialPath, errno: result.error) }
+            return
+        }
+        lastCheckpointOffset = pending.offset
+        emit(.checkpoint(id: request.id, offset: pending.offset, validator: validator))
     }
 
     // MARK: Completion

@@ -91,11 +91,13 @@ private final class EngineLoop {
     private let emit: @Sendable (TransferEvent) -> Void
     private var byID: [String: Transfer] = [:]
     private var byHandle: [UnsafeMutableRawPointer: Transfer] = [:]
+    private let syncer: CheckpointSyncer
 
     init(multi: MultiHandle, settings: TransferSettings, emit: @escaping @Sendable (TransferEvent) -> Void) {
         self.multi = multi
         self.settings = settings
         self.emit = emit
+        syncer = CheckpointSyncer(onCompleted: { [multi] in multi.wakeup() })
     }
 
     func run(take: () -> [TransferEngine.Command]) {
@@ -107,6 +109,7 @@ private final class EngineLoop {
                 case .setRate(let id, let rate): byID[id]?.setRate(rate)
                 case .shutdown(let done):
                     for id in Array(byID.keys) { stop(id, delete: false) }
+                    syncer.stop()
                     done.resume()
                     return
                 }
@@ -117,6 +120,7 @@ private final class EngineLoop {
                 detach(transfer)
                 transfer.finish(result: result)
             }
+            deliverSyncs()
             multi.poll(timeoutMilliseconds: 1000)
         }
     }
@@ -129,7 +133,9 @@ private final class EngineLoop {
             return
         }
         do {
-            let transfer = try Transfer(request: request, settings: settings, emit: emit)
+            let transfer = try Transfer(
+                request: request, settings: settings, syncer: syncer, deliverSyncs: { [unowned self] in self.deliverSyncs() },
+                emit: emit)
             guard multi.add(transfer.easy) else {
                 emit(.failed(id: request.id, failure: .io(operation: "curl_multi_add_handle", path: request.url, errno: 0),
                              offset: request.offset))
@@ -141,6 +147,11 @@ private final class EngineLoop {
             request.feed?.abandon()
             emit(.failed(id: request.id, failure: error, offset: 0))
         }
+    }
+
+    /// Hands finished background fsyncs to their transfers (results of detached ones are dropped).
+    private func deliverSyncs() {
+        for synced in syncer.takeCompleted() { byID[synced.id]?.checkpointSynced(synced) }
     }
 
     private func stop(_ id: String, delete: Bool) {
