@@ -15,9 +15,10 @@ internal import Glibc
 /// recording progress" holds, and the transfer thread no longer waits for the device: a 1 GiB
 /// download spent 1.4 s of its 3.4 s in 512 checkpoint fsyncs on that thread (`strace -T`).
 ///
-/// Results come back in submission order. One checkpoint per transfer is in flight at a time
-/// (``Transfer`` submits the next only after the previous result arrived); a transfer that stops,
-/// finishes or restarts meanwhile fsyncs synchronously and ignores the late result by its token.
+/// Results come back in submission order. One job per transfer is queued at a time (``Transfer``
+/// submits the next only after the previous result arrived); a transfer that stops, finishes or
+/// restarts meanwhile, or whose durable offset falls 3 checkpoints behind, fsyncs inline and
+/// ignores the late result by its token.
 final class CheckpointSyncer: Sendable {
     /// One finished `fsync`.
     struct Completed: Sendable {
@@ -49,11 +50,13 @@ final class CheckpointSyncer: Sendable {
     private let arrived = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private let onCompleted: @Sendable () -> Void
+    private let delayForTesting: Double
 
     /// Starts the thread; `onCompleted` runs on it after each result is stored (the engine passes
-    /// `curl_multi_wakeup`).
-    init(onCompleted: @escaping @Sendable () -> Void) {
+    /// `curl_multi_wakeup`). `delayForTesting` seconds pass before each fsync (a slow device).
+    init(delayForTesting: Double = 0, onCompleted: @escaping @Sendable () -> Void) {
         self.onCompleted = onCompleted
+        self.delayForTesting = delayForTesting
         let thread = Thread { [self] in run() }
         thread.name = "iapcontent-fsync"
         thread.start()
@@ -93,6 +96,7 @@ final class CheckpointSyncer: Sendable {
                 if state.withLock({ $0.stopping && $0.jobs.isEmpty }) { break }
                 continue
             }
+            if delayForTesting > 0 { usleep(useconds_t(delayForTesting * 1_000_000)) }
             let error: Int32 = fsync(job.fd) == 0 ? 0 : errno
             close(job.fd)
             state.withLock { $0.completed.append(Completed(id: job.id, token: job.token, offset: job.offset, error: error)) }

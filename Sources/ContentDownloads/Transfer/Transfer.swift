@@ -51,6 +51,9 @@ final class Transfer {
     private let deliverSyncs: (() -> Void)?
     /// The periodic checkpoint being fsynced by ``syncer`` (at most one).
     private var pendingSync: (token: UInt64, offset: Int64)?
+    /// The token of our job still queued or running on the syncer, superseded or not: at most one,
+    /// so a stalled device never piles up jobs.
+    private var outstandingSync: UInt64?
     private var lastProgressTime: Double = 0
 
     /// Bytes received so far (on disk or buffered).
@@ -189,7 +192,7 @@ final class Transfer {
     }
 
     private func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
-        if pendingSync != nil { deliverSyncs?() }
+        if outstandingSync != nil { deliverSyncs?() }
         if failure != nil { return 0 }  // a background fsync failed: stop here
         if decision == nil { decide() }
         switch decision {
@@ -208,11 +211,15 @@ final class Transfer {
         }
         request.feed?.published(writer.fileOffset)
         let now = Transfer.now()
-        if pendingSync == nil,
+        if outstandingSync == nil,
            received - startedCheckpointOffset >= settings.checkpointBytes
             || now - lastCheckpointTime >= settings.checkpointInterval
         {
             guard startCheckpoint() else { return 0 }
+        } else if outstandingSync != nil, received - lastCheckpointOffset >= 3 * settings.checkpointBytes {
+            // The device is behind (or the fsync thread starved of CPU): wait for it here, so what a
+            // kill -9 re-fetches stays bounded by a few checkpoints whatever the load.
+            guard checkpoint(all: false) else { return 0 }
         }
         if now - lastProgressTime >= 0.1 {
             lastProgressTime = now
@@ -318,7 +325,9 @@ final class Transfer {
         let copy = dup(fd)
         guard copy >= 0 else { return checkpoint(all: false) }
         let offset = fileOffset
-        pendingSync = (syncer.submit(id: request.id, fd: copy, offset: offset), offset)
+        let token = syncer.submit(id: request.id, fd: copy, offset: offset)
+        pendingSync = (token, offset)
+        outstandingSync = token
         startedCheckpointOffset = offset
         lastCheckpointTime = Transfer.now()
         return true
@@ -327,6 +336,7 @@ final class Transfer {
     /// The ``CheckpointSyncer`` finished an fsync: report the offset durable, or fail the transfer
     /// at its next write. Results of superseded checkpoints are ignored.
     func checkpointSynced(_ result: CheckpointSyncer.Completed) {
+        if outstandingSync == result.token { outstandingSync = nil }
         guard let pending = pendingSync, pending.token == result.token else { return }
         pendingSync = nil
         guard result.error == 0 else {

@@ -97,7 +97,7 @@ private final class EngineLoop {
         self.multi = multi
         self.settings = settings
         self.emit = emit
-        syncer = CheckpointSyncer(onCompleted: { [multi] in multi.wakeup() })
+        syncer = CheckpointSyncer(delayForTesting: settings.checkpointSyncDelayForTesting, onCompleted: { [multi] in multi.wakeup() })
     }
 
     func run(take: () -> [TransferEngine.Command]) {

@@ -15,6 +15,9 @@ public struct TransferSettings: Sendable, Equatable {
     /// 2 MiB: a kill -9 loses at most this plus what sat in socket buffers (issue 7's budget is
     /// 8 MiB re-fetched). Measured after a kill at 50 % (256 MiB, 64 MiB/s, nginx): 5.2–7.3 MiB with
     /// 4 MiB checkpoints, 4.1–5.5 MiB with 2 MiB; the rest is data in flight. ~500 fsyncs per GiB.
+    ///
+    /// Periodic checkpoints are fsynced on the engine's `iapcontent-fsync` thread while bytes keep
+    /// arriving; if the durable offset falls 3 × this behind, the transfer thread fsyncs inline.
     public var checkpointBytes: Int64 = 2 << 20
     /// …or after this many seconds with new bytes, whichever comes first.
     public var checkpointInterval: Double = 1.0
@@ -40,6 +43,9 @@ public struct TransferSettings: Sendable, Equatable {
         guard cap > 0 else { return uncapped }
         return Int(min(Int64(uncapped), max(16 << 10, cap / 128)))
     }
+
+    /// Tests only: seconds the fsync thread waits before each checkpoint fsync (a slow device).
+    var checkpointSyncDelayForTesting: Double = 0
 
     /// Creates default settings.
     public init() {}
