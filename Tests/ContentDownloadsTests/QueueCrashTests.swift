@@ -79,7 +79,7 @@ struct QueueCrashTests {
         }
         if phase == "extract" {
             // Extraction overlaps the download, so the kill may land before the last byte: then the
-            // rerun resumes from the last checkpoint (2 MiB) and re-fetches at most that plus what sat
+            // rerun resumes from the last checkpoint (every 1 MiB) and re-fetches at most that plus what sat
             // in socket buffers (nginx counts bytes it sent, not bytes the client wrote).
             let archiveLength = try #require(try fixture.catalog().catalog.product(Self.productID)?.length)
             #expect(gets.count <= 2, "archive requests: \(gets.map(\.request))")
