@@ -33,6 +33,37 @@ struct QueueCrashTests {
         process.waitUntilExit()
     }
 
+    /// `--verify-first`: the first extracted file is written only after the archive is whole and
+    /// verified. A self-kill at that point then finds the verified archive in `transfers/`; without
+    /// the flag extraction follows the (rate-limited) download, so the kill finds a partial file.
+    @Test("--verify-first extracts nothing before the archive is verified", arguments: [true, false])
+    func verifyFirstExtractsOnlyAVerifiedArchive(verifyFirst: Bool) async throws {
+        let fixture = try QueueFixture(locationConfig: "limit_rate 256k;")  // 4 s: the follower starts long before the end
+        let source = try fixture.source(Self.productID, version: "1.0", size: 1 << 20)
+        try fixture.publish([source])
+        var arguments = ["download", Self.productID, "--catalog", fixture.catalogURL, "--store", fixture.store.root.path]
+        if verifyFirst { arguments.append("--verify-first") }
+        let (child, output) = try Self.spawn(arguments, environment: ["IAPCONTENT_TEST_CRASH_AT": "extract"])
+        defer { try? FileManager.default.removeItem(at: output) }
+        Self.wait(child, timeout: 120)
+        let firstRun = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL, "\(firstRun)")
+        let partial = fixture.store.partialFile(productID: Self.productID).path
+        let archive = fixture.store.archiveFile(productID: Self.productID, version: "1.0").path
+        let length = try #require(try fixture.catalog().catalog.product(Self.productID)?.length)
+        if verifyFirst {
+            #expect(!FileManager.default.fileExists(atPath: partial))
+            #expect((try? FileManager.default.attributesOfItem(atPath: archive)[.size] as? Int64) == length)
+        } else {
+            #expect(FileManager.default.fileExists(atPath: partial), "extraction should have started mid-download")
+            #expect(!FileManager.default.fileExists(atPath: archive))
+        }
+        let rerun = try iapcontent(arguments, timeout: 120)
+        #expect(rerun.status == 0, "\(rerun.output)")
+        let installed = try #require(ContentStore(root: fixture.store.root).contentURL(forProductID: Self.productID))
+        #expect(try diffTrees(source, installed).status == 0)
+    }
+
     @Test("killed while transferring, after verify, while extracting, after the swap", arguments: ["transfer", "verify", "extract", "swap"])
     func killAndRestart(phase: String) async throws {
         let fixture = try QueueFixture(locationConfig: phase == "transfer" ? "limit_rate 512k;" : "")

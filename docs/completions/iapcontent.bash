@@ -317,7 +317,7 @@ _iapcontent_sign-url() {
 
 _iapcontent_download() {
     repeating_flags=(--verbose -v)
-    non_repeating_flags=(--quiet -q --json --no-finish --no-install --version -h --help)
+    non_repeating_flags=(--quiet -q --json --no-finish --no-install --verify-first --version -h --help)
     repeating_options=(--public-key)
     non_repeating_options=(--catalog --token-key --store --concurrency --max-rate --ca-file --max-attempts --retry-delay --stall-timeout)
     __iapcontent_offer_flags_options -1

@@ -204,6 +204,7 @@ _iapcontent_download() {
         '--stall-timeout[Seconds without data before a connection is retried.]:stall-timeout:'
         '--no-finish[Leave the transactions unfinished (for inspection with `status`).]'
         '--no-install[Only fetch and verify the archives into the store'\''s transfers/ (no transaction, no install).]'
+        '--verify-first[Extract only after the whole archive'\''s SHA-256 matched (no unverified byte reaches libarchive; slower\: no extraction while downloading).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -51,6 +51,9 @@ extension IAPContent {
         @Flag(name: .customLong("no-install"), help: "Only fetch and verify the archives into the store's transfers/ (no transaction, no install).")
         var noInstall = false
 
+        @Flag(name: .customLong("verify-first"), help: "Extract only after the whole archive's SHA-256 matched (no unverified byte reaches libarchive; slower: no extraction while downloading).")
+        var verifyFirst = false
+
         func validate() throws {
             guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
             if let maxRate, maxRate < 1 { throw ValidationError("--max-rate must be a positive number of bytes per second") }
@@ -91,7 +94,9 @@ extension IAPContent {
                 try await fetchOnly(source: source, products: products, options: options, authorizer: authorizer)
                 return
             }
-            let queue = try ContentQueue(layout: storeOptions.layout, catalog: source, options: options)
+            let queue = try ContentQueue(
+                layout: storeOptions.layout, catalog: source, options: options,
+                installOptions: ContentInstaller.Options(overlapWithDownload: !verifyFirst))
             await queue.setArchiveURLAuthorizer(authorizer)
             try await openForRun(queue, store: storeOptions.store)
             let started = ContinuousClock.now
