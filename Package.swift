@@ -2,7 +2,7 @@
 // iapcontent — open, Linux-native hosted-content delivery (StoreKit SKDownload semantics).
 //
 // The tree reads like the pipeline:
-//   CArchive + CZstd → ContentPackaging (author: validate, pack, inspect)
+//   CArchive + CZstd + CLinuxSystem → ContentPackaging (author: validate, pack, inspect)
 //   ContentDelivery (catalog model, Ed25519 signing, static layout, URL tokens)
 //   ContentHost (Hummingbird `serve`)
 //   CCurl + CLinuxSystem → ContentDownloads (queue, transfers, journal, installer, store)
@@ -56,7 +56,7 @@ let package = Package(
         .target(
             name: "ContentPackaging",
             dependencies: [
-                "CArchive", "CZstd",
+                "CArchive", "CZstd", "CLinuxSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -16,3 +17,5 @@ int CLinuxSystem_renameat2(int olddirfd, const char *oldpath, int newdirfd, cons
 }
 
 int CLinuxSystem_errno(void) { return errno; }
+
+int CLinuxSystem_nameThisThread(const char *name) { return pthread_setname_np(pthread_self(), name); }

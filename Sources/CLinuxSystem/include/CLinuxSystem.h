@@ -10,6 +10,10 @@
 /// Returns 0 or -1 with errno set. Glibc's wrapper is hidden behind _GNU_SOURCE, which Swift does not define.
 int CLinuxSystem_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
 
+/// pthread_setname_np(pthread_self(), name): names the calling thread for the kernel (`top -H`, `perf`, `gdb`);
+/// at most 15 bytes. Returns 0 or an error number. Also hidden behind _GNU_SOURCE.
+int CLinuxSystem_nameThisThread(const char *name);
+
 /// errno as a plain function (thread-local errno is awkward to read from Swift in some contexts).
 int CLinuxSystem_errno(void);
 #endif

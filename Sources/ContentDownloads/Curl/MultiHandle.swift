@@ -3,7 +3,7 @@ internal import CCurl
 /// Owns the libcurl multi handle (`CURLM *`) that drives every transfer of one engine.
 ///
 /// - Important: Not thread-safe. Every method except ``wakeup()`` must be called on the transfer
-///   thread (`iapcontent-curl`). ``wakeup()`` is documented by libcurl as callable from any thread,
+///   thread (`iap-curl`). ``wakeup()`` is documented by libcurl as callable from any thread,
 ///   which is why the type is `@unchecked Sendable`.
 ///
 /// Related libcurl documentation: https://curl.se/libcurl/c/libcurl-multi.html

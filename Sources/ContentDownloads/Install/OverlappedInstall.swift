@@ -33,7 +33,7 @@ final class OverlappedInstall: Sendable {
         options: ContentInstaller.Options
     ) {
         self.product = product
-        let thread = Thread { [self] in
+        NamedThread.start("iap-install") { [self] in
             let result: Result<StagingFolder, InstallError>
             do throws(InstallError) {
                 result = .success(try Self.extract(
@@ -45,8 +45,6 @@ final class OverlappedInstall: Sendable {
             outcome.withLock { $0 = result }
             done.signal()
         }
-        thread.name = "iapcontent-install"
-        thread.start()
     }
 
     /// Waits (off the cooperative pool) for the extraction; success only for a verified archive.

@@ -1,3 +1,4 @@
+internal import ContentPackaging
 internal import Foundation
 internal import Synchronization
 #if canImport(Glibc)
@@ -5,7 +6,7 @@ internal import Glibc
 #endif
 
 /// Makes checkpoints durable off the transfer thread: `fsync` runs on its own thread,
-/// `iapcontent-fsync`, while the transfer thread keeps receiving.
+/// `iap-fsync`, while the transfer thread keeps receiving.
 ///
 /// The transfer thread writes the bytes up to an offset, hands a duplicate of the partial file's
 /// descriptor and that offset to ``submit(id:fd:offset:)``, and carries on. This thread fsyncs and
@@ -57,9 +58,7 @@ final class CheckpointSyncer: Sendable {
     init(delayForTesting: Double = 0, onCompleted: @escaping @Sendable () -> Void) {
         self.onCompleted = onCompleted
         self.delayForTesting = delayForTesting
-        let thread = Thread { [self] in run() }
-        thread.name = "iapcontent-fsync"
-        thread.start()
+        NamedThread.start("iap-fsync") { [self] in run() }
     }
 
     /// Queues an fsync of `fd` (a duplicate the syncer owns and closes) covering `offset`; returns its token.

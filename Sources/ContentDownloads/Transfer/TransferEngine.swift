@@ -1,11 +1,12 @@
 internal import CCurl
+internal import ContentPackaging
 internal import Foundation
 internal import Synchronization
 #if canImport(Glibc)
 internal import Glibc
 #endif
 
-/// Runs every download on one libcurl multi handle owned by one thread, `iapcontent-curl`.
+/// Runs every download on one libcurl multi handle owned by one thread, `iap-curl`.
 ///
 /// Other code posts commands (``submit(_:)``, ``pause(_:)``, ``cancel(_:)``, ``setRate(_:bytesPerSecond:)``)
 /// to a mutex-guarded inbox and wakes the thread with `curl_multi_wakeup`; results come back, in
@@ -44,13 +45,11 @@ public final class TransferEngine: Sendable {
         guard first else { return }
         signal(SIGPIPE, SIG_IGN)  // CURLOPT_NOSIGNAL=1 leaves SIGPIPE to us.
         let multi = self.multi, settings = self.settings, continuation = self.continuation
-        let thread = Thread { [self] in
+        NamedThread.start("iap-curl") { [self] in
             let loop = EngineLoop(multi: multi, settings: settings, emit: { continuation.yield($0) })
             loop.run(take: { self.takeCommands() })
             continuation.finish()
         }
-        thread.name = "iapcontent-curl"
-        thread.start()
     }
 
     /// Queues a download (or resumes one from `request.offset`).

@@ -12,7 +12,7 @@ public struct TransferSettings: Sendable, Equatable {
     public var maxRedirects: Int = 5
     /// Checkpoint (fsync + record offset) after this many new bytes…
     ///
-    /// Periodic checkpoints are fsynced on the engine's `iapcontent-fsync` thread while bytes keep
+    /// Periodic checkpoints are fsynced on the engine's `iap-fsync` thread while bytes keep
     /// arriving; if the durable offset falls 3 × this behind, the transfer thread fsyncs inline. So a
     /// kill -9 loses at most about 3 MiB plus the write buffer and what sat in socket buffers
     /// (issue 7's budget is 8 MiB re-fetched). Measured on a 1 GiB download from loopback nginx at

@@ -49,9 +49,7 @@ final class ArchiveOutputThread: Sendable {
     /// Fills ``spare`` and starts the thread writing to `fileDescriptor` (not closed).
     init(fileDescriptor: Int32) {
         for _ in 0..<Self.bufferCount { spare.send(.allocate(byteCount: Self.bufferSize)) }
-        let thread = Thread { [self] in run(fileDescriptor: fileDescriptor) }
-        thread.name = "iapcontent archive output"
-        thread.start()
+        NamedThread.start("iap-pack-write") { [self] in run(fileDescriptor: fileDescriptor) }
     }
 
     /// Takes back every buffer and frees it; call after ``done`` answered.

@@ -59,9 +59,7 @@ final class FileReadAheadThread: Sendable {
     /// Fills ``spare`` and starts reading the regular files among `entries` below `root`.
     init(entries: [FolderEntry], root: String) {
         for _ in 0..<Self.bufferCount { spare.send(.allocate(byteCount: Self.bufferSize)) }
-        let thread = Thread { [self] in run(entries: entries, root: root) }
-        thread.name = "iapcontent file reader"
-        thread.start()
+        NamedThread.start("iap-pack-read") { [self] in run(entries: entries, root: root) }
     }
 
     /// Asks the thread to stop after the file it is reading; it then sends ``Message/end``.
