@@ -8,15 +8,22 @@ public import Foundation
 public enum CatalogDate {
     /// The text of `date`: UTC, fractional seconds dropped (rounded down, as `.iso8601` does).
     public static func string(from date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        utcText(seconds: time_t(date.timeIntervalSince1970.rounded(.down)), separator: "T") + "Z"
+    }
+
+    /// `yyyy-MM-dd<separator>HH:mm:ss` in UTC for `seconds` since 1970, then `.SSS` when `milliseconds`
+    /// is given; shared with the journal's timestamps, which use the same fields with a space.
+    package static func utcText(seconds: time_t, separator: String, milliseconds: Int? = nil) -> String {
+        var seconds = seconds
         var parts = tm()
         gmtime_r(&seconds, &parts)
         func pad(_ value: Int32, _ width: Int) -> String {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))Z"
+        let text = "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))\(separator)"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))"
+        return milliseconds.map { text + "." + pad(Int32($0), 3) } ?? text
     }
 
     /// Reads `yyyy-MM-ddTHH:mm:ss` with optional fractional seconds, then `Z` or a `±HH:mm` / `±HHmm` offset;
