@@ -19,3 +19,7 @@ int CLinuxSystem_renameat2(int olddirfd, const char *oldpath, int newdirfd, cons
 int CLinuxSystem_errno(void) { return errno; }
 
 int CLinuxSystem_nameThisThread(const char *name) { return pthread_setname_np(pthread_self(), name); }
+
+int CLinuxSystem_startWriteback(int fd, long long offset, long long count) {
+    return sync_file_range(fd, (off64_t)offset, (off64_t)count, SYNC_FILE_RANGE_WRITE);
+}

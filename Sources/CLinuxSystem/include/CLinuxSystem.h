@@ -14,6 +14,11 @@ int CLinuxSystem_renameat2(int olddirfd, const char *oldpath, int newdirfd, cons
 /// at most 15 bytes. Returns 0 or an error number. Also hidden behind _GNU_SOURCE.
 int CLinuxSystem_nameThisThread(const char *name);
 
+/// sync_file_range(fd, offset, count, SYNC_FILE_RANGE_WRITE): starts writeback of just-written bytes
+/// without waiting for it, so a later fsync finds them on their way to the device and returns sooner.
+/// Returns 0 or -1 with errno set. Hidden behind _GNU_SOURCE too.
+int CLinuxSystem_startWriteback(int fd, long long offset, long long count);
+
 /// errno as a plain function (thread-local errno is awkward to read from Swift in some contexts).
 int CLinuxSystem_errno(void);
 #endif

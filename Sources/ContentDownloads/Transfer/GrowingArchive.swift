@@ -35,8 +35,14 @@ public final class GrowingArchive: Sendable, Equatable {
 
     /// The file now holds `available` bytes (never decreases within an attempt).
     func published(_ available: Int64) {
-        state.withLock { if $0.end == .growing, available > $0.available { $0.available = available } }
-        signal.signal()
+        let grew = state.withLock { state in
+            guard state.end == .growing, available > state.available else { return false }
+            state.available = available
+            return true
+        }
+        // Only news wakes the reader: the transfer publishes after every receive, and a needless
+        // semaphore post preempted the transfer thread (5 % of its context switches, `perf sched`).
+        if grew { signal.signal() }
     }
 
     /// The whole archive is in the file and matched the catalog's length and SHA-256.
