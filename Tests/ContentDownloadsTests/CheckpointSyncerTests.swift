@@ -12,7 +12,7 @@ struct CheckpointSyncerTests {
         let folder = try TemporaryDirectory.make(prefix: "syncer")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("f.partial").path
-        FileManager.default.createFile(atPath: path, contents: Data(repeating: 7, count: 10_000))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(repeating: 7, count: 10_000))
         let fd = open(path, O_RDWR | O_CLOEXEC)
         #expect(fd >= 0)
         defer { close(fd) }

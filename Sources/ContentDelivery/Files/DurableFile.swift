@@ -1,4 +1,5 @@
 public import Foundation
+import ContentPackaging
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +21,7 @@ public enum DurableFile {
         let fd = open(temp.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
         guard fd >= 0 else { throw FileSystemError(operation: "open", path: temp.path, errno: errno) }
         do throws(FileSystemError) {
-            let failure = data.withUnsafeBytes { buffer in writeAllReportingErrno(fd, buffer) }
+            let failure = data.withUnsafeBytes { buffer in DurableIO.writeAll(fd, buffer) }
             if failure != 0 { throw FileSystemError(operation: "write", path: temp.path, errno: failure) }
             // open() applies the umask; the mode must be exactly what was asked for (keys: 0600).
             guard fchmod(fd, permissions) == 0 else {
@@ -48,29 +49,13 @@ public enum DurableFile {
 
     /// fsyncs a directory so a rename or link inside it survives a crash.
     public static func syncDirectory(_ directory: URL) throws(FileSystemError) {
-        let fd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw FileSystemError(operation: "open", path: directory.path, errno: errno) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw FileSystemError(operation: "fsync", path: directory.path, errno: errno) }
+        let result = DurableIO.syncDirectory(directory.path)
+        if result.errno != 0 { throw FileSystemError(operation: result.operation, path: directory.path, errno: result.errno) }
     }
 
     /// Writes every byte of `buffer`, retrying short writes and `EINTR`.
     static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws(FileSystemError) {
-        let failure = writeAllReportingErrno(fd, buffer)
+        let failure = DurableIO.writeAll(fd, buffer)
         if failure != 0 { throw FileSystemError(operation: "write", path: path, errno: failure) }
-    }
-
-    /// Writes every byte of `buffer`; returns 0 or the `errno` of the failed write (e.g. `ENOSPC`).
-    static func writeAllReportingErrno(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32 {
-        var offset = 0
-        while offset < buffer.count {
-            let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            offset += written
-        }
-        return 0
     }
 }

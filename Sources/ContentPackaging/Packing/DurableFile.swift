@@ -31,29 +31,20 @@ enum DurableFile {
         }
         guard close(fd) == 0 else { throw ioError(temporary, "cannot close") }
         guard rename(temporary, final) == 0 else { throw ioError(final, "cannot rename temporary file into place") }
-        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directoryFD >= 0 else { throw ioError(directory, "cannot open directory to flush it") }
-        defer { close(directoryFD) }
-        guard fsync(directoryFD) == 0 else { throw ioError(directory, "cannot flush directory to disk") }
+        let synced = DurableIO.syncDirectory(directory)
+        if synced.errno != 0 {
+            errno = synced.errno
+            throw ioError(directory, synced.operation == "open" ? "cannot open directory to flush it" : "cannot flush directory to disk")
+        }
     }
 
     /// Writes `data` to `DIR/name` via temp + fsync + rename + fsync dir.
     static func write(_ data: Data, to name: String, in directory: String, registry: TemporaryFileRegistry?) throws(PackError) {
         let (temporary, fd) = try createTemporary(in: directory, for: name, registry: registry)
         defer { registry?.unregister(temporary) }
-        let written = data.withUnsafeBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let count = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += count
-            }
-            return true
-        }
-        guard written else {
+        let failure = data.withUnsafeBytes { DurableIO.writeAll(fd, $0) }
+        guard failure == 0 else {
+            errno = failure
             let error = ioError(temporary, "cannot write")
             close(fd)
             unlink(temporary)
