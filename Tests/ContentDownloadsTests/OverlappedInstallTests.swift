@@ -22,7 +22,7 @@ struct OverlappedInstallTests {
             self.archive = archive
             self.bytes = bytes
             self.feed = feed
-            FileManager.default.createFile(atPath: partial.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: partial.path, contents: nil)
         }
 
         /// Appends bytes `[from, to)` and publishes the new length.

@@ -16,7 +16,7 @@ struct PartialFileWriterTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("f.partial").path
         let prefix = PackageFixture.bytes(count: Int(start), seed: 1)
-        FileManager.default.createFile(atPath: path, contents: prefix)
+        _ = FileManager.default.createFile(atPath: path, contents: prefix)
         let body = PackageFixture.bytes(count: 5 * (1 << 20) + 4321, seed: 2)
         let fd = open(path, O_RDWR | O_CLOEXEC)
         #expect(fd >= 0)

@@ -205,25 +205,14 @@ public struct SafeExtractor: ~Copyable {
         }
     }
 
-    /// Writes all of `bytes` (retrying `EINTR` and short writes); leaves `O_DIRECT` when the file
-    /// system refuses it (`EINVAL`) or a short write leaves the offset unaligned.
+    /// Writes all of `bytes` (``DirectIO/writeAll(_:to:direct:)``: leaves `O_DIRECT` when refused);
+    /// a full disk becomes ``InstallError/insufficientSpace(needed:available:)``.
     private func writeAll(
         _ bytes: UnsafeRawBufferPointer, to fd: Int32, direct: inout Bool, display: String, expectedTotal: Int64
     ) throws(InstallError) {
-        var offset = 0
-        while offset < bytes.count {
-            let result = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if result < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                if code == EINVAL, direct, DirectIO.disable(fd) {
-                    direct = false
-                    continue
-                }
-                throw spaceError(code, expectedTotal: expectedTotal) ?? .system(operation: "write", path: display, errno: code)
-            }
-            offset += result
-            if offset < bytes.count, direct { direct = !DirectIO.disable(fd) }
+        let code = DirectIO.writeAll(bytes, to: fd, direct: &direct)
+        if code != 0 {
+            throw spaceError(code, expectedTotal: expectedTotal) ?? .system(operation: "write", path: display, errno: code)
         }
     }
 

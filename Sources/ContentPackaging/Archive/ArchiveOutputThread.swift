@@ -78,26 +78,9 @@ final class ArchiveOutputThread: Sendable {
         }
     }
 
-    /// Writes all of `bytes` (retrying `EINTR` and short writes); records the first failure.
+    /// Writes all of `bytes` (``DirectIO/writeAll(_:to:direct:)``); records the first failure.
     private func write(_ bytes: UnsafeRawBufferPointer, to fileDescriptor: Int32, direct: inout Bool) {
-        var offset = 0
-        while offset < bytes.count {
-            let count = Glibc.write(fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if count < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                if code == EINVAL, direct, DirectIO.disable(fileDescriptor) {
-                    direct = false  // the file system refused O_DIRECT after all: go through the cache
-                    continue
-                }
-                failure.store(code, ordering: .releasing)
-                return
-            }
-            offset += count
-            if offset < bytes.count, direct {
-                // A short direct write leaves the offset unaligned: finish through the cache.
-                direct = !DirectIO.disable(fileDescriptor)
-            }
-        }
+        let code = DirectIO.writeAll(bytes, to: fileDescriptor, direct: &direct)
+        if code != 0 { failure.store(code, ordering: .releasing) }
     }
 }

@@ -41,6 +41,29 @@ public enum DirectIO {
     /// True when `value` (an offset or a length) is a multiple of ``alignment``.
     public static func isAligned(_ value: Int64) -> Bool { value % Int64(alignment) == 0 }
 
+    /// Writes all of `bytes` to `fileDescriptor` (retrying `EINTR` and short writes); returns 0 or
+    /// the `errno` of the failed write. While `direct` is true the descriptor is in `O_DIRECT` mode;
+    /// it leaves that mode (and sets `direct` to false) when the file system refuses it (`EINVAL`)
+    /// or a short write leaves the offset unaligned, and finishes through the page cache.
+    public static func writeAll(_ bytes: UnsafeRawBufferPointer, to fileDescriptor: Int32, direct: inout Bool) -> Int32 {
+        var offset = 0
+        while offset < bytes.count {
+            let count = write(fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if count < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                if code == EINVAL, direct, disable(fileDescriptor) {
+                    direct = false
+                    continue
+                }
+                return code
+            }
+            offset += count
+            if offset < bytes.count, direct { direct = !disable(fileDescriptor) }
+        }
+        return 0
+    }
+
     /// A page-aligned buffer of `byteCount` bytes rounded up to ``alignment``; the caller deallocates it.
     public static func allocateBuffer(byteCount: Int) -> UnsafeMutableRawBufferPointer {
         let rounded = (byteCount + alignment - 1) / alignment * alignment

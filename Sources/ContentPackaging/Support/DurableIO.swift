@@ -11,16 +11,8 @@ package enum DurableIO {
     /// Writes every byte of `buffer` to `fd`, retrying short writes and `EINTR`; returns 0 or the
     /// `errno` of the failed write (e.g. `ENOSPC`).
     package static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32 {
-        var offset = 0
-        while offset < buffer.count {
-            let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            offset += written
-        }
-        return 0
+        var direct = false
+        return DirectIO.writeAll(buffer, to: fd, direct: &direct)
     }
 
     /// fsyncs the directory at `path`, so a rename or creation inside it survives a crash; returns
