@@ -123,7 +123,7 @@ let package = Package(
         .testTarget(
             name: "ContentPackagingTests",
             dependencies: [
-                "ContentPackaging", "TestSupport",
+                "ContentPackaging", "TestSupport", "CLinuxSystem",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: swiftSettings),
