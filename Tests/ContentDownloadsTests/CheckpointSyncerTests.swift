@@ -34,11 +34,12 @@ struct CheckpointSyncerTests {
     }
 
     /// A device slower than the network: the transfer thread falls back to inline fsyncs so the durable
-    /// offset never trails by more than three checkpoints (what a kill -9 would re-fetch).
+    /// offset never trails by more than ``TransferSettings/durableLagLimit`` (what a power loss would re-fetch).
     @Test func aSlowDeviceBoundsTheDurableLag() async throws {
         var settings = TransferSettings()
         settings.checkpointBytes = 64 << 10
         settings.writeBufferSize = 64 << 10
+        settings.durableLagLimit = 3 * (64 << 10)
         settings.checkpointSyncDelayForTesting = 0.5
         let (checkpoints, length) = try await checkpointOffsets(settings: settings, seed: 12)
         #expect(checkpoints.count >= 10)

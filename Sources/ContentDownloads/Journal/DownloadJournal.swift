@@ -8,8 +8,10 @@ public protocol DownloadJournal: Sendable {
     func record(_ productID: String) throws -> TransferRecord?
     /// Inserts or replaces a record.
     func save(_ record: TransferRecord) throws
-    /// Records a durable offset (call only after the partial file was fsynced to it).
-    func recordCheckpoint(_ productID: String, offset: Int64, validator: Validator?, timeRemaining: Double) throws
+    /// Records a durable offset (call only after the partial file was fsynced to it) and the boot that wrote it.
+    func recordCheckpoint(
+        _ productID: String, offset: Int64, validator: Validator?, timeRemaining: Double, writtenInBoot: String?
+    ) throws
     /// Leaves a command for the driving process.
     func request(_ command: RequestedCommand, for productID: String) throws -> Bool
     /// Takes (and clears) every pending command, atomically.

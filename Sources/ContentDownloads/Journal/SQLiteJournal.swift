@@ -87,6 +87,9 @@ public final class SQLiteJournal: DownloadJournal {
         }
         migrator.registerMigration("v2-transactions", migrate: TransactionTables.create)
         registerTrustMigrations(&migrator)
+        migrator.registerMigration("v3-written-in-boot") { db in
+            try db.alter(table: "transfers") { t in t.add(column: "writtenInBoot", .text) }
+        }
         return migrator
     }
 
@@ -104,13 +107,16 @@ public final class SQLiteJournal: DownloadJournal {
         try queue.write { db in try TransferRow(record).upsert(db) }
     }
 
-    public func recordCheckpoint(_ productID: String, offset: Int64, validator: Validator?, timeRemaining: Double) throws {
+    public func recordCheckpoint(
+        _ productID: String, offset: Int64, validator: Validator?, timeRemaining: Double, writtenInBoot: String?
+    ) throws {
         try queue.write { db in
             try db.cachedStatement(sql: """
-                UPDATE transfers SET durableOffset = ?, etag = ?, lastModified = ?, timeRemaining = ?, updatedAt = ?
-                WHERE productID = ?
+                UPDATE transfers SET durableOffset = ?, etag = ?, lastModified = ?, timeRemaining = ?, writtenInBoot = ?,
+                updatedAt = ? WHERE productID = ?
                 """).execute(
-                arguments: [offset, validator?.etag, validator?.lastModified, timeRemaining, JournalDate.text(Date()), productID])
+                arguments: [offset, validator?.etag, validator?.lastModified, timeRemaining, writtenInBoot,
+                            JournalDate.text(Date()), productID])
         }
     }
 

@@ -23,6 +23,13 @@ public struct TransferRecord: Sendable, Equatable, Codable {
     public var lastModified: String?
     /// Bytes fsynced in the partial file.
     public var durableOffset: Int64
+    /// The kernel boot (``BootIdentity``) that recorded the last checkpoint; `nil` before the first.
+    ///
+    /// While it names the running boot and ``durableOffset`` is above zero, the bytes written past
+    /// the durable offset are still valid (a killed process leaves the page cache behind), so a
+    /// restart keeps the partial file's whole length instead of re-fetching them. Anything that
+    /// restarts a download from zero sets ``durableOffset`` to 0, which turns this off.
+    public var writtenInBoot: String?
     /// `DownloadState` raw value.
     public var state: String
     /// `downloading`, `verified`, `installing`, `installed`.
@@ -56,6 +63,7 @@ public struct TransferRecord: Sendable, Equatable, Codable {
     public init(
         productID: String, contentIdentifier: String, contentVersion: String, url: String, expectedLength: Int64,
         expectedSHA256: String, etag: String? = nil, lastModified: String? = nil, durableOffset: Int64 = 0,
+        writtenInBoot: String? = nil,
         state: String = DownloadState.waiting.rawValue, phase: String = TransferPhase.downloading.rawValue,
         attempts: Int = 0, checksumFailures: Int = 0, lastErrorCode: String? = nil, lastError: String? = nil,
         partialPath: String, archivePath: String? = nil, transactionID: String? = nil,
@@ -71,6 +79,7 @@ public struct TransferRecord: Sendable, Equatable, Codable {
         self.etag = etag
         self.lastModified = lastModified
         self.durableOffset = durableOffset
+        self.writtenInBoot = writtenInBoot
         self.state = state
         self.phase = phase
         self.attempts = attempts
@@ -91,6 +100,12 @@ public struct TransferRecord: Sendable, Equatable, Codable {
     public var downloadState: DownloadState {
         get { DownloadState(rawValue: state) ?? .failed }
         set { state = newValue.rawValue }
+    }
+
+    /// Whether a restart may keep the partial file's whole length: the last checkpoint was recorded
+    /// in the running boot, so the bytes written after it are still in the page cache.
+    public var keepsWrittenTail: Bool {
+        durableOffset > 0 && writtenInBoot != nil && writtenInBoot == BootIdentity.current
     }
 
     /// The validator recorded for `If-Range`.
@@ -130,15 +145,16 @@ struct TransferRow: Codable, FetchableRecord, PersistableRecord {
             r.etag, r.lastModified, r.durableOffset, r.state, r.phase, r.attempts, r.checksumFailures,
             r.lastErrorCode, r.lastError, r.partialPath, r.archivePath, r.transactionID, r.requestedCommand,
             r.maxBytesPerSecond, r.timeRemaining, JournalDate.text(r.createdAt), JournalDate.text(r.updatedAt),
+            r.writtenInBoot,
         ])
     }
 
-    /// Column order of ``upsert(_:)``'s arguments (the `v1-transfers` table).
+    /// Column order of ``upsert(_:)``'s arguments (the `v1-transfers` table, then `v3-written-in-boot`).
     static let columns = [
         "productID", "contentIdentifier", "contentVersion", "url", "expectedLength", "expectedSHA256",
         "etag", "lastModified", "durableOffset", "state", "phase", "attempts", "checksumFailures",
         "lastErrorCode", "lastError", "partialPath", "archivePath", "transactionID", "requestedCommand",
-        "maxBytesPerSecond", "timeRemaining", "createdAt", "updatedAt",
+        "maxBytesPerSecond", "timeRemaining", "createdAt", "updatedAt", "writtenInBoot",
     ]
 
     static let upsertSQL =

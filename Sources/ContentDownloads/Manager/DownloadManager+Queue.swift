@@ -22,7 +22,7 @@ extension DownloadManager {
             submit(TransferRequest(
                 id: id, url: record.url, partialPath: record.partialPath,
                 archivePath: layout.archiveFile(productID: id, version: record.contentVersion).path,
-                offset: record.durableOffset, expectedLength: record.expectedLength,
+                offset: record.durableOffset, keepsWrittenTail: record.keepsWrittenTail, expectedLength: record.expectedLength,
                 expectedSHA256: record.expectedSHA256, validator: record.validator,
                 maxBytesPerSecond: rateCap(for: record)))
             emit(id, force: true)
@@ -61,12 +61,15 @@ extension DownloadManager {
             guard var record = records[id], record.downloadState != .cancelled else { return }
             record.durableOffset = offset
             record.validator = validator
+            record.writtenInBoot = BootIdentity.current
             if let state = live[id] {
                 record.timeRemaining = state.estimator.timeRemaining(remaining: record.expectedLength - offset, at: now)
             }
             records[id] = record
             do {
-                try journal.recordCheckpoint(id, offset: offset, validator: validator, timeRemaining: record.timeRemaining)
+                try journal.recordCheckpoint(
+                    id, offset: offset, validator: validator, timeRemaining: record.timeRemaining,
+                    writtenInBoot: record.writtenInBoot)
             } catch {
                 FileHandle.standardError.write(Data("iapcontent: cannot record a checkpoint: \(error)\n".utf8))
             }

@@ -59,7 +59,8 @@ final class Transfer {
     /// Bytes received so far (on disk or buffered).
     var received: Int64 { writer.received }
 
-    /// Opens the partial file, truncates it to the durable offset, re-hashes that prefix once and
+    /// Opens the partial file, truncates it to the durable offset (or keeps its length, see
+    /// ``TransferRequest/keepsWrittenTail``), re-hashes that prefix once and
     /// configures the easy handle. Throws a ``TransferFailure`` for local I/O trouble.
     init(
         request: TransferRequest, settings: TransferSettings, syncer: CheckpointSyncer? = nil,
@@ -81,7 +82,10 @@ final class Transfer {
         self.fd = fd
         var offset = max(0, min(request.offset, request.expectedLength))
         var info = stat()
-        if fstat(fd, &info) == 0, Int64(info.st_size) < offset { offset = Int64(info.st_size) }
+        if fstat(fd, &info) == 0 {
+            let length = Int64(info.st_size)
+            offset = request.keepsWrittenTail ? min(length, request.expectedLength) : min(offset, length)
+        }
         guard ftruncate(fd, off_t(offset)) == 0 else {
             let code = errno
             close(fd)
@@ -216,7 +220,7 @@ final class Transfer {
             || now - lastCheckpointTime >= settings.checkpointInterval
         {
             guard startCheckpoint() else { return 0 }
-        } else if outstandingSync != nil, received - lastCheckpointOffset >= 3 * settings.checkpointBytes {
+        } else if outstandingSync != nil, received - lastCheckpointOffset >= settings.durableLagLimit {
             // The device is behind (or the fsync thread starved of CPU): wait for it here, so what a
             // kill -9 re-fetches stays bounded by a few checkpoints whatever the load.
             guard checkpoint(all: false) else { return 0 }

@@ -10,8 +10,12 @@ public struct TransferRequest: Sendable, Equatable {
     public var partialPath: String
     /// Where the verified archive is renamed to.
     public var archivePath: String
-    /// Bytes already durable on disk (from the journal); the file is truncated to this first.
+    /// Bytes already durable on disk (from the journal); the file is truncated to this first…
     public var offset: Int64
+    /// …unless the bytes past it were written in this boot (``TransferRecord/keepsWrittenTail``):
+    /// then the transfer resumes from the partial file's length and the first checkpoint's fsync
+    /// makes those bytes durable too. The final SHA-256 still covers every byte.
+    public var keepsWrittenTail: Bool
     /// The exact archive length from the catalog.
     public var expectedLength: Int64
     /// The lowercase hex SHA-256 from the catalog.
@@ -26,7 +30,7 @@ public struct TransferRequest: Sendable, Equatable {
     /// Creates a request.
     public init(
         id: String, url: String, partialPath: String, archivePath: String, offset: Int64,
-        expectedLength: Int64, expectedSHA256: String, validator: Validator?, maxBytesPerSecond: Int64 = 0,
+        keepsWrittenTail: Bool = false, expectedLength: Int64, expectedSHA256: String, validator: Validator?, maxBytesPerSecond: Int64 = 0,
         feed: GrowingArchive? = nil
     ) {
         self.id = id
@@ -34,6 +38,7 @@ public struct TransferRequest: Sendable, Equatable {
         self.partialPath = partialPath
         self.archivePath = archivePath
         self.offset = offset
+        self.keepsWrittenTail = keepsWrittenTail
         self.expectedLength = expectedLength
         self.expectedSHA256 = expectedSHA256
         self.validator = validator

@@ -23,6 +23,9 @@ public struct TransferSettings: Sendable, Equatable {
     public var checkpointBytes: Int64 = 1 << 20
     /// …or after this many seconds with new bytes, whichever comes first.
     public var checkpointInterval: Double = 1.0
+    /// How far the durable offset may trail the bytes received before the transfer thread stops
+    /// to fsync inline (the background fsync did not keep up).
+    public var durableLagLimit: Int64 = 3 << 20
     /// Bytes gathered in memory before one `write(2)`.
     public var writeBufferSize: Int = 1 << 20
     /// Write whole aligned buffers of the partial file with `O_DIRECT` (no page-cache copy).
