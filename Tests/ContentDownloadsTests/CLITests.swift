@@ -112,6 +112,11 @@ struct CLITests {
         let afterKill = try #require(try status(store, item.productID))
         #expect(afterKill.downloadedBytes > 0)
         #expect(afterKill.downloadedBytes < Int64(bytes.count))
+        // What the killed process wrote (synced or not) and what it had fsynced and recorded.
+        let writtenAtKill = try #require(
+            try FileManager.default.attributesOfItem(atPath: store.partialFile(productID: item.productID).path)[.size] as? Int)
+        let durableAtKill = try #require(try store.openJournal().record(item.productID)).durableOffset
+        #expect(Int64(writtenAtKill) >= durableAtKill)
 
         let second = try iapcontent(arguments)
         #expect(second.status == 0, "\(second.output)")
@@ -121,8 +126,8 @@ struct CLITests {
         let archive = store.archiveFile(productID: item.productID, version: "1.0").path
         #expect(sha256Hex(file: archive) == sha256Hex(bytes))
 
-        // Server side: the rerun asked for the durable offset, and at most one checkpoint interval
-        // (1 s at 2 MiB/s, plus what sat in socket buffers) was fetched twice.
+        // Server side: same boot, so the rerun kept every byte the killed process had written (not just
+        // the fsynced ones) and asked for the rest; only what sat in buffers was fetched twice.
         // Once finished, the same command reattaches, finds the verified archive and exits 0 at once.
         let third = try iapcontent(arguments, timeout: 20)
         #expect(third.status == 0, "\(third.output)")
@@ -131,6 +136,7 @@ struct CLITests {
         #expect(requests.count == 2)
         let resumedAt = try #require(Int(requests[1].range.dropFirst("bytes=".count).dropLast()))
         #expect(resumedAt > 0)
+        #expect(resumedAt == writtenAtKill, "durable at the kill: \(durableAtKill)")
         #expect(requests[1].status == 206)
         let refetched = requests[0].bodyBytesSent - resumedAt
         #expect(refetched <= 4 << 20, "re-fetched \(refetched) bytes")

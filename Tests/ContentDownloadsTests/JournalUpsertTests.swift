@@ -13,7 +13,8 @@ import Testing
         var record = TransferRecord(
             productID: "com.example.upsert", contentIdentifier: "com.example.upsert.content", contentVersion: "2.1",
             url: "http://127.0.0.1:8080/a.tar.zst", expectedLength: 12_345, expectedSHA256: String(repeating: "a", count: 64),
-            etag: "\"e1\"", lastModified: "Sat, 21 Nov 2026 10:00:00 GMT", durableOffset: 4_096, state: "active",
+            etag: "\"e1\"", lastModified: "Sat, 21 Nov 2026 10:00:00 GMT", durableOffset: 4_096,
+            writtenInBoot: "5d1e2a4c-0000-4000-8000-000000000001", state: "active",
             phase: "downloading", attempts: 2, checksumFailures: 1, lastErrorCode: "network", lastError: "reset",
             partialPath: "/tmp/p.partial", archivePath: "/tmp/a.tar.zst", transactionID: "t-1", requestedCommand: "pause",
             maxBytesPerSecond: 1_000, timeRemaining: 3.5, createdAt: created, updatedAt: created)
@@ -23,6 +24,7 @@ import Testing
         record.etag = nil
         record.lastModified = nil
         record.durableOffset = 12_345
+        record.writtenInBoot = nil
         record.state = "finished"
         record.phase = "verified"
         record.attempts = 3
@@ -36,6 +38,26 @@ import Testing
         try journal.save(record)
         try expectStored(record, in: journal)
         #expect(try journal.records().count == 1)
+    }
+
+    /// A checkpoint records the offset and the boot that wrote it, and leaves every other column alone.
+    @Test func checkpointRecordsTheOffsetAndTheBoot() throws {
+        let store = try makeStore()
+        defer { store.remove() }
+        let journal = try store.openJournal()
+        var record = TransferRecord(
+            productID: "com.example.boot", contentIdentifier: "com.example.boot", contentVersion: "1.0",
+            url: "http://127.0.0.1:8080/b.tar.zst", expectedLength: 9_000, expectedSHA256: String(repeating: "b", count: 64),
+            state: "active", partialPath: "/tmp/b.partial", createdAt: Date(timeIntervalSince1970: 1_800_000_000))
+        try journal.save(record)
+        try journal.recordCheckpoint(
+            record.productID, offset: 4_096, validator: Validator(etag: "\"v\"", lastModified: nil), timeRemaining: 2,
+            writtenInBoot: "boot-a")
+        record.durableOffset = 4_096
+        record.etag = "\"v\""
+        record.timeRemaining = 2
+        record.writtenInBoot = "boot-a"
+        try expectStored(record, in: journal)
     }
 
     private func expectStored(_ expected: TransferRecord, in journal: some DownloadJournal) throws {

@@ -63,39 +63,6 @@ struct NginxDownloadTests {
         #expect(TransferSettings.receiveBufferSize(forCap: 1 << 40) == 256 << 10)
     }
 
-    @Test func reopenTruncatesToTheRecordedOffsetAndResumesWithRange() async throws {
-        let nginx = try Nginx()
-        defer { nginx.stop() }
-        let bytes = TestData.randomBytes(2 << 20, seed: 2)
-        try Data(bytes).write(to: nginx.root.appendingPathComponent("b.bin"))
-        let layout = try makeStore()
-        defer { layout.remove() }
-        let item = product("com.example.b", bytes: bytes)
-        let offset = 700_000
-        // A crashed earlier run: the journal says 700 000 bytes are durable; the file has garbage after them.
-        let journal = try layout.openJournal()
-        let now = Date()
-        try journal.save(TransferRecord(
-            productID: item.productID, contentIdentifier: item.productID, contentVersion: "1.0",
-            url: nginx.baseURL + "/b.bin", expectedLength: item.length, expectedSHA256: item.sha256, etag: nil,
-            lastModified: nil, durableOffset: Int64(offset), state: "active", phase: "downloading", attempts: 0,
-            checksumFailures: 0, lastErrorCode: nil, lastError: nil,
-            partialPath: layout.partialFile(productID: item.productID).path, archivePath: nil, transactionID: nil,
-            requestedCommand: nil, maxBytesPerSecond: 0, timeRemaining: -1, createdAt: now, updatedAt: now))
-        try Data(bytes[0..<offset] + [UInt8](repeating: 0xEE, count: 300_000))
-            .write(to: layout.partialFile(productID: item.productID))
-
-        let result = try await download(item, url: nginx.baseURL + "/b.bin", layout: layout, options: fastOptions())
-
-        #expect(result.final?.state == .finished)
-        #expect(sha256Hex(file: try #require(result.record?.archivePath)) == sha256Hex(bytes))
-        let requests = nginx.requests()
-        #expect(requests.count == 1)
-        #expect(requests.first?.range == "bytes=\(offset)-")
-        #expect(requests.first?.status == 206)
-        #expect(requests.first?.bodyBytesSent == bytes.count - offset)
-    }
-
     @Test func wrongCatalogHashFailsAfterOneRestart() async throws {
         let nginx = try Nginx()
         defer { nginx.stop() }

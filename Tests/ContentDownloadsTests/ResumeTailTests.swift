@@ -1,0 +1,92 @@
+import ContentDelivery
+import ContentDownloads
+import Foundation
+import TestSupport
+import Testing
+
+/// Where a restarted download resumes: at the fsynced offset after a reboot, at the partial file's
+/// length when the bytes past that offset were written in this boot (a killed process leaves the page
+/// cache behind), and at zero when the download was restarted on purpose. The SHA-256 over every byte
+/// still decides: a bad kept tail costs a restart, never a wrong archive.
+@Suite("Resuming after a crash: which bytes are kept")
+struct ResumeTailTests {
+    /// This boot, as the kernel names it (what the journal records at each checkpoint).
+    static let thisBoot = (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))?
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+
+    let bytes = TestData.randomBytes(2 << 20, seed: 2)
+
+    @Test func aTailFromAnotherBootIsCutAtTheDurableOffset() async throws {
+        // A power loss: the journal's checkpoint came from an earlier boot, and past it the file holds garbage.
+        let run = try await resume(
+            durableOffset: 700_000, writtenInBoot: "00000000-0000-4000-8000-000000000000",
+            partial: Array(bytes[0..<700_000]) + [UInt8](repeating: 0xEE, count: 300_000))
+        #expect(run.finished)
+        #expect(run.requests.map(\.range) == ["bytes=700000-"])
+        #expect(run.requests.first?.bodyBytesSent == bytes.count - 700_000)
+    }
+
+    @Test func aJournalWithoutABootKeepsOnlyTheDurableOffset() async throws {
+        // A journal from before the boot was recorded (or a kernel that does not say): fsynced bytes only.
+        let run = try await resume(
+            durableOffset: 700_000, writtenInBoot: nil,
+            partial: Array(bytes[0..<700_000]) + [UInt8](repeating: 0xEE, count: 300_000))
+        #expect(run.finished)
+        #expect(run.requests.map(\.range) == ["bytes=700000-"])
+    }
+
+    @Test func aTailWrittenInThisBootIsKept() async throws {
+        // A kill -9: 700 000 bytes were fsynced, 1 500 000 written; the rerun asks only for the rest.
+        let boot = try #require(Self.thisBoot)
+        let run = try await resume(durableOffset: 700_000, writtenInBoot: boot, partial: Array(bytes[0..<1_500_000]))
+        #expect(run.finished)
+        #expect(run.requests.map(\.range) == ["bytes=1500000-"])
+        #expect(run.requests.first?.status == 206)
+        #expect(run.requests.first?.bodyBytesSent == bytes.count - 1_500_000)
+    }
+
+    @Test func aBadTailFromThisBootCostsOneRestartNotAWrongArchive() async throws {
+        // Same boot, but the kept bytes are wrong (a device error lost a page): the SHA-256 catches it.
+        let boot = try #require(Self.thisBoot)
+        let run = try await resume(
+            durableOffset: 700_000, writtenInBoot: boot,
+            partial: Array(bytes[0..<700_000]) + [UInt8](repeating: 0xEE, count: 300_000))
+        #expect(run.finished)
+        #expect(run.requests.map(\.range) == ["bytes=1000000-", "-"])  // then one restart from zero
+        #expect(run.record?.checksumFailures == 1)
+    }
+
+    @Test func aRestartFromZeroDropsTheTailEvenInThisBoot() async throws {
+        // The durable offset was reset (a checksum restart, a new version): nothing of the file is kept.
+        let boot = try #require(Self.thisBoot)
+        let run = try await resume(
+            durableOffset: 0, writtenInBoot: boot, partial: [UInt8](repeating: 0xEE, count: 300_000))
+        #expect(run.finished)
+        #expect(run.requests.map(\.range) == ["-"])
+        #expect(run.requests.first?.status == 200)
+    }
+
+    /// Leaves what a crashed run would (a journal row and a partial file), then downloads from nginx.
+    private func resume(
+        durableOffset: Int, writtenInBoot: String?, partial: [UInt8]
+    ) async throws -> (finished: Bool, requests: [Nginx.LoggedRequest], record: TransferRecord?) {
+        let nginx = try Nginx()
+        defer { nginx.stop() }
+        try Data(bytes).write(to: nginx.root.appendingPathComponent("b.bin"))
+        let layout = try makeStore()
+        defer { layout.remove() }
+        let item = product("com.example.b", bytes: bytes)
+        let journal = try layout.openJournal()
+        try journal.save(TransferRecord(
+            productID: item.productID, contentIdentifier: item.productID, contentVersion: "1.0",
+            url: nginx.baseURL + "/b.bin", expectedLength: item.length, expectedSHA256: item.sha256,
+            durableOffset: Int64(durableOffset), writtenInBoot: writtenInBoot, state: "active",
+            partialPath: layout.partialFile(productID: item.productID).path))
+        try Data(partial).write(to: layout.partialFile(productID: item.productID))
+
+        let result = try await download(item, url: nginx.baseURL + "/b.bin", layout: layout, options: fastOptions())
+        let finished = result.final?.state == .finished
+            && sha256Hex(file: result.record?.archivePath ?? "/nonexistent") == sha256Hex(bytes)
+        return (finished, nginx.requests(), result.record)
+    }
+}
