@@ -18,7 +18,7 @@ internal import Glibc
 ///
 /// Results come back in submission order. One job per transfer is queued at a time (``Transfer``
 /// submits the next only after the previous result arrived); a transfer that stops, finishes or
-/// restarts meanwhile, or whose durable offset falls 3 checkpoints behind, fsyncs inline and
+/// restarts meanwhile, or whose durable offset falls ``TransferSettings/durableLagLimit`` behind, fsyncs inline and
 /// ignores the late result by its token.
 final class CheckpointSyncer: Sendable {
     /// One finished `fsync`.

@@ -13,19 +13,21 @@ public struct TransferSettings: Sendable, Equatable {
     /// Checkpoint (fsync + record offset) after this many new bytes…
     ///
     /// Periodic checkpoints are fsynced on the engine's `iap-fsync` thread while bytes keep
-    /// arriving; if the durable offset falls 3 × this behind, the transfer thread fsyncs inline. So a
-    /// kill -9 loses at most about 3 MiB plus the write buffer and what sat in socket buffers
-    /// (issue 7's budget is 8 MiB re-fetched). Measured on a 1 GiB download from loopback nginx at
-    /// full speed, kill -9 at 50 %, re-fetched: fsync inline every 2 MiB (before) 4.3–6.5 MiB; in
-    /// the background every 2 MiB with a 6 MiB bound 6.2–9.8 MiB (over budget), every 2 MiB with a
-    /// 3 MiB bound 4.3–7.4 MiB but 20 % slower (inline fallbacks), every 1 MiB with a 3 MiB bound
-    /// 4.4–7.4 MiB and 8 % slower than the fastest. About 1 000 background fsyncs per GiB.
-    public var checkpointBytes: Int64 = 1 << 20
+    /// arriving. They bound what a *power loss* re-fetches: a `kill -9` leaves the page cache
+    /// behind, so a restart in the same boot keeps every byte written
+    /// (``TransferRequest/keepsWrittenTail``) and re-fetches only what sat in buffers and sockets.
+    /// Until that rule, the checkpoints also bounded the kill -9 re-fetch (issue 7's budget is
+    /// 8 MiB), which held them at 1 MiB with a 3 MiB lag limit: about 1 000 fsyncs per GiB, and the
+    /// transfer thread waited for the device whenever it was slow. Measured on a 1 GiB download from
+    /// loopback nginx, 5 interleaved rounds on a throttled device (`curl -o` 2.28 s): 1 MiB / 3 MiB
+    /// 5.15 s, 2 MiB / 8 MiB 4.05 s, 1 MiB / 16 MiB 3.36 s, 4 MiB / 16 MiB 3.25 s; kill -9 at 50 % with
+    /// 4 MiB / 16 MiB re-fetched 4.4–6.8 MiB (socket buffers and the write buffer).
+    public var checkpointBytes: Int64 = 4 << 20
     /// …or after this many seconds with new bytes, whichever comes first.
     public var checkpointInterval: Double = 1.0
     /// How far the durable offset may trail the bytes received before the transfer thread stops
-    /// to fsync inline (the background fsync did not keep up).
-    public var durableLagLimit: Int64 = 3 << 20
+    /// to fsync inline (the background fsync did not keep up): what a power loss may re-fetch.
+    public var durableLagLimit: Int64 = 16 << 20
     /// Bytes gathered in memory before one `write(2)`.
     public var writeBufferSize: Int = 1 << 20
     /// Write whole aligned buffers of the partial file with `O_DIRECT` (no page-cache copy).
