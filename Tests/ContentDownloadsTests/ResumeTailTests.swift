@@ -45,6 +45,14 @@ struct ResumeTailTests {
         #expect(run.requests.first?.bodyBytesSent == bytes.count - 1_500_000)
     }
 
+    @Test func aTailWrittenBeforeTheFirstCheckpointIsKept() async throws {
+        // Killed before anything was fsynced: the attempt had recorded its boot when it started.
+        let boot = try #require(Self.thisBoot)
+        let run = try await resume(durableOffset: 0, writtenInBoot: boot, partial: Array(bytes[0..<1_000_000]))
+        #expect(run.finished)
+        #expect(run.requests.map(\.range) == ["bytes=1000000-"])
+    }
+
     @Test func aBadTailFromThisBootCostsOneRestartNotAWrongArchive() async throws {
         // Same boot, but the kept bytes are wrong (a device error lost a page): the SHA-256 catches it.
         let boot = try #require(Self.thisBoot)
@@ -60,7 +68,8 @@ struct ResumeTailTests {
         // The durable offset was reset (a checksum restart, a new version): nothing of the file is kept.
         let boot = try #require(Self.thisBoot)
         let run = try await resume(
-            durableOffset: 0, writtenInBoot: boot, partial: [UInt8](repeating: 0xEE, count: 300_000))
+            durableOffset: 700_000, writtenInBoot: boot, restartFromZero: true,
+            partial: [UInt8](repeating: 0xEE, count: 300_000))
         #expect(run.finished)
         #expect(run.requests.map(\.range) == ["-"])
         #expect(run.requests.first?.status == 200)
@@ -68,7 +77,7 @@ struct ResumeTailTests {
 
     /// Leaves what a crashed run would (a journal row and a partial file), then downloads from nginx.
     private func resume(
-        durableOffset: Int, writtenInBoot: String?, partial: [UInt8]
+        durableOffset: Int, writtenInBoot: String?, restartFromZero: Bool = false, partial: [UInt8]
     ) async throws -> (finished: Bool, requests: [Nginx.LoggedRequest], record: TransferRecord?) {
         let nginx = try Nginx()
         defer { nginx.stop() }
@@ -77,16 +86,32 @@ struct ResumeTailTests {
         defer { layout.remove() }
         let item = product("com.example.b", bytes: bytes)
         let journal = try layout.openJournal()
-        try journal.save(TransferRecord(
+        var record = TransferRecord(
             productID: item.productID, contentIdentifier: item.productID, contentVersion: "1.0",
             url: nginx.baseURL + "/b.bin", expectedLength: item.length, expectedSHA256: item.sha256,
             durableOffset: Int64(durableOffset), writtenInBoot: writtenInBoot, state: "active",
-            partialPath: layout.partialFile(productID: item.productID).path))
+            partialPath: layout.partialFile(productID: item.productID).path)
+        if restartFromZero { record.durableOffset = 0 }  // what every restart from zero does
+        try journal.save(record)
         try Data(partial).write(to: layout.partialFile(productID: item.productID))
 
         let result = try await download(item, url: nginx.baseURL + "/b.bin", layout: layout, options: fastOptions())
         let finished = result.final?.state == .finished
             && sha256Hex(file: result.record?.archivePath ?? "/nonexistent") == sha256Hex(bytes)
         return (finished, nginx.requests(), result.record)
+    }
+}
+
+/// The record-level rules, without a server.
+@Suite struct WrittenInBootRecordTests {
+    @Test func resettingTheOffsetForgetsTheBoot() {
+        var record = TransferRecord(
+            productID: "p", contentIdentifier: "p", contentVersion: "1", url: "http://127.0.0.1/p", expectedLength: 10,
+            expectedSHA256: String(repeating: "c", count: 64), durableOffset: 5, writtenInBoot: "boot-a", partialPath: "/tmp/p")
+        record.durableOffset = 8
+        #expect(record.writtenInBoot == "boot-a")
+        record.durableOffset = 0
+        #expect(record.writtenInBoot == nil)
+        #expect(!record.keepsWrittenTail)
     }
 }

@@ -22,13 +22,18 @@ public struct TransferRecord: Sendable, Equatable, Codable {
     /// The Last-Modified seen first (used when there is no ETag).
     public var lastModified: String?
     /// Bytes fsynced in the partial file.
-    public var durableOffset: Int64
-    /// The kernel boot (``BootIdentity``) that recorded the last checkpoint; `nil` before the first.
     ///
-    /// While it names the running boot and ``durableOffset`` is above zero, the bytes written past
-    /// the durable offset are still valid (a killed process leaves the page cache behind), so a
-    /// restart keeps the partial file's whole length instead of re-fetching them. Anything that
-    /// restarts a download from zero sets ``durableOffset`` to 0, which turns this off.
+    /// Setting it to 0 (every restart from zero does) also forgets ``writtenInBoot``, so nothing of
+    /// the old partial file is kept.
+    public var durableOffset: Int64 {
+        didSet { if durableOffset == 0 { writtenInBoot = nil } }
+    }
+    /// The kernel boot (``BootIdentity``) whose process last wrote the partial file; `nil` = unknown.
+    ///
+    /// Recorded once a transfer attempt has cut the file to what it keeps (its `started` event)
+    /// and again with each checkpoint. While it names the running boot, the bytes written past
+    /// ``durableOffset`` are still valid (a killed process leaves the page cache behind), so a
+    /// restart keeps the partial file's whole length instead of re-fetching them.
     public var writtenInBoot: String?
     /// `DownloadState` raw value.
     public var state: String
@@ -105,7 +110,7 @@ public struct TransferRecord: Sendable, Equatable, Codable {
     /// Whether a restart may keep the partial file's whole length: the last checkpoint was recorded
     /// in the running boot, so the bytes written after it are still in the page cache.
     public var keepsWrittenTail: Bool {
-        durableOffset > 0 && writtenInBoot != nil && writtenInBoot == BootIdentity.current
+        writtenInBoot != nil && writtenInBoot == BootIdentity.current
     }
 
     /// The validator recorded for `If-Range`.

@@ -49,6 +49,11 @@ extension DownloadManager {
         let now = Transfer.now()
         switch event {
         case .started(let id, let offset, _):
+            if var record = records[id], record.writtenInBoot != BootIdentity.current, record.downloadState == .active {
+                // The file is now cut to what this attempt keeps; what it writes next is this boot's.
+                record.writtenInBoot = BootIdentity.current
+                save(&record)
+            }
             live[id]?.downloadedBytes = offset
             live[id]?.estimator.start(at: now, bytes: offset)
             routeStarted(id)
