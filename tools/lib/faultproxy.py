@@ -75,7 +75,7 @@ class Handler(BaseHTTPRequestHandler):
                     record(path, sent, fault); self.close_connection = True
                     self.connection.shutdown(socket.SHUT_RDWR); return
                 self.wfile.write(chunk); sent += len(chunk)
-        except (BrokenPipeError, ConnectionResetError):
+        except OSError:  # the client went away (reset, broken pipe, or gone before our shutdown: ENOTCONN)
             pass
         finally:
             up.close()
