@@ -140,6 +140,7 @@ let package = Package(
             dependencies: [
                 "ContentDownloads", "ContentDelivery", "ContentPackaging", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "GRDB", package: "GRDB.swift"),  // to build journals of older schemas
             ],
             swiftSettings: swiftSettings),
         .testTarget(
