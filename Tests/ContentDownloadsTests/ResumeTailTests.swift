@@ -75,6 +75,46 @@ struct ResumeTailTests {
         #expect(run.requests.first?.status == 200)
     }
 
+    @Test func aServerThatSendsTheWholeFileAgainResetsTheJournalAtOnce() async throws {
+        // nginx with `max_ranges 0` answers the resume with 200: the transfer starts over from byte 0 and
+        // checkpoints offset 0 at once (else a power loss would trust the old offset over new, unsynced
+        // bytes); the boot is recorded with it. Slow enough (limit_rate) to look at the journal mid-transfer.
+        // Fails without the immediate checkpoint (checked: the journal keeps 700 000 and the old ETag).
+        let boot = try #require(Self.thisBoot)
+        let nginx = try Nginx(locationConfig: "max_ranges 0; limit_rate 512k;")
+        defer { nginx.stop() }
+        try Data(bytes).write(to: nginx.root.appendingPathComponent("b.bin"))
+        let layout = try makeStore()
+        defer { layout.remove() }
+        let item = product("com.example.b", bytes: bytes)
+        try layout.openJournal().save(TransferRecord(
+            productID: item.productID, contentIdentifier: item.productID, contentVersion: "1.0",
+            url: nginx.baseURL + "/b.bin", expectedLength: item.length, expectedSHA256: item.sha256,
+            etag: "\"old\"", durableOffset: 700_000, writtenInBoot: "00000000-0000-4000-8000-000000000000",
+            state: "active", partialPath: layout.partialFile(productID: item.productID).path))
+        try Data(bytes[0..<700_000]).write(to: layout.partialFile(productID: item.productID))
+
+        let manager = try DownloadManager(layout: layout, options: fastOptions())
+        try await manager.start()
+        try await manager.enqueue(item, url: nginx.baseURL + "/b.bin")
+        var reset: TransferRecord?
+        let deadline = Date().addingTimeInterval(3)
+        while Date() < deadline {
+            if let row = try layout.openJournal().record(item.productID), row.writtenInBoot == boot {
+                reset = row
+                break
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let all = await runToEnd(manager, item.productID)
+        #expect(reset?.durableOffset == 0, "\(String(describing: reset))")
+        #expect(reset?.etag != "\"old\"")  // the old validator is gone (the new response's may be there)
+        #expect(all.last?.state == .finished)
+        let requests = nginx.requests()
+        #expect(requests.map(\.status) == [200])
+        #expect(requests.first?.range == "bytes=700000-")
+    }
+
     /// Leaves what a crashed run would (a journal row and a partial file), then downloads from nginx.
     private func resume(
         durableOffset: Int, writtenInBoot: String?, restartFromZero: Bool = false, partial: [UInt8]
