@@ -8,9 +8,16 @@ extension DownloadManager {
         case .waiting:
             record.downloadState = .paused
         case .active:
+            // Paused at once for observers here; the journal row changes when the engine reports the
+            // stop with its final checkpoint (`stopped`), so another process never reads "paused"
+            // with an offset that then still moves. A crash in those milliseconds leaves it active.
             record.downloadState = .paused
+            record.timeRemaining = -1
+            records[productID] = record
             live[productID]?.stopIntent = .pause
             engine.pause(productID)
+            emit(productID, force: true)
+            return
         case .paused, .finished, .failed, .cancelled:
             return
         }
