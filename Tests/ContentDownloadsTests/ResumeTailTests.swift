@@ -83,16 +83,11 @@ struct ResumeTailTests {
         let boot = try #require(Self.thisBoot)
         let nginx = try Nginx(locationConfig: "max_ranges 0; limit_rate 20k;")
         defer { nginx.stop() }
-        try Data(bytes).write(to: nginx.root.appendingPathComponent("b.bin"))
         let layout = try makeStore()
         defer { layout.remove() }
-        let item = product("com.example.b", bytes: bytes)
-        try layout.openJournal().save(TransferRecord(
-            productID: item.productID, contentIdentifier: item.productID, contentVersion: "1.0",
-            url: nginx.baseURL + "/b.bin", expectedLength: item.length, expectedSHA256: item.sha256,
-            etag: "\"old\"", durableOffset: 700_000, writtenInBoot: "00000000-0000-4000-8000-000000000000",
-            state: "active", partialPath: layout.partialFile(productID: item.productID).path))
-        try Data(bytes[0..<700_000]).write(to: layout.partialFile(productID: item.productID))
+        let item = try leaveCrashedRun(
+            nginx: nginx, layout: layout, durableOffset: 700_000, etag: "\"old\"",
+            writtenInBoot: "00000000-0000-4000-8000-000000000000", partial: Array(bytes[0..<700_000]))
 
         let manager = try DownloadManager(layout: layout, options: fastOptions())
         try await manager.start()
@@ -125,24 +120,35 @@ struct ResumeTailTests {
     ) async throws -> (finished: Bool, requests: [Nginx.LoggedRequest], record: TransferRecord?) {
         let nginx = try Nginx()
         defer { nginx.stop() }
-        try Data(bytes).write(to: nginx.root.appendingPathComponent("b.bin"))
         let layout = try makeStore()
         defer { layout.remove() }
-        let item = product("com.example.b", bytes: bytes)
-        let journal = try layout.openJournal()
-        var record = TransferRecord(
-            productID: item.productID, contentIdentifier: item.productID, contentVersion: "1.0",
-            url: nginx.baseURL + "/b.bin", expectedLength: item.length, expectedSHA256: item.sha256,
-            durableOffset: Int64(durableOffset), writtenInBoot: writtenInBoot, state: "active",
-            partialPath: layout.partialFile(productID: item.productID).path)
-        if restartFromZero { record.durableOffset = 0 }  // what every restart from zero does
-        try journal.save(record)
-        try Data(partial).write(to: layout.partialFile(productID: item.productID))
+        let item = try leaveCrashedRun(
+            nginx: nginx, layout: layout, durableOffset: durableOffset, writtenInBoot: writtenInBoot,
+            restartFromZero: restartFromZero, partial: partial)
 
         let result = try await download(item, url: nginx.baseURL + "/b.bin", layout: layout, options: fastOptions())
         let finished = result.final?.state == .finished
             && sha256Hex(file: result.record?.archivePath ?? "/nonexistent") == sha256Hex(bytes)
         return (finished, nginx.requests(), result.record)
+    }
+
+    /// Serves the archive from `nginx` and leaves in `layout` what a crashed run would: an `active`
+    /// journal row and a partial file. Returns the catalog product.
+    private func leaveCrashedRun(
+        nginx: Nginx, layout: StoreLayout, durableOffset: Int, etag: String? = nil, writtenInBoot: String?,
+        restartFromZero: Bool = false, partial: [UInt8]
+    ) throws -> CatalogProduct {
+        try Data(bytes).write(to: nginx.root.appendingPathComponent("b.bin"))
+        let item = product("com.example.b", bytes: bytes)
+        var record = TransferRecord(
+            productID: item.productID, contentIdentifier: item.productID, contentVersion: "1.0",
+            url: nginx.baseURL + "/b.bin", expectedLength: item.length, expectedSHA256: item.sha256,
+            etag: etag, durableOffset: Int64(durableOffset), writtenInBoot: writtenInBoot, state: "active",
+            partialPath: layout.partialFile(productID: item.productID).path)
+        if restartFromZero { record.durableOffset = 0 }  // what every restart from zero does
+        try layout.openJournal().save(record)
+        try Data(partial).write(to: layout.partialFile(productID: item.productID))
+        return item
     }
 }
 
