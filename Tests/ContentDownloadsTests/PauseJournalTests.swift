@@ -8,7 +8,7 @@ import Testing
 /// reads `paused` with an offset that then still moves.
 @Suite struct PauseJournalTests {
     @Test func aPausedRowAlreadyHoldsItsFinalOffset() async throws {
-        let nginx = try Nginx(locationConfig: "limit_rate 300k;")
+        let nginx = try Nginx(locationConfig: "limit_rate 50k;")  // 80 s for the file: a starved test task still pauses mid-way
         defer { nginx.stop() }
         let bytes = TestData.randomBytes(4 << 20, seed: 21)
         try Data(bytes).write(to: nginx.root.appendingPathComponent("p.bin"))
@@ -20,7 +20,7 @@ import Testing
         try await manager.start()
         try await manager.enqueue(item, url: nginx.baseURL + "/p.bin")
         // A checkpoint first (at 1 s), then more bytes after it, then the pause.
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline, (try journal.record(item.productID)?.durableOffset ?? 0) == 0 {
             try await Task.sleep(for: .milliseconds(20))
         }
