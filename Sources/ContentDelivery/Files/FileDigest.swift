@@ -1,4 +1,5 @@
 public import Foundation
+import ContentPackaging
 import Crypto
 #if canImport(Glibc)
 import Glibc
@@ -52,16 +53,6 @@ public struct FileDigest: Sendable, Equatable {
             }
             length += Int64(count)
         }
-        return FileDigest(sha256: hasher.finalize().hexString, length: length)
-    }
-}
-
-extension Sequence where Element == UInt8 {
-    /// Lowercase hex spelling of the bytes.
-    var hexString: String {
-        map { byte in
-            let digits = Array("0123456789abcdef".utf8)
-            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]], as: UTF8.self)
-        }.joined()
+        return FileDigest(sha256: hasher.finalizeHex(), length: length)
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+import ContentPackaging
 import Crypto
 
 /// An Ed25519 private key that signs catalogs, with its public half and key ID.
@@ -38,7 +39,7 @@ public struct SigningKey: Sendable {
 
     /// The key ID of a raw 32-byte Ed25519 public key.
     public static func keyID(forPublicKey raw: Data) -> String {
-        String(SHA256.hash(data: raw).hexString.prefix(16))
+        String(SHA256.hash(data: raw).lowercaseHex.prefix(16))
     }
 
     /// Signs `data` (Ed25519, 64-byte signature).

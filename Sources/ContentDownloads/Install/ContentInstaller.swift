@@ -233,7 +233,7 @@ public enum ContentInstaller {
             hasher.update(data: buffer[0..<count])
             offset += off_t(count)
         }
-        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let digest = hasher.finalizeHex()
         guard digest == product.sha256.lowercased() else {
             throw .archiveMismatch(path: path, reason: "SHA-256 is \(digest) but the catalog says \(product.sha256)")
         }

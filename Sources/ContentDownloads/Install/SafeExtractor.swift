@@ -14,8 +14,10 @@ import Glibc
 /// largest cost of installing a 1 GiB package, and the data is fsynced anyway.
 ///
 /// Durability: each file is fsynced before it is closed (so ENOSPC/EIO are attributed to the entry
-/// that hit them, on any file system) and every directory is fsynced at the end; `syncfs` would be
-/// one call but flushes unrelated data and reports errors less precisely.
+/// that hit them, on any file system), in batches: its writeback starts when its last byte is written
+/// and the fsync comes later (``PendingFileSyncs``), so many files' writes are in flight at once. Every
+/// file is fsynced before any directory, and every directory at the end; `syncfs` would be one call but
+/// flushes unrelated data and reports errors less precisely.
 public struct SafeExtractor: ~Copyable {
     private let stagingFD: Int32
     private let stagingPath: String
@@ -82,6 +84,11 @@ public struct SafeExtractor: ~Copyable {
     ) throws(InstallError) {
         let buffer = DirectIO.allocateBuffer(byteCount: blockSize)
         defer { buffer.deallocate() }
+        var syncs = PendingFileSyncs()
+        // The folder the previous file went into, kept open: files of one folder usually follow each other.
+        var parentPath: ArraySlice<String> = []
+        var parentFD: Int32 = -1
+        defer { if parentFD >= 0 { close(parentFD) } }
         while true {
             let header: ArchiveEntryHeader?
             do { header = try reader.nextHeader() } catch { throw .archive(error) }
@@ -93,13 +100,22 @@ public struct SafeExtractor: ~Copyable {
                 let fd = try openDirectories(components[...])
                 close(fd)
             case .file:
-                let parent = try openDirectories(components.dropLast())
-                defer { close(parent) }
+                let folder = components.dropLast()
+                if parentFD < 0 || folder != parentPath {
+                    if parentFD >= 0 { close(parentFD); parentFD = -1 }
+                    parentFD = try openDirectories(folder)
+                    parentPath = folder
+                }
                 try writeFile(
-                    named: components.last!, in: parent, planned: planned, limits: limits,
-                    expectedTotal: expectedTotal, reader: &reader, buffer: buffer)
+                    named: components.last!, in: parentFD, planned: planned, limits: limits,
+                    expectedTotal: expectedTotal, reader: &reader, buffer: buffer, syncs: &syncs)
                 CrashHook.reach(.extract)
             }
+        }
+        let stagingPath = stagingPath, written = bytesWritten
+        try syncs.syncAll { operation, code, path throws(Never) -> InstallError in
+            Self.spaceError(code, stagingPath: stagingPath, written: written, expectedTotal: expectedTotal)
+                ?? .system(operation: operation, path: path, errno: code)
         }
         for directory in createdDirectories.reversed() {
             let fd = try openDirectories(directory.split(separator: "/").map(String.init)[...])
@@ -147,7 +163,8 @@ public struct SafeExtractor: ~Copyable {
 
     private mutating func writeFile(
         named name: String, in parent: Int32, planned: PlannedEntry, limits: InstallLimits,
-        expectedTotal: Int64, reader: inout ArchiveReader, buffer: UnsafeMutableRawBufferPointer
+        expectedTotal: Int64, reader: inout ArchiveReader, buffer: UnsafeMutableRawBufferPointer,
+        syncs: inout PendingFileSyncs
     ) throws(InstallError) {
         let display = stagingPath + "/" + planned.path
         let fd = openat(parent, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
@@ -194,14 +211,12 @@ public struct SafeExtractor: ~Copyable {
             throw .archive(ArchiveError(
                 message: "entry data ended after \(written) of \(planned.size) declared bytes", path: planned.path))
         }
-        if fsync(fd) != 0 {
-            let code = errno
-            throw spaceError(code, expectedTotal: expectedTotal) ?? .system(operation: "fsync", path: display, errno: code)
-        }
+        // Fsynced and closed later, with others (``PendingFileSyncs``), always before any directory is fsynced.
         closed = true
-        if close(fd) != 0 {
-            let code = errno
-            throw spaceError(code, expectedTotal: expectedTotal) ?? .system(operation: "close", path: display, errno: code)
+        let stagingPath = stagingPath, total = bytesWritten
+        try syncs.add(fd, path: display) { operation, code, path throws(Never) -> InstallError in
+            Self.spaceError(code, stagingPath: stagingPath, written: total, expectedTotal: expectedTotal)
+                ?? .system(operation: operation, path: path, errno: code)
         }
     }
 
@@ -218,8 +233,12 @@ public struct SafeExtractor: ~Copyable {
 
     /// ENOSPC/EDQUOT → `.insufficientSpace` (needed: the whole package; available: free now plus what staging holds).
     private func spaceError(_ code: Int32, expectedTotal: Int64? = nil) -> InstallError? {
+        Self.spaceError(code, stagingPath: stagingPath, written: bytesWritten, expectedTotal: expectedTotal)
+    }
+
+    private static func spaceError(_ code: Int32, stagingPath: String, written: Int64, expectedTotal: Int64?) -> InstallError? {
         guard code == ENOSPC || code == EDQUOT else { return nil }
-        let available = FileSystemCalls.availableBytes(stagingPath) + bytesWritten
-        return .insufficientSpace(needed: expectedTotal ?? bytesWritten, available: available)
+        let available = FileSystemCalls.availableBytes(stagingPath) + written
+        return .insufficientSpace(needed: expectedTotal ?? written, available: available)
     }
 }

@@ -1,4 +1,5 @@
 internal import CCurl
+internal import ContentPackaging
 internal import Crypto
 #if canImport(Glibc)
 internal import Glibc
@@ -365,7 +366,7 @@ final class Transfer {
                 code: .partialFile,
                 message: "the body ended at byte \(fileOffset) of \(request.expectedLength)", url: request.url)))
         }
-        let actual = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let actual = hasher.finalizeHex()
         guard actual == request.expectedSHA256.lowercased() else {
             return report(.checksumMismatch(expected: request.expectedSHA256, actual: actual))
         }

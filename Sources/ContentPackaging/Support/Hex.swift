@@ -1,8 +1,9 @@
-import Crypto
+public import Crypto
 
 extension Sequence<UInt8> {
-    /// Lowercase hexadecimal, two digits per byte (how manifests spell SHA-256 digests).
-    var lowercaseHex: String {
+    /// Lowercase hexadecimal, two digits per byte: how manifests, catalogs and the journal spell SHA-256
+    /// digests. One shared spelling, so digests compare as strings, and no `String(format:)` per byte.
+    public var lowercaseHex: String {
         let digits = Array("0123456789abcdef".utf8)
         var bytes: [UInt8] = []
         for byte in self {
@@ -14,8 +15,8 @@ extension Sequence<UInt8> {
 }
 
 extension SHA256 {
-    /// Finishes the hash and returns it as lowercase hex.
-    consuming func finalizeHex() -> String {
+    /// Finishes the hash and returns it as lowercase hex (``Swift/Sequence/lowercaseHex``).
+    public consuming func finalizeHex() -> String {
         finalize().lowercaseHex
     }
 }

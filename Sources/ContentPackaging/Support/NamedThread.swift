@@ -1,5 +1,5 @@
 import CLinuxSystem
-public import Foundation
+import Foundation
 
 /// Starts a `Thread` whose name the kernel knows too, so `top -H`, `perf` and `gdb` show it.
 ///
