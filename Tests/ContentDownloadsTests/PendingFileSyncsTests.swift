@@ -106,4 +106,24 @@ struct PendingFileSyncsTests {
         }
         #expect(!Self.isOpen(fd, on: file))
     }
+
+    @Test("a file added when the oldest pending one fails is still owned and closed with the batch")
+    func addWhileTheOldestFails() throws {
+        let folder = try TemporaryDirectory.make(prefix: "syncs")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]) }
+        let path = folder.appendingPathComponent("next").path
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        #expect(fd >= 0)
+        let file = Self.identity(path: path)
+        do {
+            var syncs = PendingFileSyncs(capacity: 1)
+            try syncs.add(ends[1], path: "Contents/not-a-file", failure: Self.failure)
+            #expect(throws: InstallError.self) { try syncs.add(fd, path: path, failure: Self.failure) }
+            #expect(Self.isOpen(fd, on: file))
+        }
+        #expect(!Self.isOpen(fd, on: file))
+    }
 }

@@ -112,11 +112,7 @@ public struct SafeExtractor: ~Copyable {
                 CrashHook.reach(.extract)
             }
         }
-        let stagingPath = stagingPath, written = bytesWritten
-        try syncs.syncAll { operation, code, path throws(Never) -> InstallError in
-            Self.spaceError(code, stagingPath: stagingPath, written: written, expectedTotal: expectedTotal)
-                ?? .system(operation: operation, path: path, errno: code)
-        }
+        try syncs.syncAll(failure: syncFailure(expectedTotal: expectedTotal))
         for directory in createdDirectories.reversed() {
             let fd = try openDirectories(directory.split(separator: "/").map(String.init)[...])
             defer { close(fd) }
@@ -213,11 +209,7 @@ public struct SafeExtractor: ~Copyable {
         }
         // Fsynced and closed later, with others (``PendingFileSyncs``), always before any directory is fsynced.
         closed = true
-        let stagingPath = stagingPath, total = bytesWritten
-        try syncs.add(fd, path: display) { operation, code, path throws(Never) -> InstallError in
-            Self.spaceError(code, stagingPath: stagingPath, written: total, expectedTotal: expectedTotal)
-                ?? .system(operation: operation, path: path, errno: code)
-        }
+        try syncs.add(fd, path: display, failure: syncFailure(expectedTotal: expectedTotal))
     }
 
     /// Writes all of `bytes` (``DirectIO/writeAll(_:to:direct:)``: leaves `O_DIRECT` when refused);
@@ -228,6 +220,16 @@ public struct SafeExtractor: ~Copyable {
         let code = DirectIO.writeAll(bytes, to: fd, direct: &direct)
         if code != 0 {
             throw spaceError(code, expectedTotal: expectedTotal) ?? .system(operation: "write", path: display, errno: code)
+        }
+    }
+
+    /// How a failed fsync or close of an extracted file is reported: ENOSPC/EDQUOT as `.insufficientSpace`,
+    /// anything else as `.system` naming the file.
+    private func syncFailure(expectedTotal: Int64) -> (_ operation: String, _ errno: Int32, _ path: String) -> InstallError {
+        let stagingPath = stagingPath, written = bytesWritten
+        return { operation, code, path in
+            Self.spaceError(code, stagingPath: stagingPath, written: written, expectedTotal: expectedTotal)
+                ?? .system(operation: operation, path: path, errno: code)
         }
     }
 
