@@ -135,7 +135,7 @@ public enum ContentInstaller {
             if CLinuxSystem_renameat2(stagingRootFD, stagingName, contentFD, productID, flags) != 0 {
                 throw InstallError.system(
                     operation: replacing ? "renameat2(RENAME_EXCHANGE)" : "renameat2(RENAME_NOREPLACE)",
-                    path: store.contentDirectory.appendingPathComponent(productID).path, errno: CLinuxSystem_errno())
+                    path: store.contentDirectory.appendingPathComponent(productID, isDirectory: true).path, errno: CLinuxSystem_errno())
             }
             swapped = true
             CrashHook.reach(.swap)
@@ -183,7 +183,7 @@ public enum ContentInstaller {
         for (directory, isStaging) in [(store.stagingDirectory, true), (store.trashDirectory, false)] {
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
             for name in names {
-                let path = directory.appendingPathComponent(name).path
+                let path = directory.appendingPathComponent(name, isDirectory: true).path
                 if isStaging, StagingFolder.isInUse(path) { continue }  // a live install is filling it
                 try FileSystemCalls.removeTree(path)
                 if isStaging { recovery.removedStaging.append(name) } else { recovery.removedTrash.append(name) }

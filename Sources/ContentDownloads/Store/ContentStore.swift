@@ -40,7 +40,7 @@ public struct ContentStore: Sendable, Equatable {
         guard Self.isValidProductID(productID) else { return nil }
         let url = contentDirectory.appendingPathComponent(productID, isDirectory: true)
         var info = stat()
-        guard lstat(url.appendingPathComponent("ContentInfo.plist").path, &info) == 0,
+        guard lstat(url.appendingPathComponent("ContentInfo.plist", isDirectory: false).path, &info) == 0,
               info.st_mode & S_IFMT == S_IFREG
         else { return nil }
         return url
@@ -75,11 +75,11 @@ public struct ContentStore: Sendable, Equatable {
         guard FileSystemCalls.exists(in: contentFD, productID) else { return false }
         let trashName = FileSystemCalls.scratchName(for: productID)
         if renameat(contentFD, productID, trashFD, trashName) != 0 {
-            throw .system(operation: "rename to trash", path: contentDirectory.appendingPathComponent(productID).path, errno: errno)
+            throw .system(operation: "rename to trash", path: contentDirectory.appendingPathComponent(productID, isDirectory: true).path, errno: errno)
         }
         try FileSystemCalls.sync(contentFD, display: contentDirectory.path)
         try FileSystemCalls.sync(trashFD, display: trashDirectory.path)
-        try FileSystemCalls.removeTree(trashDirectory.appendingPathComponent(trashName).path)
+        try FileSystemCalls.removeTree(trashDirectory.appendingPathComponent(trashName, isDirectory: true).path)
         return true
     }
 

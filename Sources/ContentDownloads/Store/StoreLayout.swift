@@ -17,9 +17,9 @@ public struct StoreLayout: Sendable, Equatable {
     public init(root: URL) { self.root = root.standardizedFileURL }
 
     /// The SQLite journal.
-    public var journal: URL { root.appendingPathComponent("journal.sqlite") }
+    public var journal: URL { root.appendingPathComponent("journal.sqlite", isDirectory: false) }
     /// The driver lock file.
-    public var driverLock: URL { root.appendingPathComponent("driver.lock") }
+    public var driverLock: URL { root.appendingPathComponent("driver.lock", isDirectory: false) }
     /// Partial and verified archives.
     public var transfers: URL { root.appendingPathComponent("transfers", isDirectory: true) }
     /// Installer scratch space.
@@ -29,12 +29,12 @@ public struct StoreLayout: Sendable, Equatable {
 
     /// The partial file of a product's download.
     public func partialFile(productID: String) -> URL {
-        transfers.appendingPathComponent("\(Self.safe(productID)).partial")
+        transfers.appendingPathComponent("\(Self.safe(productID)).partial", isDirectory: false)
     }
 
     /// The verified archive of a product version.
     public func archiveFile(productID: String, version: String) -> URL {
-        transfers.appendingPathComponent("\(Self.safe(productID))-\(Self.safe(version)).tar.zst")
+        transfers.appendingPathComponent("\(Self.safe(productID))-\(Self.safe(version)).tar.zst", isDirectory: false)
     }
 
     /// Creates the folders.

@@ -11,7 +11,7 @@ final class StoreLock {
 
     /// Blocks until the lock is held.
     init(store: ContentStore) throws(InstallError) {
-        let path = store.root.appendingPathComponent(".lock").path
+        let path = store.root.appendingPathComponent(".lock", isDirectory: false).path
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else { throw .system(operation: "open lock", path: path, errno: errno) }
         while flock(fd, LOCK_EX) != 0 {
