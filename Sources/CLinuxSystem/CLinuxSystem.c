@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -22,4 +24,30 @@ int CLinuxSystem_nameThisThread(const char *name) { return pthread_setname_np(pt
 
 int CLinuxSystem_startWriteback(int fd, long long offset, long long count) {
     return sync_file_range(fd, (off64_t)offset, (off64_t)count, SYNC_FILE_RANGE_WRITE);
+}
+
+int CLinuxSystem_spawnDetached(const char *path, char *const argv[]) {
+    extern char **environ;
+    posix_spawnattr_t attributes;
+    posix_spawn_file_actions_t actions;
+    sigset_t none, all;
+    pid_t pid = -1;
+    int error = posix_spawnattr_init(&attributes);
+    if (error != 0) { errno = error; return -1; }
+    error = posix_spawn_file_actions_init(&actions);
+    if (error != 0) { posix_spawnattr_destroy(&attributes); errno = error; return -1; }
+    sigemptyset(&none);
+    sigfillset(&all);
+    // A caller that ignores SIGINT/SIGTERM (the CLI while it runs) would pass that on: reset every signal.
+    if (error == 0) error = posix_spawnattr_setsigmask(&attributes, &none);
+    if (error == 0) error = posix_spawnattr_setsigdefault(&attributes, &all);
+    if (error == 0) error = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    if (error == 0) error = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    if (error == 0) error = posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    if (error == 0) error = posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    if (error == 0) error = posix_spawn(&pid, path, &actions, &attributes, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (error != 0) { errno = error; return -1; }
+    return (int)pid;
 }

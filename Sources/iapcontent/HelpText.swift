@@ -226,4 +226,14 @@ enum HelpText {
           iapcontent display-demo
           iapcontent display-demo --seconds 3 --json
         """
+
+    static let emptyTrash = """
+        `download` and `restore` move an old version and a used archive into the store's trash/ as soon as \
+        the new content is live, and start this command detached to delete them after they return (about \
+        0.2 s per GiB on a file system that discards freed blocks). Run it by hand to do the same; opening \
+        a store empties its trash too. A store that does not exist is left absent.
+
+        EXAMPLES:
+          iapcontent empty-trash --store ~/.local/share/iapcontent
+        """
 }

@@ -54,6 +54,47 @@ struct QueueCLITests {
 }
 
 extension QueueCLITests {
+    @Test("an update returns with the old version and the archive in the trash; the detached empty-trash deletes them")
+    func updateEmptiesTrashAfterReturning() async throws {
+        let fixture = try QueueFixture()
+        let id = "com.example.trash"
+        try fixture.publish([try fixture.source(id, version: "1.0")])
+        let store = fixture.store.root.path
+        #expect(try iapcontent(["download", id, "--catalog", fixture.catalogURL, "--store", store]).status == 0)
+        let v2 = try fixture.source(id, version: "1.1")
+        try fixture.publish([v2])
+        let update = try iapcontent(["download", id, "--catalog", fixture.catalogURL, "--store", store])
+        #expect(update.status == 0, "\(update.output)")
+        let installed = fixture.store.root.appendingPathComponent("content/\(id)")
+        #expect(try diffTrees(v2, installed).status == 0)
+        // Bounded wait for the detached `empty-trash` (it deletes a few KiB here).
+        let trash = fixture.store.root.appendingPathComponent("trash").path
+        var left = (try? FileManager.default.contentsOfDirectory(atPath: trash)) ?? []
+        for _ in 0..<100 where !left.isEmpty {
+            try await Task.sleep(for: .milliseconds(100))
+            left = (try? FileManager.default.contentsOfDirectory(atPath: trash)) ?? []
+        }
+        #expect(left.isEmpty, "trash still holds \(left) 10 s after download returned")
+        let transfers = fixture.store.root.appendingPathComponent("transfers").path
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: transfers)) ?? []).isEmpty)
+        #expect(try diffTrees(v2, installed).status == 0)
+    }
+
+    @Test("empty-trash by hand: deletes what the trash holds; a store that does not exist stays absent")
+    func emptyTrashCommand() throws {
+        let fixture = try QueueFixture()
+        let trash = fixture.store.root.appendingPathComponent("trash", isDirectory: true)
+        try FileManager.default.createDirectory(at: trash.appendingPathComponent("old-1/Contents"), withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: trash.appendingPathComponent("old-1/Contents/file"))
+        try Data("archive".utf8).write(to: trash.appendingPathComponent("p-1.0.tar.zst-1234"))
+        let run = try iapcontent(["empty-trash", "--store", fixture.store.root.path])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: trash.path)) ?? ["?"]).isEmpty)
+        let gone = fixture.store.root.appendingPathComponent("no-such-store")
+        #expect(try iapcontent(["empty-trash", "--store", gone.path]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: gone.path))
+    }
+
     @Test("Ctrl-C pauses and exits 3 with the transaction unfinished; the rerun installs and finishes it")
     func interruptThenRerun() async throws {
         let fixture = try QueueFixture(locationConfig: "limit_rate 512k;")

@@ -19,6 +19,12 @@ int CLinuxSystem_nameThisThread(const char *name);
 /// Returns 0 or -1 with errno set. Hidden behind _GNU_SOURCE too.
 int CLinuxSystem_startWriteback(int fd, long long offset, long long count);
 
+/// Starts `path` with `argv` (NULL-terminated) as a detached process: its own session (setsid), standard
+/// input, output and error on /dev/null, default signal dispositions and an empty signal mask, and nobody
+/// waits for it (it is reparented when the caller exits). For work that may outlive the command that started
+/// it (emptying a store's trash). Returns the child's pid or -1 with errno set.
+int CLinuxSystem_spawnDetached(const char *path, char *const argv[]);
+
 /// errno as a plain function (thread-local errno is awkward to read from Swift in some contexts).
 int CLinuxSystem_errno(void);
 #endif

@@ -39,6 +39,12 @@ public enum ContentInstaller {
         public var spacePreflight: SpacePreflight? = .standard
         /// Receives `extracting`, `swapped`, `cleaned`.
         public var observer: (any InstallPhaseObserver)?
+        /// Move the old version and the archive into the store's `trash/` after the swap instead of deleting
+        /// them there: the install is done as soon as the new version is live. Deleting costs about 0.2 s per
+        /// GiB on a file system that discards freed blocks as it frees them (`discard`; `docs/PERFORMANCE.md`,
+        /// session 7). The caller empties the trash later (``ContentStore/emptyTrash()``: the CLI starts a
+        /// detached `iapcontent empty-trash`), and every store recovery empties it too.
+        public var deferDeletion = false
         /// Extract while the archive downloads (``ContentQueue`` only): the install is nearly free
         /// after the last byte, and nothing is swapped in before the SHA-256 matched. `false`
         /// verifies the whole archive before libarchive reads a byte of it.
@@ -48,8 +54,9 @@ public enum ContentInstaller {
         public init(
             verifySHA256: Bool = true, removeArchive: Bool = true,
             spacePreflight: SpacePreflight? = .standard, observer: (any InstallPhaseObserver)? = nil,
-            overlapWithDownload: Bool = true
+            overlapWithDownload: Bool = true, deferDeletion: Bool = false
         ) {
+            self.deferDeletion = deferDeletion
             self.overlapWithDownload = overlapWithDownload
             self.verifySHA256 = verifySHA256
             self.removeArchive = removeArchive
@@ -157,8 +164,17 @@ public enum ContentInstaller {
         }
         // The new version is live. Cleanup is best effort: `recover(store:)` finishes it after a failure.
         // After an exchange the old version sits at the staging path.
-        var cleaned = (try? FileSystemCalls.removeTree(stagingPath)) != nil
-        if options.removeArchive, let archivePath, unlink(archivePath) != 0, errno != ENOENT { cleaned = false }
+        var cleaned = true
+        if options.deferDeletion {
+            // Renames into `trash/`; what cannot be moved is deleted here after all.
+            if !store.moveToTrash(stagingPath) { cleaned = (try? FileSystemCalls.removeTree(stagingPath)) != nil }
+            if options.removeArchive, let archivePath, !store.moveToTrash(archivePath), unlink(archivePath) != 0, errno != ENOENT {
+                cleaned = false
+            }
+        } else {
+            cleaned = (try? FileSystemCalls.removeTree(stagingPath)) != nil
+            if options.removeArchive, let archivePath, unlink(archivePath) != 0, errno != ENOENT { cleaned = false }
+        }
         if cleaned { options.observer?.install(of: productID, reached: .cleaned) }
         return store.contentDirectory.appendingPathComponent(productID, isDirectory: true)
     }
@@ -180,16 +196,16 @@ public enum ContentInstaller {
         let lock = try StoreLock(store: store)
         defer { lock.unlock() }
         var recovery = Recovery(removedStaging: [], removedTrash: [])
-        for (directory, isStaging) in [(store.stagingDirectory, true), (store.trashDirectory, false)] {
-            let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
-            for name in names {
-                let path = directory.appendingPathComponent(name, isDirectory: true).path
-                if isStaging, StagingFolder.isInUse(path) { continue }  // a live install is filling it
-                try FileSystemCalls.removeTree(path)
-                if isStaging { recovery.removedStaging.append(name) } else { recovery.removedTrash.append(name) }
-            }
-            if !names.isEmpty { try FileSystemCalls.syncDirectory(directory.path) }
+        let directory = store.stagingDirectory
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
+        for name in names {
+            let path = directory.appendingPathComponent(name, isDirectory: true).path
+            if StagingFolder.isInUse(path) { continue }  // a live install is filling it
+            try FileSystemCalls.removeTree(path)
+            recovery.removedStaging.append(name)
         }
+        if !names.isEmpty { try FileSystemCalls.syncDirectory(directory.path) }
+        recovery.removedTrash = try store.removeTrashLocked()
         return recovery
     }
 

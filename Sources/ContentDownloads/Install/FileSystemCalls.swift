@@ -40,13 +40,20 @@ enum FileSystemCalls {
     }
 
     /// Deletes a tree the store owns (staging leftovers, old versions, trash). Never follows symlinks.
+    /// Another remover working on the same tree (a detached `empty-trash` and a recovery) is not an
+    /// error: what vanished meanwhile is gone either way, so the walk is retried, up to three times.
     static func removeTree(_ path: String) throws(InstallError) {
         var info = stat()
-        guard lstat(path, &info) == 0 else { return }
-        do {
-            try FileManager.default.removeItem(atPath: path)
-        } catch {
-            throw .system(operation: "remove", path: path, errno: posixCode(of: error))
+        for attempt in 1...3 {
+            guard lstat(path, &info) == 0 else { return }
+            do {
+                try FileManager.default.removeItem(atPath: path)
+                return
+            } catch {
+                if attempt == 3, lstat(path, &info) == 0 {
+                    throw .system(operation: "remove", path: path, errno: posixCode(of: error))
+                }
+            }
         }
     }
 

@@ -83,6 +83,63 @@ public struct ContentStore: Sendable, Equatable {
         return true
     }
 
+    /// Moves `path` (a file or folder on the store's file system: an old version, a used archive) into
+    /// `trash/` under a fresh name — one rename instead of a deletion that takes about 0.2 s per GiB where
+    /// freed blocks are discarded as they are freed. Nothing needs to be durable: `trash/` is emptied by
+    /// ``emptyTrash()`` and by every recovery, and a rename lost to a power loss leaves the item where it
+    /// was, which the recovery of the install handles. Returns `false` when the move failed (another file
+    /// system, …) and `path` is still there; a missing `path` counts as moved.
+    func moveToTrash(_ path: String) -> Bool {
+        let name = FileSystemCalls.scratchName(for: (path as NSString).lastPathComponent)
+        let destination = trashDirectory.appendingPathComponent(name, isDirectory: false).path
+        return rename(path, destination) == 0 || errno == ENOENT
+    }
+
+    /// Whether `trash/` holds anything: deleted content, old versions or archives awaiting removal.
+    public var hasTrash: Bool {
+        guard let directory = opendir(trashDirectory.path) else { return false }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { return true }
+        }
+        return false
+    }
+
+    /// Deletes everything in `trash/` under the store lock (one install, delete or recovery at a time);
+    /// returns the names removed. Safe at any time and in any process: nothing in `trash/` is ever read.
+    @discardableResult
+    public func emptyTrash() throws(InstallError) -> [String] {
+        let lock = try StoreLock(store: self)
+        defer { lock.unlock() }
+        return try removeTrashLocked()
+    }
+
+    /// Empties the trash of the store at `root` without creating anything: a store (or its `trash/`)
+    /// that is gone — deleted meanwhile by its owner — has nothing to empty. For the detached
+    /// `iapcontent empty-trash` a command starts after it returns.
+    public static func emptyTrash(atRoot root: URL) throws(InstallError) -> [String] {
+        var info = stat()
+        let trash = root.standardizedFileURL.appendingPathComponent("trash", isDirectory: true).path
+        guard lstat(trash, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return [] }
+        let store = ContentStore(existingRoot: root)
+        return try store.emptyTrash()
+    }
+
+    private init(existingRoot root: URL) {
+        self.root = root.standardizedFileURL
+    }
+
+    /// Removes every entry of `trash/` and fsyncs it; the caller holds the store lock.
+    func removeTrashLocked() throws(InstallError) -> [String] {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: trashDirectory.path)) ?? []).sorted()
+        for name in names {
+            try FileSystemCalls.removeTree(trashDirectory.appendingPathComponent(name, isDirectory: false).path)
+        }
+        if !names.isEmpty { try FileSystemCalls.syncDirectory(trashDirectory.path) }
+        return names
+    }
+
     /// Whether `productID` can name one folder: a single safe path component.
     public static func isValidProductID(_ productID: String) -> Bool {
         PathRules.problems(inPath: Array(productID.utf8)).isEmpty && !productID.contains("/")

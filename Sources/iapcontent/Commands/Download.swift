@@ -96,9 +96,12 @@ extension IAPContent {
             }
             let queue = try ContentQueue(
                 layout: storeOptions.layout, catalog: source, options: options,
-                installOptions: ContentInstaller.Options(overlapWithDownload: !verifyFirst))
+                installOptions: ContentInstaller.Options(overlapWithDownload: !verifyFirst, deferDeletion: true))
             await queue.setArchiveURLAuthorizer(authorizer)
             try await openForRun(queue, store: storeOptions.store)
+            // Old versions and used archives go to the trash as each install completes; a detached
+            // `empty-trash` deletes them once this command is done, whatever its outcome.
+            defer { TrashEmptier.startIfNeeded(store: storeOptions.location.url) }
             let started = ContinuousClock.now
             let reporter = ProgressReporters.make(json: json, quiet: global.quiet)
             let interrupted = InterruptFlag()

@@ -35,8 +35,11 @@ extension IAPContent {
             }
             var options = DownloadOptions()
             options.transfer.caFile = caFile
-            let queue = try ContentQueue(layout: storeOptions.layout, catalog: source, options: options)
+            let queue = try ContentQueue(
+                layout: storeOptions.layout, catalog: source, options: options,
+                installOptions: ContentInstaller.Options(deferDeletion: true))
             try await openForRun(queue, store: storeOptions.store)
+            defer { TrashEmptier.startIfNeeded(store: storeOptions.location.url) }  // as `download` does
             let started = ContinuousClock.now
             let reporter = ProgressReporters.make(json: json, quiet: global.quiet)
             let interrupted = InterruptFlag()

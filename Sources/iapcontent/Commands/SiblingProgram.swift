@@ -18,12 +18,17 @@ enum SiblingProgram {
 
     /// The full path of `name` next to the running executable (`/proc/self/exe`).
     static func path(_ name: String) -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        let executable = count > 0 ? String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            : CommandLine.arguments[0]
+        let executable = currentExecutable
         let directory = executable.lastIndex(of: "/").map { String(executable[..<$0]) } ?? "."
         return directory + "/" + name
+    }
+
+    /// The running executable's full path (`/proc/self/exe`; the command name as given if unreadable).
+    static var currentExecutable: String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        return count > 0 ? String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            : CommandLine.arguments[0]
     }
 
     /// The command-line arguments after the first `word` (the subcommand name), exactly as given.
