@@ -75,4 +75,17 @@ struct InstallDeferredDeletionTests {
         #expect(try ContentStore.emptyTrash(atRoot: root).isEmpty)
         #expect(!FileManager.default.fileExists(atPath: root.path))
     }
+
+    @Test("emptyTrash(atRoot:) creates no file in a store being deleted: without its .lock it leaves everything alone")
+    func emptyingNeverCreatesTheLock() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("half-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let trash = root.appendingPathComponent("trash", isDirectory: true)
+        try FileManager.default.createDirectory(at: trash, withIntermediateDirectories: true)
+        try Data("old".utf8).write(to: trash.appendingPathComponent("archive-1"))
+        // An owner's `rm -rf` already took `.lock`: creating it again would make that `rm` fail.
+        #expect(try ContentStore.emptyTrash(atRoot: root).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent(".lock").path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.path) == ["trash"])
+    }
 }

@@ -83,6 +83,9 @@ extension QueueCLITests {
     @Test("empty-trash by hand: deletes what the trash holds; a store that does not exist stays absent")
     func emptyTrashCommand() throws {
         let fixture = try QueueFixture()
+        let id = "com.example.trash"
+        try fixture.publish([try fixture.source(id, version: "1.0")])
+        #expect(try iapcontent(["download", id, "--catalog", fixture.catalogURL, "--store", fixture.store.root.path]).status == 0)
         let trash = fixture.store.root.appendingPathComponent("trash", isDirectory: true)
         try FileManager.default.createDirectory(at: trash.appendingPathComponent("old-1/Contents"), withIntermediateDirectories: true)
         try Data("x".utf8).write(to: trash.appendingPathComponent("old-1/Contents/file"))

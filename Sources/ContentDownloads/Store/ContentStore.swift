@@ -115,15 +115,18 @@ public struct ContentStore: Sendable, Equatable {
         return try removeTrashLocked()
     }
 
-    /// Empties the trash of the store at `root` without creating anything: a store (or its `trash/`)
-    /// that is gone — deleted meanwhile by its owner — has nothing to empty. For the detached
-    /// `iapcontent empty-trash` a command starts after it returns.
+    /// Empties the trash of the store at `root` without creating anything — not even its lock file: a store
+    /// (or its `trash/`, or its `.lock`) that is gone, deleted meanwhile by its owner, has nothing to empty,
+    /// and a file created here would make that owner's `rm -rf` fail. For the detached `iapcontent
+    /// empty-trash` a command starts as it returns.
     public static func emptyTrash(atRoot root: URL) throws(InstallError) -> [String] {
         var info = stat()
-        let trash = root.standardizedFileURL.appendingPathComponent("trash", isDirectory: true).path
-        guard lstat(trash, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return [] }
         let store = ContentStore(existingRoot: root)
-        return try store.emptyTrash()
+        guard lstat(store.trashDirectory.path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR,
+              let lock = try StoreLock(store: store, create: false)
+        else { return [] }
+        defer { lock.unlock() }
+        return try store.removeTrashLocked()
     }
 
     private init(existingRoot root: URL) {
