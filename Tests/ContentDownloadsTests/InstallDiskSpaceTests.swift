@@ -74,6 +74,37 @@ struct InstallDiskSpaceTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.stagingDirectory.path).isEmpty)
     }
 
+    @Test("a short preflight empties the trash (deferred deletions) and installs what fits once it is emptied")
+    func preflightReclaimsTrash() throws {
+        let fixture = try InstallFixture()
+        let mountPoint = fixture.root.appendingPathComponent("tmpfs", isDirectory: true)
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        let mounted = try run("/bin/mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", mountPoint.path])
+        guard mounted.status == 0 else {
+            print("InstallDiskSpaceTests skipped: cannot mount tmpfs (\(mounted.output.trimmingCharacters(in: .whitespacesAndNewlines)))")
+            return
+        }
+        defer { _ = try? run("/bin/umount", [mountPoint.path]) }
+        let store = try ContentStore(root: mountPoint.appendingPathComponent("store"))
+        // An old version waiting in the trash holds 3 MiB of the 4.
+        let waiting = store.trashDirectory.appendingPathComponent("com.example.levels-old", isDirectory: true)
+        try FileManager.default.createDirectory(at: waiting, withIntermediateDirectories: true)
+        try Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 131) }).write(to: waiting.appendingPathComponent("a.bin"))
+        var state: UInt64 = 5
+        let builder = TestArchiveBuilder.package(productID: InstallFixture.productID, version: "2", files: [
+            "b.bin": Data((0..<(1536 << 10)).map { _ in
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return UInt8(truncatingIfNeeded: state >> 33)
+            }),
+        ])
+        let (url, product) = try fixture.product(builder, name: "v2.tar.zst", version: "2")
+        let noMargin = SpacePreflight(marginFraction: 0, marginBytes: 0)
+        #expect(SpacePreflight.availableBytes(atPath: store.root.path) < product.uncompressedSize)
+        try ContentInstaller.install(archive: url, product: product, store: store, options: .init(spacePreflight: noMargin))
+        #expect(store.installedVersion(forProductID: InstallFixture.productID) == ContentVersion("2"))
+        #expect(!store.hasTrash)
+    }
+
     @Test("required space = archive + uncompressed + margin")
     func requiredSpace() {
         let preflight = SpacePreflight.standard

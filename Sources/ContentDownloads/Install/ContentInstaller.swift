@@ -87,7 +87,7 @@ public enum ContentInstaller {
         defer { close(archiveFD) }
         try checkArchive(fd: archiveFD, path: archivePath, product: product, verifySHA256: options.verifySHA256)
         if let preflight = options.spacePreflight {
-            try preflight.check(atPath: store.root.path, archiveLength: 0, uncompressedSize: product.uncompressedSize)
+            try preflight.check(store: store, archiveLength: 0, uncompressedSize: product.uncompressedSize)
         }
 
         let limits = InstallLimits(product: product, manifest: manifest)

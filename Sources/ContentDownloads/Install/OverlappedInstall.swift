@@ -72,8 +72,7 @@ final class OverlappedInstall: Sendable {
         product: CatalogProduct, store: ContentStore, feed: GrowingArchive, partialPath: String, archivePath: String,
         options: ContentInstaller.Options
     ) throws(InstallError) -> StagingFolder {
-        try options.spacePreflight?.check(
-            atPath: store.root.path, archiveLength: 0, uncompressedSize: product.uncompressedSize)
+        try options.spacePreflight?.check(store: store, archiveLength: 0, uncompressedSize: product.uncompressedSize)
         let staging = try StagingFolder(store: store, productID: product.productID, expectedBytes: product.uncompressedSize)
         options.observer?.install(of: product.productID, reached: .extracting)
         do throws(InstallError) {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Checks free space (`statvfs`) before a download or install writes anything.
 ///
 /// Required = archive bytes still to be written + uncompressed content + margin. The installer
@@ -27,6 +29,19 @@ public struct SpacePreflight: Sendable, Equatable {
     /// Free bytes for this process on the file system holding `path`.
     public static func availableBytes(atPath path: String) -> Int64 {
         FileSystemCalls.availableBytes(path)
+    }
+
+    /// ``check(atPath:archiveLength:uncompressedSize:)`` on `store`'s file system; when the room is short and
+    /// the store's `trash/` holds old versions or used archives awaiting deletion
+    /// (``ContentInstaller/Options/deferDeletion``), empties it first and checks again — space the trash holds
+    /// is free space that has not been handed back yet, so a nearly full disk installs what it did before.
+    public func check(store: ContentStore, archiveLength: Int64, uncompressedSize: Int64) throws(InstallError) {
+        do {
+            try check(atPath: store.root.path, archiveLength: archiveLength, uncompressedSize: uncompressedSize)
+        } catch {
+            guard store.hasTrash, (try? store.emptyTrash()) != nil else { throw error }
+            try check(atPath: store.root.path, archiveLength: archiveLength, uncompressedSize: uncompressedSize)
+        }
     }
 
     /// Throws ``InstallError/insufficientSpace(needed:available:)`` unless `path`'s file system has room.

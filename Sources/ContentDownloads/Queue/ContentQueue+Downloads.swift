@@ -17,7 +17,11 @@ extension ContentQueue {
         if let preflight = installOptions.spacePreflight {
             let needed = preflight.required(
                 archiveLength: max(0, product.length - have), uncompressedSize: product.uncompressedSize)
-            let available = SpacePreflight.availableBytes(atPath: layout.root.path)
+            var available = SpacePreflight.availableBytes(atPath: layout.root.path)
+            if available < needed, store.hasTrash, (try? store.emptyTrash()) != nil {
+                // Old versions and used archives awaiting deletion hold space that is free to take back.
+                available = SpacePreflight.availableBytes(atPath: layout.root.path)
+            }
             if available < needed {
                 localFailures[row.productID] = .insufficientSpace(needed: needed - available, path: layout.root.path)
                 await deliverDownload(row)
