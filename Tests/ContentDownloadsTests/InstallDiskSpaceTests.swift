@@ -8,17 +8,22 @@ import TestSupport
 /// A store on a 4 MiB tmpfs: running out of space must give a clear error and keep v1.
 @Suite("Install: disk full", .serialized)
 struct InstallDiskSpaceTests {
-    @Test("preflight and ENOSPC during extraction both report insufficientSpace; v1 intact; success once space is freed")
-    func diskFull() throws {
-        let fixture = try InstallFixture()
+    /// Mounts a 4 MiB tmpfs under the fixture; `nil` (recorded, not failed) where this environment cannot mount.
+    private func mountSmallTmpfs(_ fixture: borrowing InstallFixture) throws -> URL? {
         let mountPoint = fixture.root.appendingPathComponent("tmpfs", isDirectory: true)
         try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
         let mounted = try run("/bin/mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", mountPoint.path])
         guard mounted.status == 0 else {
-            // Recorded, not failed: unprivileged or restricted environments cannot mount.
             print("InstallDiskSpaceTests skipped: cannot mount tmpfs (\(mounted.output.trimmingCharacters(in: .whitespacesAndNewlines)))")
-            return
+            return nil
         }
+        return mountPoint
+    }
+
+    @Test("preflight and ENOSPC during extraction both report insufficientSpace; v1 intact; success once space is freed")
+    func diskFull() throws {
+        let fixture = try InstallFixture()
+        guard let mountPoint = try mountSmallTmpfs(fixture) else { return }
         defer { _ = try? run("/bin/umount", [mountPoint.path]) }
         let store = try ContentStore(root: mountPoint.appendingPathComponent("store"))
 
@@ -77,13 +82,7 @@ struct InstallDiskSpaceTests {
     @Test("a short preflight empties the trash (deferred deletions) and installs what fits once it is emptied")
     func preflightReclaimsTrash() throws {
         let fixture = try InstallFixture()
-        let mountPoint = fixture.root.appendingPathComponent("tmpfs", isDirectory: true)
-        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
-        let mounted = try run("/bin/mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", mountPoint.path])
-        guard mounted.status == 0 else {
-            print("InstallDiskSpaceTests skipped: cannot mount tmpfs (\(mounted.output.trimmingCharacters(in: .whitespacesAndNewlines)))")
-            return
-        }
+        guard let mountPoint = try mountSmallTmpfs(fixture) else { return }
         defer { _ = try? run("/bin/umount", [mountPoint.path]) }
         let store = try ContentStore(root: mountPoint.appendingPathComponent("store"))
         // An old version waiting in the trash holds 3 MiB of the 4.
