@@ -31,6 +31,21 @@ struct PendingFileSyncsTests {
         identity != nil && Self.identity(fd) == identity
     }
 
+    /// A new empty file `name` in `folder`, open for writing: its path and descriptor.
+    private static func createFile(_ name: String, in folder: URL) -> (path: String, fd: Int32) {
+        let path = folder.appendingPathComponent(name).path
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        #expect(fd >= 0)
+        return (path, fd)
+    }
+
+    /// A pipe (fsync refuses it with EINVAL): the read end to close afterwards and the write end to hand over.
+    private static func makePipe() -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        return (ends[0], ends[1])
+    }
+
     private static func failure(_ operation: String, _ code: Int32, _ path: String) -> InstallError {
         .system(operation: operation, path: path, errno: code)
     }
@@ -43,9 +58,7 @@ struct PendingFileSyncsTests {
         var fds: [Int32] = []
         var files: [Identity?] = []
         for index in 0..<5 {
-            let path = folder.appendingPathComponent("f\(index)").path
-            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            #expect(fd >= 0)
+            let (path, fd) = Self.createFile("f\(index)", in: folder)
             #expect(write(fd, "file \(index)", 6) == 6)
             files.append(Self.identity(path: path))
             try syncs.add(fd, path: path, failure: Self.failure)
@@ -65,15 +78,12 @@ struct PendingFileSyncsTests {
     func failureNamesTheFile() throws {
         let folder = try TemporaryDirectory.make(prefix: "syncs")
         defer { try? FileManager.default.removeItem(at: folder) }
-        var ends: [Int32] = [0, 0]
-        #expect(pipe(&ends) == 0)
-        defer { close(ends[0]) }
-        let good = folder.appendingPathComponent("good").path
-        let goodFD = open(good, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        #expect(goodFD >= 0)
-        let pipeFile = Self.identity(ends[1]), goodFile = Self.identity(path: good)
+        let ends = Self.makePipe()
+        defer { close(ends.read) }
+        let (good, goodFD) = Self.createFile("good", in: folder)
+        let pipeFile = Self.identity(ends.write), goodFile = Self.identity(path: good)
         var syncs = PendingFileSyncs(capacity: 8)
-        try syncs.add(ends[1], path: "Contents/not-a-file", failure: Self.failure)
+        try syncs.add(ends.write, path: "Contents/not-a-file", failure: Self.failure)
         try syncs.add(goodFD, path: good, failure: Self.failure)
         do {
             try syncs.syncAll(failure: Self.failure)
@@ -87,7 +97,7 @@ struct PendingFileSyncsTests {
             #expect(path == "Contents/not-a-file")
             #expect(code == EINVAL)
         }
-        #expect(!Self.isOpen(ends[1], on: pipeFile))
+        #expect(!Self.isOpen(ends.write, on: pipeFile))
         #expect(!Self.isOpen(goodFD, on: goodFile))
     }
 
@@ -95,9 +105,7 @@ struct PendingFileSyncsTests {
     func dropClosesPending() throws {
         let folder = try TemporaryDirectory.make(prefix: "syncs")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("f").path
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        #expect(fd >= 0)
+        let (path, fd) = Self.createFile("f", in: folder)
         let file = Self.identity(path: path)
         do {
             var syncs = PendingFileSyncs(capacity: 4)
@@ -111,16 +119,13 @@ struct PendingFileSyncsTests {
     func addWhileTheOldestFails() throws {
         let folder = try TemporaryDirectory.make(prefix: "syncs")
         defer { try? FileManager.default.removeItem(at: folder) }
-        var ends: [Int32] = [0, 0]
-        #expect(pipe(&ends) == 0)
-        defer { close(ends[0]) }
-        let path = folder.appendingPathComponent("next").path
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        #expect(fd >= 0)
+        let ends = Self.makePipe()
+        defer { close(ends.read) }
+        let (path, fd) = Self.createFile("next", in: folder)
         let file = Self.identity(path: path)
         do {
             var syncs = PendingFileSyncs(capacity: 1)
-            try syncs.add(ends[1], path: "Contents/not-a-file", failure: Self.failure)
+            try syncs.add(ends.write, path: "Contents/not-a-file", failure: Self.failure)
             #expect(throws: InstallError.self) { try syncs.add(fd, path: path, failure: Self.failure) }
             #expect(Self.isOpen(fd, on: file))
         }
