@@ -65,7 +65,7 @@ struct StatusEntry: Decodable {
     var error: String?
 }
 
-func status(_ store: StoreLayout, _ id: String) throws -> StatusEntry? {
+func status(_ store: Store, _ id: String) throws -> StatusEntry? {
     let result = try iapcontent(["status", "--store", store.root.path, "--json"], timeout: 20)
     guard result.status == 0 else { return nil }
     let entries = try JSONDecoder().decode([StatusEntry].self, from: Data(result.output.utf8))
@@ -73,7 +73,7 @@ func status(_ store: StoreLayout, _ id: String) throws -> StatusEntry? {
 }
 
 /// Polls `status` until `condition` holds (at most `timeout` seconds).
-func poll(_ store: StoreLayout, _ id: String, timeout: Double = 20, until condition: (StatusEntry) -> Bool) throws -> StatusEntry? {
+func poll(_ store: Store, _ id: String, timeout: Double = 20, until condition: (StatusEntry) -> Bool) throws -> StatusEntry? {
     let deadline = Date().addingTimeInterval(timeout)
     var last: StatusEntry?
     while Date() < deadline {
@@ -115,7 +115,7 @@ struct CLITests {
         // What the killed process wrote (synced or not) and what it had fsynced and recorded.
         let writtenAtKill = try #require(
             try FileManager.default.attributesOfItem(atPath: store.partialFile(productID: item.productID).path)[.size] as? Int)
-        let durableAtKill = try #require(try store.openJournal().record(item.productID)).durableOffset
+        let durableAtKill = try #require(try store.journal().record(item.productID)).durableOffset
         #expect(Int64(writtenAtKill) >= durableAtKill)
 
         let second = try iapcontent(arguments)

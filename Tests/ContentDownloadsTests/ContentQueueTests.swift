@@ -42,7 +42,7 @@ struct ContentQueueTests {
         #expect(queue.installedVersion(forProductID: "com.example.music") == ContentVersion("2.1"))
         // The archives are gone once installed; nothing is left in staging.
         #expect(fixture.stagingLeftovers().isEmpty)
-        let transfers = try FileManager.default.contentsOfDirectory(atPath: fixture.store.transfers.path)
+        let transfers = try FileManager.default.contentsOfDirectory(atPath: fixture.store.transfersDirectory.path)
         #expect(transfers.isEmpty, "left in transfers/: \(transfers)")
 
         try await queue.finish("t-levels")
@@ -53,7 +53,7 @@ struct ContentQueueTests {
         let delivered = observer.transactions.withLock { $0 }
         #expect(delivered.filter { $0.state == .finished }.map(\.id).sorted() == ["t-levels", "t-music"])
         #expect(observer.downloads.withLock { $0 }.contains { $0.transactionID == "t-music" && $0.state == .finished && $0.contentURL != nil })
-        let overview = try StoreOverview(layout: fixture.store)
+        let overview = try StoreOverview(store: fixture.store)
         #expect(overview.transactions.isEmpty)
         #expect(overview.history.map(\.transactionID).sorted() == ["t-levels", "t-music"])
 
@@ -107,7 +107,7 @@ struct ContentQueueTests {
         #expect(await reopened.transactions().isEmpty)
         #expect(reopened.contentURL(forProductID: "com.example.big") == nil)
         await reopened.close()
-        #expect(try StoreOverview(layout: fixture.store).history.map(\.transactionID) == ["t-big"])
+        #expect(try StoreOverview(store: fixture.store).history.map(\.transactionID) == ["t-big"])
         #expect(!FileManager.default.fileExists(atPath: fixture.store.partialFile(productID: "com.example.big").path))
     }
 

@@ -7,7 +7,7 @@ import Testing
 /// One test per fault the fault server can make: final state, message, SHA-256, and what the server saw.
 @Suite("Faults")
 final class FaultServerTests {
-    private var stores: [StoreLayout] = []
+    private var stores: [Store] = []
     deinit { stores.forEach { $0.remove() } }
 
     let bytes = TestData.randomBytes(2 << 20, seed: 42)
@@ -16,13 +16,13 @@ final class FaultServerTests {
     func run(
         _ faults: [FaultServer.Fault], options: DownloadOptions = fastOptions(), id: String = "com.example.fault",
         timeout: Double = 60
-    ) async throws -> (server: FaultServer, final: DownloadSnapshot?, record: TransferRecord?, layout: StoreLayout) {
+    ) async throws -> (server: FaultServer, final: DownloadSnapshot?, record: TransferRecord?, store: Store) {
         let server = try FaultServer(body: bytes, faults: faults, lifetime: 240)
         defer { server.stop() }
         let layout = try makeStore()
         stores.append(layout)
         let result = try await download(
-            product(id, bytes: bytes), url: server.url(), layout: layout, options: options, timeout: timeout)
+            product(id, bytes: bytes), url: server.url(), store: layout, options: options, timeout: timeout)
         return (server, result.final, result.record, layout)
     }
 
@@ -113,7 +113,7 @@ final class FaultServerTests {
         #expect(message.contains("endless data"))
         #expect(message.contains("\(bytes.count) bytes"))
         #expect(r.server.records.count == 1)
-        let partial = r.layout.partialFile(productID: "com.example.fault").path
+        let partial = r.store.partialFile(productID: "com.example.fault").path
         let size = (try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0
         #expect(size <= bytes.count)  // never a byte past the expected length
     }
@@ -126,7 +126,7 @@ final class FaultServerTests {
         defer { layout.remove() }
         let item = product("com.example.done", bytes: bytes)
         // A run that crashed after its last checkpoint: every byte durable, not yet verified.
-        let journal = try layout.openJournal()
+        let journal = try layout.journal()
         let now = Date()
         try journal.save(TransferRecord(
             productID: item.productID, contentIdentifier: item.productID, contentVersion: "1.0", url: server.url(),
@@ -139,9 +139,9 @@ final class FaultServerTests {
         let file = crashedAfterRename
             ? layout.archiveFile(productID: item.productID, version: "1.0")
             : layout.partialFile(productID: item.productID)
-        try FileManager.default.createDirectory(at: layout.transfers, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: layout.transfersDirectory, withIntermediateDirectories: true)
         try Data(bytes).write(to: file)
-        let result = try await download(item, url: server.url(), layout: layout, options: fastOptions())
+        let result = try await download(item, url: server.url(), store: layout, options: fastOptions())
         #expect(result.final?.state == .finished)
         try expectVerified(result.record)
         #expect(server.records.map(\.status) == [416])

@@ -35,11 +35,11 @@ func fastOptions(maxAttempts: Int = 4, stall: Int = 30) -> DownloadOptions {
 }
 
 /// A new store folder.
-func makeStore() throws -> StoreLayout {
-    StoreLayout(root: try TemporaryDirectory.make(prefix: "store"))
+func makeStore() throws -> Store {
+    try Store(root: try TemporaryDirectory.make(prefix: "store"))
 }
 
-extension StoreLayout {
+extension Store {
     /// Deletes the store folder (test cleanup).
     func remove() { try? FileManager.default.removeItem(at: root) }
 }
@@ -63,14 +63,14 @@ func runToEnd(
     return seen
 }
 
-/// Starts a manager on `layout`, enqueues `product` from `url` and runs it to the end.
+/// Starts a manager on `store`, enqueues `product` from `url` and runs it to the end.
 func download(
-    _ product: CatalogProduct, url: String, layout: StoreLayout, options: DownloadOptions, timeout: Double = 60
+    _ product: CatalogProduct, url: String, store: Store, options: DownloadOptions, timeout: Double = 60
 ) async throws -> (final: DownloadSnapshot?, all: [DownloadSnapshot], record: TransferRecord?) {
-    let manager = try DownloadManager(layout: layout, options: options)
+    let manager = try DownloadManager(store: store, options: options)
     try await manager.start()
     try await manager.enqueue(product, url: url)
     let all = await runToEnd(manager, product.productID, timeout: timeout)
-    let record = try layout.openJournal().record(product.productID)
+    let record = try store.journal().record(product.productID)
     return (all.last, all, record)
 }

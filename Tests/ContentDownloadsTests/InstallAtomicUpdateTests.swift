@@ -165,7 +165,7 @@ struct InstallAtomicUpdateTests {
         #expect(fixture.stagingNames().isEmpty)
     }
 
-    @Test("ContentStore: contentURL, installedVersion, list, deleteContent")
+    @Test("Store: contentURL, installedVersion, list, deleteContent")
     func store() throws {
         let fixture = try InstallFixture()
         let store = fixture.store

@@ -6,10 +6,10 @@ import Testing
 import TestSupport
 
 /// `ContentInstaller.Options.deferDeletion`: after the swap, the old version and the used archive are renamed
-/// into `trash/` instead of being deleted there, and `ContentStore.emptyTrash()` deletes them later.
+/// into `trash/` instead of being deleted there, and `Store.emptyTrash()` deletes them later.
 @Suite("Install: deferred deletion through the trash")
 struct InstallDeferredDeletionTests {
-    private func trashEntries(_ store: ContentStore) -> [String] {
+    private func trashEntries(_ store: Store) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: store.trashDirectory.path)) ?? []).sorted()
     }
 
@@ -72,7 +72,7 @@ struct InstallDeferredDeletionTests {
     @Test("emptyTrash(atRoot:) of a store that is gone creates nothing")
     func emptyingAMissingStoreCreatesNothing() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("gone-\(UUID().uuidString)", isDirectory: true)
-        #expect(try ContentStore.emptyTrash(atRoot: root).isEmpty)
+        #expect(try Store.emptyTrash(atRoot: root).isEmpty)
         #expect(!FileManager.default.fileExists(atPath: root.path))
     }
 
@@ -84,7 +84,7 @@ struct InstallDeferredDeletionTests {
         try FileManager.default.createDirectory(at: trash, withIntermediateDirectories: true)
         try Data("old".utf8).write(to: trash.appendingPathComponent("archive-1"))
         // An owner's `rm -rf` already took `.lock`: creating it again would make that `rm` fail.
-        #expect(try ContentStore.emptyTrash(atRoot: root).isEmpty)
+        #expect(try Store.emptyTrash(atRoot: root).isEmpty)
         #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent(".lock").path))
         #expect(try FileManager.default.contentsOfDirectory(atPath: root.path) == ["trash"])
     }

@@ -25,7 +25,7 @@ struct InstallDiskSpaceTests {
         let fixture = try InstallFixture()
         guard let mountPoint = try mountSmallTmpfs(fixture) else { return }
         defer { _ = try? run("/bin/umount", [mountPoint.path]) }
-        let store = try ContentStore(root: mountPoint.appendingPathComponent("store"))
+        let store = try Store(root: mountPoint.appendingPathComponent("store"))
 
         func random(_ count: Int, seed: UInt64) -> Data {
             var state = seed
@@ -84,7 +84,7 @@ struct InstallDiskSpaceTests {
         let fixture = try InstallFixture()
         guard let mountPoint = try mountSmallTmpfs(fixture) else { return }
         defer { _ = try? run("/bin/umount", [mountPoint.path]) }
-        let store = try ContentStore(root: mountPoint.appendingPathComponent("store"))
+        let store = try Store(root: mountPoint.appendingPathComponent("store"))
         // An old version waiting in the trash holds 3 MiB of the 4.
         let waiting = store.trashDirectory.appendingPathComponent("com.example.levels-old", isDirectory: true)
         try FileManager.default.createDirectory(at: waiting, withIntermediateDirectories: true)

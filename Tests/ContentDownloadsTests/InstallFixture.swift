@@ -9,7 +9,7 @@ import TestSupport
 /// A temp folder holding a store, a sentinel folder beside it (nothing may ever appear there) and archives.
 struct InstallFixture: ~Copyable {
     let root: URL
-    let store: ContentStore
+    let store: Store
     let sentinel: URL
     let archives: URL
     static let productID = "com.example.levels"
@@ -22,7 +22,7 @@ struct InstallFixture: ~Copyable {
         try FileManager.default.createDirectory(at: sentinel, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: archives, withIntermediateDirectories: true)
         try Data("do not touch\n".utf8).write(to: sentinel.appendingPathComponent("victim"))
-        store = try ContentStore(root: root.appendingPathComponent("store", isDirectory: true))
+        store = try Store(root: root.appendingPathComponent("store", isDirectory: true))
     }
 
     deinit {

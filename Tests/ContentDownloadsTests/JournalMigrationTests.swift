@@ -10,7 +10,7 @@ import Testing
         let store = try makeStore()
         defer { store.remove() }
         do {
-            let journal = try store.openJournal()
+            let journal = try store.journal()
             try journal.save(TransferRecord(
                 productID: "com.example.old", contentIdentifier: "com.example.old", contentVersion: "1.0",
                 url: "http://127.0.0.1:8080/old.tar.zst", expectedLength: 9_000, expectedSHA256: String(repeating: "d", count: 64),
@@ -18,7 +18,7 @@ import Testing
         }
         // Turn it into the previous release's journal: no column, no record of the migration.
         do {
-            let queue = try DatabaseQueue(path: store.journal.path)
+            let queue = try DatabaseQueue(path: store.journalFile.path)
             try queue.write { db in
                 try db.execute(sql: "ALTER TABLE transfers DROP COLUMN writtenInBoot")
                 try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v3-written-in-boot'")
@@ -26,7 +26,8 @@ import Testing
             try queue.close()
         }
 
-        let journal = try store.openJournal()
+        // The next process opens the store anew, and with it the journal.
+        let journal = try Store(root: store.root).journal()
         var record = try #require(try journal.record("com.example.old"))
         #expect(record.durableOffset == 4_096)
         #expect(record.writtenInBoot == nil)

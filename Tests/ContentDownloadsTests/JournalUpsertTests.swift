@@ -8,7 +8,7 @@ import Testing
     @Test func insertThenUpdateReadBackEveryField() throws {
         let store = try makeStore()
         defer { store.remove() }
-        let journal = try store.openJournal()
+        let journal = try store.journal()
         let created = Date(timeIntervalSince1970: 1_800_000_000.25)
         var record = TransferRecord(
             productID: "com.example.upsert", contentIdentifier: "com.example.upsert.content", contentVersion: "2.1",
@@ -44,7 +44,7 @@ import Testing
     @Test func checkpointRecordsTheOffsetAndTheBoot() throws {
         let store = try makeStore()
         defer { store.remove() }
-        let journal = try store.openJournal()
+        let journal = try store.journal()
         var record = TransferRecord(
             productID: "com.example.boot", contentIdentifier: "com.example.boot", contentVersion: "1.0",
             url: "http://127.0.0.1:8080/b.tar.zst", expectedLength: 9_000, expectedSHA256: String(repeating: "b", count: 64),

@@ -14,7 +14,7 @@ struct NginxDownloadTests {
         let layout = try makeStore()
         defer { layout.remove() }
         let item = product("com.example.a", bytes: bytes)
-        let result = try await download(item, url: nginx.baseURL + "/a.bin", layout: layout, options: fastOptions())
+        let result = try await download(item, url: nginx.baseURL + "/a.bin", store: layout, options: fastOptions())
 
         #expect(result.final?.state == .finished)
         #expect(result.final?.progress == 1)
@@ -49,7 +49,7 @@ struct NginxDownloadTests {
         options.maxBytesPerSecond = 1 << 20
         let started = ContinuousClock.now
         let result = try await download(
-            product("com.example.capped", bytes: bytes), url: nginx.baseURL + "/capped.bin", layout: layout,
+            product("com.example.capped", bytes: bytes), url: nginx.baseURL + "/capped.bin", store: layout,
             options: options)
         let elapsed = ContinuousClock.now - started
         #expect(result.final?.state == .finished)
@@ -71,7 +71,7 @@ struct NginxDownloadTests {
         let layout = try makeStore()
         defer { layout.remove() }
         let item = product("com.example.c", bytes: bytes, sha: String(repeating: "ab", count: 32))
-        let result = try await download(item, url: nginx.baseURL + "/c.bin", layout: layout, options: fastOptions())
+        let result = try await download(item, url: nginx.baseURL + "/c.bin", store: layout, options: fastOptions())
 
         #expect(result.final?.state == .failed)
         let message = try #require(result.final?.error?.message)
@@ -87,7 +87,7 @@ struct NginxDownloadTests {
         let layout = try makeStore()
         defer { layout.remove() }
         let item = product("com.example.missing", bytes: [1, 2, 3])
-        let result = try await download(item, url: nginx.baseURL + "/nope.bin", layout: layout, options: fastOptions())
+        let result = try await download(item, url: nginx.baseURL + "/nope.bin", store: layout, options: fastOptions())
         #expect(result.final?.state == .failed)
         let message = try #require(result.final?.error?.message)
         #expect(message.contains("HTTP 404"))
@@ -99,9 +99,9 @@ struct NginxDownloadTests {
     @Test func secondDriverIsRefusedWithThePID() async throws {
         let layout = try makeStore()
         defer { layout.remove() }
-        let first = try DownloadManager(layout: layout, options: fastOptions())
+        let first = try DownloadManager(store: layout, options: fastOptions())
         try await first.start()
-        let second = try DownloadManager(layout: layout, options: fastOptions())
+        let second = try DownloadManager(store: layout, options: fastOptions())
         do {
             try await second.start()
             Issue.record("a second driver started")

@@ -221,7 +221,7 @@ struct QueueOverlapTests {
         // Told synchronously on the install thread when extraction starts: is the archive verified yet?
         let probe = OverlapProbe(archive: fixture.store.archiveFile(productID: "com.example.overlap", version: "1.0"))
         let queue = try ContentQueue(
-            layout: fixture.store, catalog: fixture.catalog(), options: fastOptions(),
+            store: fixture.store, catalog: fixture.catalog(), options: fastOptions(),
             installOptions: ContentInstaller.Options(
                 spacePreflight: SpacePreflight(marginFraction: 0, marginBytes: 0), observer: probe))
         try await queue.open()

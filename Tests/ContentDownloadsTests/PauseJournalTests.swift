@@ -15,8 +15,8 @@ import Testing
         let layout = try makeStore()
         defer { layout.remove() }
         let item = product("com.example.pause", bytes: bytes)
-        let journal = try layout.openJournal()
-        let manager = try DownloadManager(layout: layout, options: fastOptions())
+        let journal = try layout.journal()
+        let manager = try DownloadManager(store: layout, options: fastOptions())
         try await manager.start()
         try await manager.enqueue(item, url: nginx.baseURL + "/p.bin")
         // A checkpoint first (at 1 s), then more bytes after it, then the pause.

@@ -114,13 +114,13 @@ extension QueueCLITests {
         kill(child.process.processIdentifier, SIGINT)
         #expect(child.wait(timeout: 15) == 3, "\(child.text)")
         #expect(child.text.contains("Run the same command again to resume"))
-        #expect(try StoreOverview(layout: fixture.store).transactions.map(\.id) == ["cli-\(id)-1.0"])
+        #expect(try StoreOverview(store: fixture.store).transactions.map(\.id) == ["cli-\(id)-1.0"])
 
         let rerun = try iapcontent(arguments, timeout: 60)
         #expect(rerun.status == 0, "\(rerun.output)")
-        let url = try #require(try ContentStore(root: fixture.store.root).contentURL(forProductID: id))
+        let url = try #require(try Store(root: fixture.store.root).contentURL(forProductID: id))
         #expect(try diffTrees(source, url).status == 0)
-        #expect(try StoreOverview(layout: fixture.store).transactions.isEmpty)
+        #expect(try StoreOverview(store: fixture.store).transactions.isEmpty)
         // The rerun resumed: the second request asked for a range.
         let requests = fixture.nginx.requests().filter { $0.request.contains(".tar.zst") }
         #expect(requests.count == 2)
@@ -144,7 +144,7 @@ struct QueueSignedCatalogTests {
         let wrong = try download(SigningKey.generate().publicKeyBase64)
         #expect(wrong.status == 1)
         #expect(wrong.output.contains("refusing the catalog") && wrong.output.contains("does not pin"), "\(wrong.output)")
-        #expect(try ContentStore(root: fixture.store.root).contentURL(forProductID: id) == nil)
+        #expect(try Store(root: fixture.store.root).contentURL(forProductID: id) == nil)
 
         let good = try download(key.publicKeyBase64)
         #expect(good.status == 0, "\(good.output)")

@@ -60,7 +60,7 @@ struct QueueCrashTests {
         }
         let rerun = try iapcontent(arguments, timeout: 120)
         #expect(rerun.status == 0, "\(rerun.output)")
-        let installed = try #require(ContentStore(root: fixture.store.root).contentURL(forProductID: Self.productID))
+        let installed = try #require(Store(root: fixture.store.root).contentURL(forProductID: Self.productID))
         #expect(try diffTrees(source, installed).status == 0)
     }
 
@@ -91,16 +91,16 @@ struct QueueCrashTests {
                 "the first run should have been killed at \(phase): status \(child.terminationStatus)\n\(firstRun)")
         if phase != "transfer" {
             // Killed at or after verification: the transaction is still unfinished.
-            #expect(try StoreOverview(layout: fixture.store).transactions.map(\.productID) == [Self.productID])
+            #expect(try StoreOverview(store: fixture.store).transactions.map(\.productID) == [Self.productID])
         }
 
         let rerun = try iapcontent(arguments, timeout: 120)
         #expect(rerun.status == 0, "rerun after a kill at \(phase):\n\(rerun.output)")
-        let installed = try #require(ContentStore(root: fixture.store.root).contentURL(forProductID: Self.productID))
+        let installed = try #require(Store(root: fixture.store.root).contentURL(forProductID: Self.productID))
         #expect(rerun.output.contains("\(Self.productID): \(installed.path)"))
         #expect(try diffTrees(source, installed).status == 0)
         #expect(fixture.stagingLeftovers().isEmpty, "staging leftovers after \(phase): \(fixture.stagingLeftovers())")
-        let overview = try StoreOverview(layout: fixture.store)
+        let overview = try StoreOverview(store: fixture.store)
         #expect(overview.transactions.isEmpty)
         #expect(overview.history.filter { $0.productID == Self.productID }.count == 1)
         let gets = fixture.nginx.requests().filter { $0.request.contains(".tar.zst") }
@@ -121,6 +121,6 @@ struct QueueCrashTests {
         // A third run finds it installed and finishes nothing twice.
         let again = try iapcontent(arguments, timeout: 120)
         #expect(again.status == 0, "\(again.output)")
-        #expect(try StoreOverview(layout: fixture.store).history.filter { $0.productID == Self.productID }.count == 1)
+        #expect(try StoreOverview(store: fixture.store).history.filter { $0.productID == Self.productID }.count == 1)
     }
 }

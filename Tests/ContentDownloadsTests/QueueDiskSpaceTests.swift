@@ -20,7 +20,7 @@ struct QueueDiskSpaceTests {
             return
         }
         defer { _ = try? CommandRunner.run("/bin/umount", [mountPoint.path]) }
-        fixture.store = StoreLayout(root: mountPoint.appendingPathComponent("store", isDirectory: true))
+        fixture.store = try Store(root: mountPoint.appendingPathComponent("store", isDirectory: true))
         let source = try fixture.source("com.example.huge", version: "1.0", size: 1 << 20)
         try fixture.publish([source])
         let filler = mountPoint.appendingPathComponent("filler.bin")
@@ -60,12 +60,12 @@ struct QueueDiskSpaceTests {
             return
         }
         defer { _ = try? CommandRunner.run("/bin/umount", [mountPoint.path]) }
-        fixture.store = StoreLayout(root: mountPoint.appendingPathComponent("store", isDirectory: true))
+        fixture.store = try Store(root: mountPoint.appendingPathComponent("store", isDirectory: true))
         let source = try fixture.source("com.example.tight", version: "1.0", size: 1 << 20)
         try fixture.publish([source])
         func queueWithoutPreflight() throws -> ContentQueue {
             try ContentQueue(
-                layout: fixture.store, catalog: try fixture.catalog(), options: fastOptions(),
+                store: fixture.store, catalog: try fixture.catalog(), options: fastOptions(),
                 installOptions: ContentInstaller.Options(spacePreflight: nil))
         }
 

@@ -9,14 +9,14 @@ import TestSupport
 final class QueueFixture: @unchecked Sendable {
     let root: URL
     let nginx: Nginx
-    var store: StoreLayout
+    var store: Store
     var catalogVersion: UInt64 = 1
 
     /// `locationConfig` goes into nginx's `location /` (e.g. `limit_rate 1m;`).
     init(locationConfig: String = "", store: URL? = nil) throws {
         root = try TemporaryDirectory.make(prefix: "queue")
         nginx = try Nginx(locationConfig: locationConfig)
-        self.store = StoreLayout(root: store ?? root.appendingPathComponent("store", isDirectory: true))
+        self.store = try Store(root: store ?? root.appendingPathComponent("store", isDirectory: true))
     }
 
     deinit {
@@ -56,13 +56,13 @@ final class QueueFixture: @unchecked Sendable {
     /// A queue on the store with fast retries and no space margin beyond the payload.
     func queue(catalog: CatalogSource? = nil) throws -> ContentQueue {
         try ContentQueue(
-            layout: store, catalog: catalog ?? self.catalog(), options: fastOptions(),
+            store: store, catalog: catalog ?? self.catalog(), options: fastOptions(),
             installOptions: ContentInstaller.Options(spacePreflight: SpacePreflight(marginFraction: 0, marginBytes: 0)))
     }
 
     /// Folder names left in `staging/` (must be none after recovery).
     func stagingLeftovers() -> [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: store.staging.path)) ?? []
+        (try? FileManager.default.contentsOfDirectory(atPath: store.stagingDirectory.path)) ?? []
     }
 }
 

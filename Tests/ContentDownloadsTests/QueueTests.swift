@@ -22,7 +22,7 @@ struct QueueTests {
         defer { layout.remove() }
         var options = fastOptions()
         options.concurrency = 2
-        let manager = try DownloadManager(layout: layout, options: options)
+        let manager = try DownloadManager(store: layout, options: options)
         try await manager.start()
         for (index, item) in items.enumerated() { try await manager.enqueue(item, url: nginx.baseURL + "/p\(index).bin") }
 
@@ -51,7 +51,7 @@ struct QueueTests {
         #expect(mostActive == 2)
         #expect(states.values.allSatisfy { $0 == .finished })
         for item in items {
-            let record = try #require(try layout.openJournal().record(item.productID))
+            let record = try #require(try layout.journal().record(item.productID))
             #expect(sha256Hex(file: try #require(record.archivePath)) == sha256Hex(payloads[item.productID]!))
         }
         #expect(nginx.requests().count == 4)
@@ -64,7 +64,7 @@ struct QueueTests {
         options.concurrency = 1
         let server = try FaultServer(body: TestData.randomBytes(4 << 20, seed: 5), chunkDelay: 0.05, lifetime: 240)
         defer { server.stop() }
-        let manager = try DownloadManager(layout: layout, options: options)
+        let manager = try DownloadManager(store: layout, options: options)
         try await manager.start()
         let first = product("com.example.first", bytes: server.body)
         let second = product("com.example.second", bytes: server.body)
@@ -88,8 +88,8 @@ struct QueueTests {
         #expect(await manager.snapshot(of: first.productID)?.state == .cancelled)
         await manager.shutdown()
         #expect(!FileManager.default.fileExists(atPath: layout.partialFile(productID: first.productID).path))
-        #expect(try layout.openJournal().record(first.productID)?.state == "cancelled")
-        #expect(try layout.openJournal().record(second.productID)?.state == "cancelled")
+        #expect(try layout.journal().record(first.productID)?.state == "cancelled")
+        #expect(try layout.journal().record(second.productID)?.state == "cancelled")
     }
 }
 
@@ -108,7 +108,7 @@ struct PostVerifyTests {
         let layout = try makeStore()
         defer { layout.remove() }
         let calls = Calls()
-        let manager = try DownloadManager(layout: layout, options: fastOptions())
+        let manager = try DownloadManager(store: layout, options: fastOptions())
         await manager.setPostVerifyStep { archive in
             // The archive is complete and verified when the installer sees it.
             #expect(sha256Hex(file: archive.archivePath) == sha256Hex(bytes))
@@ -121,7 +121,7 @@ struct PostVerifyTests {
         #expect(await calls.archives.map(\.productID) == ["com.example.ok"])
         #expect(await calls.archives.first?.contentVersion == "1.0")
 
-        let failing = try DownloadManager(layout: layout, options: fastOptions())
+        let failing = try DownloadManager(store: layout, options: fastOptions())
         await failing.setPostVerifyStep { _ in
             throw DownloadError(code: .io, message: "installer refused: disk full")
         }
@@ -130,7 +130,7 @@ struct PostVerifyTests {
         let bad = await runToEnd(failing, "com.example.bad")
         #expect(bad.last?.state == .failed)
         #expect(bad.last?.error?.message == "installer refused: disk full")
-        #expect(try layout.openJournal().record("com.example.bad")?.phase == "verified")
+        #expect(try layout.journal().record("com.example.bad")?.phase == "verified")
     }
 }
 
@@ -144,7 +144,7 @@ struct UpdateTests {
         let layout = try makeStore()
         defer { layout.remove() }
         let started = Date()
-        let result = try await download(product("com.example.updates", bytes: bytes), url: server.url(), layout: layout, options: fastOptions())
+        let result = try await download(product("com.example.updates", bytes: bytes), url: server.url(), store: layout, options: fastOptions())
         let elapsed = Date().timeIntervalSince(started)
 
         #expect(result.final?.state == .finished)
@@ -170,14 +170,14 @@ struct BandwidthTests {
         defer { layout.remove() }
         var options = fastOptions()
         options.maxBytesPerSecond = 8 << 20
-        let manager = try DownloadManager(layout: layout, options: options)
+        let manager = try DownloadManager(store: layout, options: options)
         try await manager.start()
         let item = product("com.example.capped", bytes: bytes)
         try await manager.enqueue(item, url: server.url())
         await manager.setRateLimit(item.productID, bytesPerSecond: 4 << 20)
         let seen = await runToEnd(manager, item.productID)
         #expect(seen.last?.state == .finished)
-        #expect(try layout.openJournal().record(item.productID)?.maxBytesPerSecond == 4 << 20)
+        #expect(try layout.journal().record(item.productID)?.maxBytesPerSecond == 4 << 20)
         #expect(sha256Hex(file: layout.archiveFile(productID: item.productID, version: "1.0").path) == sha256Hex(bytes))
         #expect(server.records.map(\.status) == [200, 206])
     }

@@ -86,10 +86,10 @@ struct ResumeTailTests {
         let layout = try makeStore()
         defer { layout.remove() }
         let item = try leaveCrashedRun(
-            nginx: nginx, layout: layout, durableOffset: 700_000, etag: "\"old\"",
+            nginx: nginx, store: layout, durableOffset: 700_000, etag: "\"old\"",
             writtenInBoot: "00000000-0000-4000-8000-000000000000", partial: Array(bytes[0..<700_000]))
 
-        let manager = try DownloadManager(layout: layout, options: fastOptions())
+        let manager = try DownloadManager(store: layout, options: fastOptions())
         try await manager.start()
         try await manager.enqueue(item, url: nginx.baseURL + "/b.bin")
         // At 20 KB/s the new attempt needs 35 s to pass the old offset again: any row this boot wrote
@@ -97,7 +97,7 @@ struct ResumeTailTests {
         // polling task for seconds, hence the slow server rather than a short deadline).
         var reset: TransferRecord?
         var last: TransferRecord?
-        let journal = try layout.openJournal()
+        let journal = try layout.journal()
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             last = try journal.record(item.productID)
@@ -126,10 +126,10 @@ struct ResumeTailTests {
         let layout = try makeStore()
         defer { layout.remove() }
         let item = try leaveCrashedRun(
-            nginx: nginx, layout: layout, durableOffset: durableOffset, writtenInBoot: writtenInBoot,
+            nginx: nginx, store: layout, durableOffset: durableOffset, writtenInBoot: writtenInBoot,
             restartFromZero: restartFromZero, partial: partial)
 
-        let result = try await download(item, url: nginx.baseURL + "/b.bin", layout: layout, options: fastOptions())
+        let result = try await download(item, url: nginx.baseURL + "/b.bin", store: layout, options: fastOptions())
         let finished = result.final?.state == .finished
             && sha256Hex(file: result.record?.archivePath ?? "/nonexistent") == sha256Hex(bytes)
         return (finished, nginx.requests(), result.record)
@@ -138,7 +138,7 @@ struct ResumeTailTests {
     /// Serves the archive from `nginx` and leaves in `layout` what a crashed run would: an `active`
     /// journal row and a partial file. Returns the catalog product.
     private func leaveCrashedRun(
-        nginx: Nginx, layout: StoreLayout, durableOffset: Int, etag: String? = nil, writtenInBoot: String?,
+        nginx: Nginx, store: Store, durableOffset: Int, etag: String? = nil, writtenInBoot: String?,
         restartFromZero: Bool = false, partial: [UInt8]
     ) throws -> CatalogProduct {
         try Data(bytes).write(to: nginx.root.appendingPathComponent("b.bin"))
@@ -147,10 +147,10 @@ struct ResumeTailTests {
             productID: item.productID, contentIdentifier: item.productID, contentVersion: "1.0",
             url: nginx.baseURL + "/b.bin", expectedLength: item.length, expectedSHA256: item.sha256,
             etag: etag, durableOffset: Int64(durableOffset), writtenInBoot: writtenInBoot, state: "active",
-            partialPath: layout.partialFile(productID: item.productID).path)
+            partialPath: store.partialFile(productID: item.productID).path)
         if restartFromZero { record.durableOffset = 0 }  // what every restart from zero does
-        try layout.openJournal().save(record)
-        try Data(partial).write(to: layout.partialFile(productID: item.productID))
+        try store.journal().save(record)
+        try Data(partial).write(to: store.partialFile(productID: item.productID))
         return item
     }
 }

@@ -77,8 +77,8 @@ func expectDownloadError(
 }
 
 /// Makes `productID` look installed at `version` in the store (a `ContentInfo.plist` is all that is read).
-func markInstalled(_ layout: StoreLayout, productID: String, version: String) throws {
-    let folder = layout.content.appendingPathComponent(productID, isDirectory: true)
+func markInstalled(_ layout: Store, productID: String, version: String) throws {
+    let folder = layout.contentDirectory.appendingPathComponent(productID, isDirectory: true)
     try FileManager.default.createDirectory(at: folder.appendingPathComponent("Contents"), withIntermediateDirectories: true)
     let plist: [String: Any] = ["IAPProductIdentifier": productID, "ContentVersion": version]
     let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)

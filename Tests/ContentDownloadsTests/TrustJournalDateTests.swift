@@ -8,7 +8,7 @@ import Testing
     func datesRoundTripThroughTheJournal(_ seconds: Double) throws {
         let store = try makeStore()
         defer { store.remove() }
-        let journal = try store.openJournal()
+        let journal = try store.journal()
         let date = Date(timeIntervalSince1970: seconds)
         let record = TransferRecord(
             productID: "com.example.dates", contentIdentifier: "com.example.dates", contentVersion: "1.0",

@@ -8,10 +8,10 @@ import TestSupport
 /// A catalog's mirrors: fail over on errors, keep the bytes (content-addressed), remember what worked.
 @Suite(.serialized) struct TrustMirrorTests {
     /// Runs one product through a fresh manager with the catalog's candidates.
-    func run(_ product: CatalogProduct, source: CatalogSource, store: StoreLayout, options: DownloadOptions = fastOptions())
+    func run(_ product: CatalogProduct, source: CatalogSource, store: Store, options: DownloadOptions = fastOptions())
         async throws -> DownloadSnapshot?
     {
-        let manager = try DownloadManager(layout: store, options: options)
+        let manager = try DownloadManager(store: store, options: options)
         try await manager.start()
         try await manager.enqueue(
             product, candidates: source.archiveURLCandidates(for: product), catalogURL: source.location.absoluteString)
@@ -30,7 +30,7 @@ import TestSupport
         try site.publish(
             version: 1, products: [first, second],
             baseURLs: ["http://127.0.0.1:\(broken.port)/", site.nginx.baseURL + "/"], signer: site.key)
-        let source = try CatalogSource.loadVerified(site.catalogURL, pinnedPublicKeys: [site.key.publicKeyBase64], layout: store)
+        let source = try CatalogSource.loadVerified(site.catalogURL, pinnedPublicKeys: [site.key.publicKeyBase64], store: store)
         #expect(source.archiveURLCandidates(for: first).first?.contains(":\(broken.port)/") == true)
 
         let a = try await run(first, source: source, store: store)
@@ -38,7 +38,7 @@ import TestSupport
         #expect(sha256Hex(file: store.archiveFile(productID: first.productID, version: "1.0").path) == first.sha256)
         #expect(broken.records.count == 1)  // a 5xx fails over at once, no retries against a dead mirror
         #expect(site.requests(for: "/\(first.path)").count == 1)
-        let origin = try store.openJournal().preferredMirror(catalogURL: site.catalogURL)
+        let origin = try store.journal().preferredMirror(catalogURL: site.catalogURL)
         #expect(origin == site.nginx.baseURL)
 
         // Next run: the remembered mirror first; the broken one is not asked at all.
@@ -57,10 +57,10 @@ import TestSupport
         let product = try site.addArchive("com.example.a", bytes: TestData.randomBytes(100_000, seed: 3))
         try site.publish(
             version: 1, products: [product], baseURLs: ["http://127.0.0.1:\(dead)/", site.nginx.baseURL + "/"], signer: nil)
-        let source = try CatalogSource.loadVerified(site.catalogURL, pinnedPublicKeys: [], layout: store)
+        let source = try CatalogSource.loadVerified(site.catalogURL, pinnedPublicKeys: [], store: store)
         let final = try await run(product, source: source, store: store)
         #expect(final?.state == .finished)
-        let record = try #require(try store.openJournal().record(product.productID))
+        let record = try #require(try store.journal().record(product.productID))
         #expect(record.url.hasPrefix(site.nginx.baseURL))
         #expect(record.attempts == 0)
     }
@@ -80,7 +80,7 @@ import TestSupport
         try site.publish(
             version: 1, products: [product],
             baseURLs: ["http://127.0.0.1:\(flaky.port)/", site.nginx.baseURL + "/"], signer: site.key)
-        let source = try CatalogSource.loadVerified(site.catalogURL, pinnedPublicKeys: [site.key.publicKeyBase64], layout: store)
+        let source = try CatalogSource.loadVerified(site.catalogURL, pinnedPublicKeys: [site.key.publicKeyBase64], store: store)
 
         let final = try await run(product, source: source, store: store)
         #expect(final?.state == .finished)

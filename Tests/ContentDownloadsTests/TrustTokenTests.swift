@@ -80,7 +80,7 @@ final class ServeProcess: @unchecked Sendable {
         defer { store.remove() }
         let calls = CallCounter()
         let signer = URLTokenSigner(key: setup.key)
-        let manager = try DownloadManager(layout: store, options: fastOptions())
+        let manager = try DownloadManager(store: store, options: fastOptions())
         await manager.setArchiveURLAuthorizer { productID, url in
             let call = calls.next()
             // First answer: no token at all (the server says 403); then a real one.
@@ -93,7 +93,7 @@ final class ServeProcess: @unchecked Sendable {
         #expect(calls.count == 2)
         #expect(sha256Hex(file: store.archiveFile(productID: setup.product.productID, version: "1.0").path) == setup.product.sha256)
         // The journal keeps the catalog's URL, never a token.
-        #expect(try store.openJournal().record(setup.product.productID)?.url == setup.archiveURL)
+        #expect(try store.journal().record(setup.product.productID)?.url == setup.archiveURL)
     }
 
     @Test func expiredTokenTwiceFailsClearly() async throws {
@@ -102,7 +102,7 @@ final class ServeProcess: @unchecked Sendable {
         let store = try makeStore()
         defer { store.remove() }
         let calls = CallCounter()
-        let manager = try DownloadManager(layout: store, options: fastOptions())
+        let manager = try DownloadManager(store: store, options: fastOptions())
         let signer = URLTokenSigner(key: setup.key)
         await manager.setArchiveURLAuthorizer { productID, url in
             _ = calls.next()
@@ -123,7 +123,7 @@ final class ServeProcess: @unchecked Sendable {
         defer { setup.server.stop(); try? FileManager.default.removeItem(at: setup.root) }
         let store = try makeStore()
         defer { store.remove() }
-        let result = try await download(setup.product, url: setup.archiveURL, layout: store, options: fastOptions())
+        let result = try await download(setup.product, url: setup.archiveURL, store: store, options: fastOptions())
         #expect(result.final?.state == .failed)
         #expect(result.final?.error?.code == .httpStatus)
         #expect(result.record?.attempts == 1)

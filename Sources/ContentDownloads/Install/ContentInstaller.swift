@@ -5,7 +5,7 @@ import Crypto
 public import Foundation
 import Glibc
 
-/// Installs a verified archive into a ``ContentStore`` — safely and atomically.
+/// Installs a verified archive into a ``Store`` — safely and atomically.
 ///
 /// 1. Open the archive once; check its length and (by default) re-verify its SHA-256 on that
 ///    descriptor — hashing costs a fraction of decompressing and fsyncing, and it closes the gap
@@ -41,8 +41,8 @@ public enum ContentInstaller {
         public var observer: (any InstallPhaseObserver)?
         /// Move the old version and the archive into the store's `trash/` after the swap instead of deleting
         /// them there: the install is done as soon as the new version is live. Deleting costs about 0.2 s per
-        /// GiB on a file system that discards freed blocks as it frees them (`discard`; `docs/PERFORMANCE.md`,
-        /// session 7). The caller empties the trash later (``ContentStore/emptyTrash()``: the CLI starts a
+        /// GiB on a file system that discards freed blocks as it frees them (`discard`; `docs/PERFORMANCE.md`).
+        /// The caller empties the trash later (``Store/emptyTrash()``: the CLI starts a
         /// detached `iapcontent empty-trash`), and every store recovery empties it too.
         public var deferDeletion = false
         /// Extract while the archive downloads (``ContentQueue`` only): the install is nearly free
@@ -76,11 +76,11 @@ public enum ContentInstaller {
     /// - Throws: ``InstallError``; the previously installed version is intact.
     @discardableResult
     public static func install(
-        archive: URL, product: CatalogProduct, store: ContentStore,
+        archive: URL, product: CatalogProduct, store: Store,
         manifest: PackageManifest? = nil, options: Options = Options()
     ) throws(InstallError) -> URL {
         let productID = product.productID
-        guard ContentStore.isValidProductID(productID) else { throw .invalidProductID(productID) }
+        guard Store.isValidProductID(productID) else { throw .invalidProductID(productID) }
         let archivePath = archive.path
         let archiveFD = open(archivePath, O_RDONLY | O_CLOEXEC)
         guard archiveFD >= 0 else { throw .system(operation: "open archive", path: archivePath, errno: errno) }
@@ -112,7 +112,7 @@ public enum ContentInstaller {
     ///
     /// - Throws: ``InstallError``; the staging folder is removed and the installed version is intact.
     static func commit(
-        _ staging: StagingFolder, product: CatalogProduct, store: ContentStore, archivePath: String?,
+        _ staging: StagingFolder, product: CatalogProduct, store: Store, archivePath: String?,
         options: Options
     ) throws(InstallError) -> URL {
         let productID = product.productID
@@ -192,7 +192,7 @@ public enum ContentInstaller {
     /// `content/<id>` is only ever changed by atomic renames, so it always holds a whole version;
     /// everything under `staging/` and `trash/` is garbage and is deleted.
     @discardableResult
-    public static func recover(store: ContentStore) throws(InstallError) -> Recovery {
+    public static func recover(store: Store) throws(InstallError) -> Recovery {
         let lock = try StoreLock(store: store)
         defer { lock.unlock() }
         var recovery = Recovery(removedStaging: [], removedTrash: [])

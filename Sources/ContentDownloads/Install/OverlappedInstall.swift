@@ -29,7 +29,7 @@ final class OverlappedInstall: Sendable {
 
     /// Starts following `partialPath` (renamed to `archivePath` once verified) on a new thread.
     init(
-        product: CatalogProduct, store: ContentStore, partialPath: String, archivePath: String,
+        product: CatalogProduct, store: Store, partialPath: String, archivePath: String,
         options: ContentInstaller.Options
     ) {
         self.product = product
@@ -69,7 +69,7 @@ final class OverlappedInstall: Sendable {
     }
 
     private static func extract(
-        product: CatalogProduct, store: ContentStore, feed: GrowingArchive, partialPath: String, archivePath: String,
+        product: CatalogProduct, store: Store, feed: GrowingArchive, partialPath: String, archivePath: String,
         options: ContentInstaller.Options
     ) throws(InstallError) -> StagingFolder {
         try options.spacePreflight?.check(store: store, archiveLength: 0, uncompressedSize: product.uncompressedSize)

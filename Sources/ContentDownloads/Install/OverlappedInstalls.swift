@@ -14,11 +14,11 @@ final class OverlappedInstalls: Sendable {
     }
 
     private let state = Mutex(State())
-    private let store: ContentStore
+    private let store: Store
     private let options: ContentInstaller.Options
 
     /// Installs into `store` with the queue's install options (space preflight, phase observer).
-    init(store: ContentStore, options: ContentInstaller.Options) {
+    init(store: Store, options: ContentInstaller.Options) {
         self.store = store
         self.options = options
     }

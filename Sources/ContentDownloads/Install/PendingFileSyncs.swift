@@ -9,7 +9,7 @@ import Glibc
 /// extractor waits. Started together, the writes of many files are in flight at once, and each later fsync
 /// finds its data already written (the approach dpkg took for the same reason). Measured on this machine
 /// class by `tools/fsync-patterns`, 200 folders of 5 files: 0.22–0.27 s fsyncing each file as it is written,
-/// 0.14 s this way (`docs/PERFORMANCE.md`, session 7). Every file is still fsynced before it is closed, so an
+/// 0.14 s this way (`docs/PERFORMANCE.md`). Every file is still fsynced before it is closed, so an
 /// ENOSPC/EIO there names the entry that hit it; at most ``capacity`` descriptors are open at once.
 struct PendingFileSyncs: ~Copyable {
     /// One file written and awaiting its fsync.

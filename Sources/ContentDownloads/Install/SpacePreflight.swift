@@ -35,7 +35,7 @@ public struct SpacePreflight: Sendable, Equatable {
     /// the store's `trash/` holds old versions or used archives awaiting deletion
     /// (``ContentInstaller/Options/deferDeletion``), empties it first and checks again — space the trash holds
     /// is free space that has not been handed back yet, so a nearly full disk installs what it did before.
-    public func check(store: ContentStore, archiveLength: Int64, uncompressedSize: Int64) throws(InstallError) {
+    public func check(store: Store, archiveLength: Int64, uncompressedSize: Int64) throws(InstallError) {
         do {
             try check(atPath: store.root.path, archiveLength: archiveLength, uncompressedSize: uncompressedSize)
         } catch {

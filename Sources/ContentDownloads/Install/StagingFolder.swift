@@ -21,7 +21,7 @@ final class StagingFolder: Sendable {
     let rootPath: String
 
     /// Creates `staging/<productID>-<random>` (0755) and locks it.
-    init(store: ContentStore, productID: String, expectedBytes: Int64) throws(InstallError) {
+    init(store: Store, productID: String, expectedBytes: Int64) throws(InstallError) {
         let rootPath = store.stagingDirectory.path
         let name = FileSystemCalls.scratchName(for: productID)
         let path = rootPath + "/" + name

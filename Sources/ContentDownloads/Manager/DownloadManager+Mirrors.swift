@@ -33,7 +33,7 @@ extension DownloadManager {
         guard !candidates.isEmpty else {
             throw DownloadError(code: .catalog, message: "no archive URL for \(id) in the catalog; tell the publisher")
         }
-        try layout.checkNoDowngrade(product)
+        try store.checkNoDowngrade(product)
         var ordered = candidates
         if let catalogURL, let preferred = try? journal.preferredMirror(catalogURL: catalogURL) {
             ordered = ordered.filter { ArchiveRoute.origin(of: $0) == preferred }
@@ -139,20 +139,6 @@ extension DownloadManager {
         else { return }
         do { try journal.recordPreferredMirror(origin, catalogURL: key) } catch {
             FileHandle.standardError.write(Data("iapcontent: cannot remember the mirror \(origin): \(error)\n".utf8))
-        }
-    }
-}
-
-extension StoreLayout {
-    /// Refuses an offered version older than the one installed in this store (no silent downgrade).
-    /// Equal versions pass (a re-download).
-    /// - Throws: ``DownloadError`` with code `.downgrade`.
-    public func checkNoDowngrade(_ product: CatalogProduct) throws(DownloadError) {
-        guard let store = try? ContentStore(root: root),
-              let installed = store.installedVersion(forProductID: product.productID)
-        else { return }
-        do { try CatalogVerifier.checkNoDowngrade(installed: installed, offered: product.contentVersion) } catch {
-            throw .downgrade(productID: product.productID, installed: installed, offered: product.contentVersion)
         }
     }
 }

@@ -30,7 +30,7 @@ extension DownloadManager {
             live[id]?.estimator.start(at: now, bytes: record.durableOffset)
             submit(TransferRequest(
                 id: id, url: record.url, partialPath: record.partialPath,
-                archivePath: layout.archiveFile(productID: id, version: record.contentVersion).path,
+                archivePath: store.archiveFile(productID: id, version: record.contentVersion).path,
                 offset: record.durableOffset, keepsWrittenTail: record.keepsWrittenTail, expectedLength: record.expectedLength,
                 expectedSHA256: record.expectedSHA256, validator: record.validator,
                 maxBytesPerSecond: rateCap(for: record)))

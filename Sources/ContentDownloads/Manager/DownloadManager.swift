@@ -13,7 +13,7 @@ public actor DownloadManager {
     /// Snapshots as downloads change.
     public nonisolated let updates: AsyncStream<DownloadSnapshot>
     let updatesContinuation: AsyncStream<DownloadSnapshot>.Continuation
-    let layout: StoreLayout
+    let store: Store
     let options: DownloadOptions
     let journal: SQLiteJournal
     let engine: TransferEngine
@@ -44,18 +44,12 @@ public actor DownloadManager {
     /// Why a stop was sent to the engine.
     enum StopIntent { case pause, cancel }
 
-    /// Opens the store's journal and creates the engine (no thread, no lock yet).
-    public init(layout: StoreLayout, options: DownloadOptions = DownloadOptions()) throws {
-        try self.init(layout: layout, options: options, journal: layout.openJournal())
-    }
-
-    /// A manager writing through `journal` — the ``ContentQueue`` shares its own, so the two
-    /// actors' writes queue up in one GRDB `DatabaseQueue` instead of two SQLite connections
-    /// meeting `SQLITE_BUSY` and sleeping in the busy handler (1, 2, 5 … ms per collision).
-    init(layout: StoreLayout, options: DownloadOptions, journal: SQLiteJournal) throws {
-        self.layout = layout
+    /// Creates the engine over `store` (no thread, no lock yet); writes go through the store's one
+    /// journal connection, shared with the ``ContentQueue`` and everything else in this process.
+    public init(store: Store, options: DownloadOptions = DownloadOptions()) throws {
+        self.store = store
         self.options = options
-        self.journal = journal
+        self.journal = try store.journal()
         engine = try TransferEngine(settings: options.transfer)
         (updates, updatesContinuation) = AsyncStream.makeStream(of: DownloadSnapshot.self, bufferingPolicy: .unbounded)
     }
@@ -74,7 +68,7 @@ public actor DownloadManager {
     /// - Throws: ``DriverLockError/busy(store:pid:)`` when another process drives the store.
     public func start() throws {
         guard lock == nil else { return }
-        lock = try DriverLock(layout: layout)
+        lock = try DriverLock(store: store)
         for var record in try journal.records() {
             if record.downloadState == .active {
                 record.downloadState = .waiting
@@ -130,7 +124,7 @@ public actor DownloadManager {
     public func enqueue(_ product: CatalogProduct, url: String, transactionID: String? = nil) throws -> DownloadSnapshot {
         let id = product.productID
         let now = Date()
-        let partial = layout.partialFile(productID: id).path
+        let partial = store.partialFile(productID: id).path
         if var existing = records[id], existing.expectedSHA256 == product.sha256.lowercased(),
            existing.expectedLength == product.length
         {
@@ -231,7 +225,7 @@ public actor DownloadManager {
         records[record.productID] = record
         do { try journal.save(record) } catch {
             // The journal is the crash-recovery record; without it continuing would lie later.
-            FileHandle.standardError.write(Data("iapcontent: cannot write the journal \(layout.journal.path): \(error)\n".utf8))
+            FileHandle.standardError.write(Data("iapcontent: cannot write the journal \(store.journalFile.path): \(error)\n".utf8))
         }
     }
 
@@ -245,9 +239,9 @@ public actor DownloadManager {
 
     func insufficientSpace(for record: TransferRecord) -> DownloadError? {
         var info = statvfs()
-        guard statvfs(layout.transfers.path, &info) == 0 else { return nil }
+        guard statvfs(store.transfersDirectory.path, &info) == 0 else { return nil }
         let free = Int64(info.f_bavail) * Int64(info.f_frsize)
         let needed = record.expectedLength - record.durableOffset
-        return free < needed ? .insufficientSpace(needed: needed - free, path: layout.transfers.path) : nil
+        return free < needed ? .insufficientSpace(needed: needed - free, path: store.transfersDirectory.path) : nil
     }
 }

@@ -17,13 +17,13 @@ extension ContentQueue {
         if let preflight = installOptions.spacePreflight {
             let needed = preflight.required(
                 archiveLength: max(0, product.length - have), uncompressedSize: product.uncompressedSize)
-            var available = SpacePreflight.availableBytes(atPath: layout.root.path)
+            var available = SpacePreflight.availableBytes(atPath: store.root.path)
             if available < needed, store.hasTrash, (try? store.emptyTrash()) != nil {
                 // Old versions and used archives awaiting deletion hold space that is free to take back.
-                available = SpacePreflight.availableBytes(atPath: layout.root.path)
+                available = SpacePreflight.availableBytes(atPath: store.root.path)
             }
             if available < needed {
-                localFailures[row.productID] = .insufficientSpace(needed: needed - available, path: layout.root.path)
+                localFailures[row.productID] = .insufficientSpace(needed: needed - available, path: store.root.path)
                 await deliverDownload(row)
                 return
             }
@@ -37,7 +37,7 @@ extension ContentQueue {
             product, candidates: candidates, catalogURL: catalog?.location.absoluteString, transactionID: row.id)
         if snapshot.state == .finished, store.contentURL(forProductID: row.productID) == nil {
             // Verified earlier without installing (`download --no-install`): install that archive.
-            let archive = layout.archiveFile(productID: row.productID, version: product.contentVersion.description)
+            let archive = store.archiveFile(productID: row.productID, version: product.contentVersion.description)
             do {
                 _ = try await Self.runInstall(archive: archive, product: product, store: store, options: installOptions)
                 try? journal.recordPhase(row.productID, .installed)

@@ -61,7 +61,7 @@ extension ContentQueue {
 
     /// Runs the (blocking) installer on a dispatch queue, never on a cooperative thread.
     nonisolated static func runInstall(
-        archive: URL, product: CatalogProduct, store: ContentStore, options: ContentInstaller.Options
+        archive: URL, product: CatalogProduct, store: Store, options: ContentInstaller.Options
     ) async throws -> URL {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global(qos: .utility).async {
@@ -77,7 +77,7 @@ extension ContentQueue {
 
     /// Swaps an extracted staging folder in, on a dispatch queue (never on a cooperative thread).
     nonisolated static func runCommit(
-        _ staging: StagingFolder, product: CatalogProduct, archive: String, store: ContentStore,
+        _ staging: StagingFolder, product: CatalogProduct, archive: String, store: Store,
         options: ContentInstaller.Options
     ) async throws -> URL {
         try await withCheckedThrowingContinuation { continuation in

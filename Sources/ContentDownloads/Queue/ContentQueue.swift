@@ -16,9 +16,8 @@ public actor ContentQueue {
     /// Every transaction and download change, in order.
     public nonisolated let updates: AsyncStream<ContentQueueUpdate>
     let continuation: AsyncStream<ContentQueueUpdate>.Continuation
-    let layout: StoreLayout
-    /// Where installed content lives (the store folder itself).
-    public nonisolated let store: ContentStore
+    /// The store this queue drives: installed content, its journal and its locks.
+    public nonisolated let store: Store
     let journal: SQLiteJournal
     let manager: DownloadManager
     let installOptions: ContentInstaller.Options
@@ -34,18 +33,17 @@ public actor ContentQueue {
     var forwardTask: Task<Void, Never>?
     var isOpen = false
 
-    /// A queue on the store folder `layout`; `catalog` is needed to add purchases and to restore.
+    /// A queue on `store`; `catalog` is needed to add purchases and to restore.
     public init(
-        layout: StoreLayout, catalog: CatalogSource?, options: DownloadOptions = DownloadOptions(),
+        store: Store, catalog: CatalogSource?, options: DownloadOptions = DownloadOptions(),
         installOptions: ContentInstaller.Options = ContentInstaller.Options()
     ) throws {
-        self.layout = layout
+        self.store = store
         self.catalog = catalog
         self.installOptions = installOptions
-        journal = try layout.openJournal()
-        store = try ContentStore(root: layout.root)
+        journal = try store.journal()
         overlapped = OverlappedInstalls(store: store, options: installOptions)
-        manager = try DownloadManager(layout: layout, options: options, journal: journal)
+        manager = try DownloadManager(store: store, options: options)
         (updates, continuation) = AsyncStream.makeStream(of: ContentQueueUpdate.self, bufferingPolicy: .unbounded)
     }
 
@@ -70,7 +68,7 @@ public actor ContentQueue {
         // Recovery runs under the driver lock (so no other driver installs meanwhile); the manager
         // takes the lock again right after (flock is per open file, so it cannot be shared).
         do {
-            let lock = try DriverLock(layout: layout)
+            let lock = try DriverLock(store: store)
             try ContentInstaller.recover(store: store)
             for row in try journal.transactionRows() { rows[row.id] = row }
             try await recoverInstalls()
@@ -157,7 +155,7 @@ public actor ContentQueue {
                 transactionID: transactionID, downloads: inFlight.map { "\($0.productID) \($0.state.rawValue)" })
         }
         do { try journal.finishTransaction(row, at: Date()) } catch {
-            throw .journal(path: layout.journal.path, reason: "\(error)")
+            throw .journal(path: store.journalFile.path, reason: "\(error)")
         }
         // The caller may have seen the final state by asking before the engine's update was
         // forwarded: deliver it first, so observers see every download end before its transaction.
@@ -224,7 +222,7 @@ public actor ContentQueue {
     }
 
     /// Installed products of `store` with a newer version in `catalog`.
-    public nonisolated static func availableUpdates(store: ContentStore, catalog: Catalog) -> [ContentUpdate] {
+    public nonisolated static func availableUpdates(store: Store, catalog: Catalog) -> [ContentUpdate] {
         store.installedProductIDs().compactMap { id in
             guard let installed = store.installedVersion(forProductID: id), let product = catalog.product(id),
                   installed < product.contentVersion

@@ -3,7 +3,7 @@ internal import ContentPackaging
 public import Foundation
 
 /// A read-only look at a store's transactions from any process (`iapcontent status`), without
-/// driving it: unfinished transactions and the history of finished ones.
+/// driving it: its downloads, unfinished transactions and the history of finished ones.
 public struct StoreOverview: Sendable {
     /// An unfinished transaction as recorded.
     public struct Transaction: Sendable, Equatable {
@@ -33,14 +33,17 @@ public struct StoreOverview: Sendable {
         public var finishedAt: Date
     }
 
+    /// Every download record, ordered by creation.
+    public var downloads: [DownloadSnapshot]
     /// Unfinished transactions, oldest first.
     public var transactions: [Transaction]
     /// Finished transactions, oldest first.
     public var history: [Finished]
 
     /// Reads the store's journal.
-    public init(layout: StoreLayout) throws {
-        let journal = try layout.openJournal()
+    public init(store: Store) throws {
+        let journal = try store.journal()
+        downloads = try journal.records().map(DownloadSnapshot.init(record:))
         transactions = try journal.transactionRows().map {
             Transaction(id: $0.id, productID: $0.productID, kind: $0.kind, state: $0.state,
                         contentVersion: $0.product.contentVersion.description)

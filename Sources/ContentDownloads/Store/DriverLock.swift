@@ -13,9 +13,8 @@ public final class DriverLock: Sendable {
     public let path: String
 
     /// Takes the lock or throws ``DriverLockError/busy(store:pid:)`` at once.
-    public init(layout: StoreLayout) throws(DriverLockError) {
-        path = layout.driverLock.path
-        do { try layout.create() } catch { throw .io(path: layout.root.path, reason: "\(error)") }
+    public init(store: Store) throws(DriverLockError) {
+        path = store.driverLockFile.path
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
@@ -23,7 +22,7 @@ public final class DriverLock: Sendable {
             let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 31, 0) }
             close(fd)
             let pid = n > 0 ? Int32(String(decoding: buffer[0..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) : nil
-            throw .busy(store: layout.root.path, pid: pid)
+            throw .busy(store: store.root.path, pid: pid)
         }
         let text = Array("\(getpid())\n".utf8)
         _ = ftruncate(fd, 0)
@@ -32,8 +31,8 @@ public final class DriverLock: Sendable {
     }
 
     /// Tries to take the lock; `nil` when another process holds it.
-    public static func attempt(layout: StoreLayout) -> DriverLock? {
-        try? DriverLock(layout: layout)
+    public static func attempt(store: Store) -> DriverLock? {
+        try? DriverLock(store: store)
     }
 
     deinit {

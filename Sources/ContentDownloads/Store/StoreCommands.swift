@@ -17,10 +17,10 @@ public enum StoreCommands {
     }
 
     /// Sends `command` for each product.
-    public static func send(_ command: RequestedCommand, productIDs: [String], layout: StoreLayout) throws -> [String: Outcome] {
-        let journal = try layout.openJournal()
+    public static func send(_ command: RequestedCommand, productIDs: [String], store: Store) throws -> [String: Outcome] {
+        let journal = try store.journal()
         var outcomes: [String: Outcome] = [:]
-        let lock = DriverLock.attempt(layout: layout)
+        let lock = DriverLock.attempt(store: store)
         for id in productIDs {
             guard var record = try journal.record(id) else {
                 outcomes[id] = .unknownProduct

@@ -10,15 +10,15 @@ final class StoreLock {
     private var fd: Int32
 
     /// Blocks until the lock is held (creating `.lock` if needed).
-    convenience init(store: ContentStore) throws(InstallError) {
+    convenience init(store: Store) throws(InstallError) {
         try self.init(store: store, create: true)!
     }
 
     /// Blocks until the lock is held; `nil` when `create` is false and the store has no `.lock` (it is gone, or
     /// being deleted): a caller that only deletes must never create a file there, or a concurrent `rm -rf` of the
     /// store would find it not empty.
-    init?(store: ContentStore, create: Bool) throws(InstallError) {
-        let path = store.root.appendingPathComponent(".lock", isDirectory: false).path
+    init?(store: Store, create: Bool) throws(InstallError) {
+        let path = store.installLockFile.path
         let fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | (create ? O_CREAT : 0), 0o644)
         if fd < 0, !create, errno == ENOENT { return nil }
         guard fd >= 0 else { throw .system(operation: "open lock", path: path, errno: errno) }

@@ -13,13 +13,13 @@ extension CatalogSource {
     /// - Parameters:
     ///   - location: The catalog's URL (`http`, `https`, `file`) or path.
     ///   - pinnedPublicKeys: Base64 Ed25519 public keys (from `iapcontent keygen`); any one may sign.
-    ///   - layout: The store whose journal remembers the highest version seen.
+    ///   - store: The store whose journal remembers the highest version seen.
     ///   - caFile: Extra trusted certificate authorities (PEM).
     ///   - now: The clock used for expiry.
     /// - Throws: ``DownloadError`` with a distinct code per refusal (`.missingSignature`, `.badSignature`,
     ///   `.catalogExpired`, `.rollback`), or `.catalog` when it cannot be fetched or decoded.
     public static func loadVerified(
-        _ location: String, pinnedPublicKeys: [String], layout: StoreLayout, caFile: String? = nil, now: Date = Date()
+        _ location: String, pinnedPublicKeys: [String], store: Store, caFile: String? = nil, now: Date = Date()
     ) throws(DownloadError) -> CatalogSource {
         let url = resolve(location)
         let key = url.absoluteString
@@ -37,10 +37,10 @@ extension CatalogSource {
         let journal: SQLiteJournal
         let seen: UInt64?
         do {
-            journal = try layout.openJournal()
+            journal = try store.journal()
             seen = try journal.highestCatalogVersion(catalogURL: key)
         } catch {
-            throw DownloadError(code: .io, message: "cannot read the store's journal \(layout.journal.path): \(error); check permissions")
+            throw DownloadError(code: .io, message: "cannot read the store's journal \(store.journalFile.path): \(error); check permissions")
         }
         let catalog: Catalog
         do throws(CatalogVerificationError) {
@@ -49,7 +49,7 @@ extension CatalogSource {
             throw .untrusted(error, catalogURL: key)
         }
         do { try journal.recordCatalogVersion(catalog.catalogVersion, catalogURL: key) } catch {
-            throw DownloadError(code: .io, message: "cannot record the catalog version in \(layout.journal.path): \(error); check permissions and free space")
+            throw DownloadError(code: .io, message: "cannot record the catalog version in \(store.journalFile.path): \(error); check permissions and free space")
         }
         return CatalogSource(catalog: catalog, location: url)
     }

@@ -14,7 +14,7 @@ extension IAPContent {
         @OptionGroup var storeOptions: StoreLocationOptions
 
         func run() async throws {
-            try sendStoreCommand(.cancel, productIDs: productIDs, layout: storeOptions.layout)
+            try sendStoreCommand(.cancel, productIDs: productIDs, store: storeOptions.openStore())
         }
     }
 }

@@ -16,9 +16,9 @@ extension IAPContent {
         @OptionGroup var storeOptions: StoreLocationOptions
 
         func run() async throws {
-            let store = try ContentStore(root: storeOptions.layout.root)
+            let store = try storeOptions.openStore()
             guard let url = store.contentURL(forProductID: productID) else {
-                printError("\(productID) is not installed in \(storeOptions.store); download it with `iapcontent download \(productID) --catalog <URL> --store \(storeOptions.store)`")
+                printError("\(productID) is not installed in \(store.root.path); download it with `iapcontent download \(productID) --catalog <URL> --store \(store.root.path)`")
                 throw ExitCode(1)
             }
             printLine(url.path)

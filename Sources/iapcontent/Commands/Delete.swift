@@ -16,9 +16,9 @@ extension IAPContent {
         @OptionGroup var storeOptions: StoreLocationOptions
 
         func run() async throws {
-            let store = try ContentStore(root: storeOptions.layout.root)
+            let store = try storeOptions.openStore()
             guard try store.deleteContent(forProductID: productID) else {
-                printError("\(productID) is not installed in \(storeOptions.store); nothing deleted")
+                printError("\(productID) is not installed in \(store.root.path); nothing deleted")
                 throw ExitCode(1)
             }
             printLine("\(productID): deleted")

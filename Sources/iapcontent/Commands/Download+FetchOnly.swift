@@ -8,11 +8,11 @@ extension IAPContent.Download {
     /// `--no-install`: the transfer engine alone — fetch and verify archives into `transfers/`,
     /// no transaction, no install (prefetching, mirroring, engine tests).
     func fetchOnly(
-        source: CatalogSource, products: [CatalogProduct], options: DownloadOptions, authorizer: ArchiveURLAuthorizer?
+        store: Store, source: CatalogSource, products: [CatalogProduct], options: DownloadOptions, authorizer: ArchiveURLAuthorizer?
     ) async throws {
         var options = options
         options.transfer.directWrites = true  // nobody reads these archives back soon: skip the page cache
-        let manager = try DownloadManager(layout: storeOptions.layout, options: options)
+        let manager = try DownloadManager(store: store, options: options)
         await manager.setArchiveURLAuthorizer(authorizer)
         do {
             try await manager.start()
@@ -53,7 +53,7 @@ extension IAPContent.Download {
             lastSnapshots[snapshot.productID] = snapshot
             if snapshot.state == .paused, !interrupted.isSet, states[snapshot.productID] != .paused {
                 await reporter.message(
-                    "\(snapshot.productID) is paused; run `iapcontent resume \(snapshot.productID) --store \(storeOptions.store)` to continue.")
+                    "\(snapshot.productID) is paused; run `iapcontent resume \(snapshot.productID) --store \(store.root.path)` to continue.")
             }
             states[snapshot.productID] = snapshot.state
             if let error = snapshot.error { lastErrors[snapshot.productID] = error.message }

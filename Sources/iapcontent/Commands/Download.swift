@@ -66,12 +66,13 @@ extension IAPContent {
             if keys.isEmpty {
                 printError("warning: no --public-key pinned; accepting an unsigned catalog (development only — anyone controlling the server controls the content)")
             }
+            let store = try storeOptions.openStore()
             let source: CatalogSource
             var products: [CatalogProduct] = []
             do {
-                source = try loadCatalog(catalog, caFile: caFile, publicKeys: keys, layout: storeOptions.layout)
+                source = try loadCatalog(catalog, caFile: caFile, publicKeys: keys, store: store)
                 for id in productIDs { products.append(try source.product(id)) }
-                for product in products { try storeOptions.layout.checkNoDowngrade(product) }
+                for product in products { try store.checkNoDowngrade(product) }
             } catch {
                 printError(error.message)
                 throw ExitStatus.failure
@@ -91,17 +92,17 @@ extension IAPContent {
             options.transfer.caFile = caFile
             options.transfer.lowSpeedTime = stallTimeout
             if noInstall {
-                try await fetchOnly(source: source, products: products, options: options, authorizer: authorizer)
+                try await fetchOnly(store: store, source: source, products: products, options: options, authorizer: authorizer)
                 return
             }
             let queue = try ContentQueue(
-                layout: storeOptions.layout, catalog: source, options: options,
+                store: store, catalog: source, options: options,
                 installOptions: ContentInstaller.Options(overlapWithDownload: !verifyFirst, deferDeletion: true))
             await queue.setArchiveURLAuthorizer(authorizer)
-            try await openForRun(queue, store: storeOptions.store)
+            try await openForRun(queue)
             // Old versions and used archives go to the trash as each install completes; a detached
             // `empty-trash` deletes them once this command is done, whatever its outcome.
-            defer { TrashEmptier.startIfNeeded(store: storeOptions.location.url) }
+            defer { TrashEmptier.startIfNeeded(store: store) }
             let started = ContinuousClock.now
             let reporter = ProgressReporters.make(json: json, quiet: global.quiet)
             let interrupted = InterruptFlag()
@@ -129,7 +130,7 @@ extension IAPContent {
                 await queue.close()
                 throw error
             }
-            let waiter = QueueWaiter(store: storeOptions.store, reporter: reporter, interrupted: interrupted)
+            let waiter = QueueWaiter(store: store.root.path, reporter: reporter, interrupted: interrupted)
             let outcome = await waiter.wait(for: transactions, queue: queue)
             try await RunEnding(
                 json: json, quiet: global.quiet, reporter: reporter, interrupted: interrupted, started: started

@@ -19,10 +19,11 @@ extension IAPContent {
         @OptionGroup var storeOptions: StoreLocationOptions
 
         func run() throws {
+            let location = storeOptions.location
             do {
-                _ = try ContentStore.emptyTrash(atRoot: storeOptions.location.url)
+                _ = try Store.emptyTrash(atRoot: location.url)
             } catch {
-                printError("cannot empty the trash of \(storeOptions.store): \(error.description)")
+                printError("cannot empty the trash of \(location.url.path): \(error.description)")
                 throw ExitStatus.failure
             }
         }
@@ -35,11 +36,10 @@ extension IAPContent {
 enum TrashEmptier {
     /// Starts the detached deletion if `store` has trash; a failure to start leaves it for the next
     /// recovery, which empties the trash whenever a store is opened.
-    static func startIfNeeded(store root: URL) {
-        let store = root.standardizedFileURL
-        guard (try? ContentStore(root: store))?.hasTrash == true else { return }
+    static func startIfNeeded(store: Store) {
+        guard store.hasTrash else { return }
         let program = SiblingProgram.currentExecutable
-        let arguments = [program, "empty-trash", "--store", store.path]
+        let arguments = [program, "empty-trash", "--store", store.root.path]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
         argv.append(nil)
         defer { for pointer in argv { free(pointer) } }

@@ -47,7 +47,7 @@ extension IAPContent {
             let catalogProduct = CatalogProduct(
                 productID: product, contentVersion: ContentVersion(version)!, path: url.lastPathComponent,
                 length: length, sha256: "", uncompressedSize: uncompressedSize, entryCount: entryCount)
-            let contentStore = try ContentStore(root: URL(fileURLWithPath: store))
+            let contentStore = try Store(root: URL(fileURLWithPath: store))
             try ContentInstaller.recover(store: contentStore)
             let installed = try ContentInstaller.install(
                 archive: url, product: catalogProduct, store: contentStore,

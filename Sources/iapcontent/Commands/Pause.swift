@@ -14,7 +14,7 @@ extension IAPContent {
         @OptionGroup var storeOptions: StoreLocationOptions
 
         func run() async throws {
-            try sendStoreCommand(.pause, productIDs: productIDs, layout: storeOptions.layout)
+            try sendStoreCommand(.pause, productIDs: productIDs, store: storeOptions.openStore())
         }
     }
 }

@@ -25,10 +25,10 @@ extension IAPContent {
         func run() async throws {
             global.bootstrapLogging()
             let catalog = try catalogOptions.catalog()
+            let store = try storeOptions.openStore()
             let source: CatalogSource
             do {
-                source = try loadCatalog(
-                    catalog, caFile: caFile, publicKeys: catalogOptions.publicKeys(), layout: storeOptions.layout)
+                source = try loadCatalog(catalog, caFile: caFile, publicKeys: catalogOptions.publicKeys(), store: store)
             } catch {
                 printError(error.message)
                 throw ExitStatus.failure
@@ -36,10 +36,10 @@ extension IAPContent {
             var options = DownloadOptions()
             options.transfer.caFile = caFile
             let queue = try ContentQueue(
-                layout: storeOptions.layout, catalog: source, options: options,
+                store: store, catalog: source, options: options,
                 installOptions: ContentInstaller.Options(deferDeletion: true))
-            try await openForRun(queue, store: storeOptions.store)
-            defer { TrashEmptier.startIfNeeded(store: storeOptions.location.url) }  // as `download` does
+            try await openForRun(queue)
+            defer { TrashEmptier.startIfNeeded(store: store) }  // as `download` does
             let started = ContinuousClock.now
             let reporter = ProgressReporters.make(json: json, quiet: global.quiet)
             let interrupted = InterruptFlag()
@@ -61,7 +61,7 @@ extension IAPContent {
                 ending.note("Nothing to restore: every purchased product is installed at the catalog's version.", important: false)
                 return
             }
-            let waiter = QueueWaiter(store: storeOptions.store, reporter: reporter, interrupted: interrupted)
+            let waiter = QueueWaiter(store: store.root.path, reporter: reporter, interrupted: interrupted)
             let outcome = await waiter.wait(for: restored, queue: queue)
             try await ending.end(transactions: restored, outcome: outcome, queue: queue, finishTransactions: true) { count in
                 "Restored \(count) product(s)."

@@ -23,14 +23,14 @@ extension IAPContent {
 
         func run() async throws {
             global.bootstrapLogging()
-            let layout = storeOptions.layout
-            guard FileManager.default.fileExists(atPath: layout.journal.path) else {
-                printError("no downloads in \(layout.root.path) (no journal.sqlite); start one with `iapcontent download`")
+            let location = storeOptions.location
+            guard Store.hasJournal(atRoot: location.url) else {
+                printError("no downloads in \(location.url.path) (no journal.sqlite); start one with `iapcontent download`")
                 throw ExitStatus.failure
             }
-            let snapshots = try layout.openJournal().records().map(DownloadSnapshot.init(record:))
-            let overview = try StoreOverview(layout: layout)
-            let store = try ContentStore(root: layout.root)
+            let store = try storeOptions.openStore()
+            let overview = try StoreOverview(store: store)
+            let snapshots = overview.downloads
             var installed: [String: String] = [:]
             for id in store.installedProductIDs() {
                 installed[id] = store.installedVersion(forProductID: id)?.description ?? "?"
@@ -56,7 +56,7 @@ extension IAPContent {
                 return
             }
             if snapshots.isEmpty {
-                printLine("No downloads in \(layout.root.path).")
+                printLine("No downloads in \(store.root.path).")
             } else {
                 var writer = PlainProgressWriter()
                 let now = ContinuousClock.now

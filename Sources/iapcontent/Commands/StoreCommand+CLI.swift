@@ -3,8 +3,8 @@ import ContentDownloads
 import Foundation
 
 /// Shared body of `pause`, `resume` and `cancel`: send, report per product, exit 1 on unknown products.
-func sendStoreCommand(_ command: RequestedCommand, productIDs: [String], layout: StoreLayout) throws {
-    let outcomes = try StoreCommands.send(command, productIDs: productIDs, layout: layout)
+func sendStoreCommand(_ command: RequestedCommand, productIDs: [String], store: Store) throws {
+    let outcomes = try StoreCommands.send(command, productIDs: productIDs, store: store)
     var unknown: [String] = []
     for id in productIDs {
         switch outcomes[id] {
@@ -14,7 +14,7 @@ func sendStoreCommand(_ command: RequestedCommand, productIDs: [String], layout:
         }
     }
     if !unknown.isEmpty {
-        printError("no download for \(unknown.joined(separator: ", ")) in \(layout.root.path); see `iapcontent status --store \(layout.root.path)`")
+        printError("no download for \(unknown.joined(separator: ", ")) in \(store.root.path); see `iapcontent status --store \(store.root.path)`")
         throw ExitCode(1)
     }
 }

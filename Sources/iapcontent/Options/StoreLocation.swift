@@ -1,4 +1,5 @@
 import ArgumentParser
+import ContentCommandLine
 import ContentDownloads
 import Foundation
 
@@ -49,9 +50,13 @@ struct StoreLocationOptions: ParsableArguments {
     /// The resolved store folder.
     var location: StoreLocation { StoreLocation.resolve(flag: path) }
 
-    /// The resolved store's layout (journal, transfers, content).
-    var layout: StoreLayout { StoreLayout(root: location.url) }
-
-    /// The resolved store folder as a path, for messages and hints (`--store <path>`).
-    var store: String { location.url.path }
+    /// Resolves the store folder once and opens it (creating its folders): the one ``Store`` a command
+    /// hands to every part it uses. A store that cannot be created is a message and exit status 1.
+    func openStore() throws -> Store {
+        let url = location.url
+        do { return try Store(root: url) } catch {
+            printError("cannot open the store \(url.path): \(error.description)")
+            throw ExitStatus.failure
+        }
+    }
 }
