@@ -3,55 +3,55 @@ internal import CCurl
 /// A libcurl failure: the `CURLcode`, libcurl's own message (from `CURLOPT_ERRORBUFFER`) and the URL.
 ///
 /// Related libcurl documentation: https://curl.se/libcurl/c/libcurl-errors.html
-public struct CurlError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct CurlError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A libcurl result code (`CURLcode`), as a typed value with the constants this package reacts to.
-    public struct Code: RawRepresentable, Sendable, Hashable {
+    package struct Code: RawRepresentable, Sendable, Hashable {
         /// The raw `CURLcode` value.
-        public let rawValue: Int32
+        package let rawValue: Int32
         /// Wraps a raw `CURLcode` value.
-        public init(rawValue: Int32) { self.rawValue = rawValue }
+        package init(rawValue: Int32) { self.rawValue = rawValue }
 
         /// `CURLE_COULDNT_RESOLVE_HOST`.
-        public static let couldNotResolveHost = Code(rawValue: 6)
+        package static let couldNotResolveHost = Code(rawValue: 6)
         /// `CURLE_COULDNT_CONNECT` (connection refused).
-        public static let couldNotConnect = Code(rawValue: 7)
+        package static let couldNotConnect = Code(rawValue: 7)
         /// `CURLE_PARTIAL_FILE` (the body ended before `Content-Length`).
-        public static let partialFile = Code(rawValue: 18)
+        package static let partialFile = Code(rawValue: 18)
         /// `CURLE_WRITE_ERROR` (our write callback refused the data).
-        public static let writeError = Code(rawValue: 23)
+        package static let writeError = Code(rawValue: 23)
         /// `CURLE_OPERATION_TIMEDOUT` (timeouts and low-speed stalls).
-        public static let operationTimedOut = Code(rawValue: 28)
+        package static let operationTimedOut = Code(rawValue: 28)
         /// `CURLE_SSL_CONNECT_ERROR`.
-        public static let sslConnectError = Code(rawValue: 35)
+        package static let sslConnectError = Code(rawValue: 35)
         /// `CURLE_ABORTED_BY_CALLBACK`.
-        public static let abortedByCallback = Code(rawValue: 42)
+        package static let abortedByCallback = Code(rawValue: 42)
         /// `CURLE_TOO_MANY_REDIRECTS`.
-        public static let tooManyRedirects = Code(rawValue: 47)
+        package static let tooManyRedirects = Code(rawValue: 47)
         /// `CURLE_GOT_NOTHING` (the server closed without replying).
-        public static let gotNothing = Code(rawValue: 52)
+        package static let gotNothing = Code(rawValue: 52)
         /// `CURLE_SEND_ERROR`.
-        public static let sendError = Code(rawValue: 55)
+        package static let sendError = Code(rawValue: 55)
         /// `CURLE_RECV_ERROR` (connection reset while reading).
-        public static let receiveError = Code(rawValue: 56)
+        package static let receiveError = Code(rawValue: 56)
         /// `CURLE_PEER_FAILED_VERIFICATION` (TLS certificate rejected).
-        public static let peerFailedVerification = Code(rawValue: 60)
+        package static let peerFailedVerification = Code(rawValue: 60)
         /// `CURLE_FILE_COULDNT_READ_FILE` (a `file://` URL that does not exist).
-        public static let fileCouldNotReadFile = Code(rawValue: 37)
+        package static let fileCouldNotReadFile = Code(rawValue: 37)
         /// `CURLE_HTTP2` / `CURLE_HTTP2_STREAM`.
-        public static let http2 = Code(rawValue: 16)
+        package static let http2 = Code(rawValue: 16)
         /// `CURLE_HTTP2_STREAM`.
-        public static let http2Stream = Code(rawValue: 92)
+        package static let http2Stream = Code(rawValue: 92)
     }
 
     /// The libcurl result code.
-    public let code: Code
+    package let code: Code
     /// libcurl's explanation (error buffer, else `curl_easy_strerror`).
-    public let message: String
+    package let message: String
     /// The URL being fetched.
-    public let url: String
+    package let url: String
 
     /// Creates an error from a code, message and URL.
-    public init(code: Code, message: String, url: String) {
+    package init(code: Code, message: String, url: String) {
         self.code = code
         self.message = message
         self.url = url
@@ -64,7 +64,7 @@ public struct CurlError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether retrying later may succeed (network trouble rather than a wrong request).
-    public var isTransient: Bool {
+    package var isTransient: Bool {
         switch code {
         case .couldNotConnect, .partialFile, .operationTimedOut, .gotNothing, .sendError, .receiveError,
              .couldNotResolveHost, .http2, .http2Stream, .sslConnectError:
@@ -75,7 +75,7 @@ public struct CurlError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Words for people: what failed, where, and libcurl's reason.
-    public var description: String {
+    package var description: String {
         "network error \(code.rawValue) fetching \(url): \(message)"
     }
 }

@@ -1,23 +1,23 @@
-public import ContentPackaging
+package import ContentPackaging
 
 /// One entry the pre-scan accepted: a normalized relative path, its kind and its declared size.
-public struct PlannedEntry: Sendable, Equatable {
+package struct PlannedEntry: Sendable, Equatable {
     /// The two kinds of object that are ever installed.
-    public enum Kind: Sendable, Equatable { case file, directory }
+    package enum Kind: Sendable, Equatable { case file, directory }
     /// Relative path without a trailing `/` (`ContentInfo.plist`, `Contents/a/b.png`).
-    public var path: String
+    package var path: String
     /// File or directory.
-    public var kind: Kind
+    package var kind: Kind
     /// Declared size in bytes (0 for directories); the extractor refuses to write more.
-    public var size: Int64
+    package var size: Int64
 }
 
 /// What the header pre-scan found acceptable: the exact sequence the extraction pass must see again.
-public struct ExtractionPlan: Sendable, Equatable {
+package struct ExtractionPlan: Sendable, Equatable {
     /// Entries in archive order.
-    public var entries: [PlannedEntry]
+    package var entries: [PlannedEntry]
     /// Sum of the declared file sizes.
-    public var totalBytes: Int64
+    package var totalBytes: Int64
 }
 
 /// Checks every archive header against the install policy BEFORE anything is written.
@@ -28,7 +28,7 @@ public struct ExtractionPlan: Sendable, Equatable {
 /// parent directories), within the entry-count and size caps of ``InstallLimits``. Owners,
 /// permissions, times and extended attributes in headers are ignored: files install as 0644 and
 /// directories as 0755, so a setuid or sticky mode is not an error, it is simply not restored.
-public struct EntryPolicy: Sendable {
+package struct EntryPolicy: Sendable {
     private struct Seen: Sendable {
         var path: String
         var isDirectory: Bool
@@ -36,19 +36,19 @@ public struct EntryPolicy: Sendable {
     }
 
     /// The caps applied.
-    public let limits: InstallLimits
+    package let limits: InstallLimits
     private var seen: [String: Seen] = [:]
     private var entries: [PlannedEntry] = []
     private var totalBytes: Int64 = 0
     private var count = 0
 
     /// A policy with the given caps.
-    public init(limits: InstallLimits) {
+    package init(limits: InstallLimits) {
         self.limits = limits
     }
 
     /// Reads every header of `reader` (skipping data) and returns the plan, or throws at the first bad entry.
-    public static func prescan(_ reader: inout ArchiveReader, limits: InstallLimits) throws(InstallError) -> ExtractionPlan {
+    package static func prescan(_ reader: inout ArchiveReader, limits: InstallLimits) throws(InstallError) -> ExtractionPlan {
         var policy = EntryPolicy(limits: limits)
         while true {
             let header: ArchiveEntryHeader?
@@ -61,7 +61,7 @@ public struct EntryPolicy: Sendable {
     }
 
     /// Checks one header; returns the planned entry or throws the reason it is refused.
-    public mutating func admit(_ header: ArchiveEntryHeader) throws(InstallError) -> PlannedEntry {
+    package mutating func admit(_ header: ArchiveEntryHeader) throws(InstallError) -> PlannedEntry {
         count += 1
         if count > limits.maxEntries {
             throw .tooManyEntries(declared: limits.maxEntries, found: count)
@@ -155,7 +155,7 @@ public struct EntryPolicy: Sendable {
     }
 
     /// Ends the scan: the archive must have held a `ContentInfo.plist`.
-    public func finish() throws(InstallError) -> ExtractionPlan {
+    package func finish() throws(InstallError) -> ExtractionPlan {
         guard seen[PathRules.collisionKey("ContentInfo.plist")]?.isDirectory == false else {
             throw .wrongContent(expected: "a ContentInfo.plist at the archive root", found: "no ContentInfo.plist")
         }

@@ -1,4 +1,4 @@
-public import ContentPackaging
+package import ContentPackaging
 import Glibc
 
 /// Writes an archive's entries into a staging directory itself — never through `archive_write_disk`.
@@ -18,17 +18,17 @@ import Glibc
 /// and the fsync comes later (``PendingFileSyncs``), so many files' writes are in flight at once. Every
 /// file is fsynced before any directory, and every directory at the end; `syncfs` would be one call but
 /// flushes unrelated data and reports errors less precisely.
-public struct SafeExtractor: ~Copyable {
+package struct SafeExtractor: ~Copyable {
     private let stagingFD: Int32
     private let stagingPath: String
     private let blockSize: Int
     private var createdDirectories: [String] = []
 
     /// Bytes of file data written so far.
-    public private(set) var bytesWritten: Int64 = 0
+    package private(set) var bytesWritten: Int64 = 0
 
     /// An extractor writing below the open directory `stagingFD` (not closed by the extractor).
-    public init(stagingFD: Int32, stagingPath: String, blockSize: Int = 1 << 20) {
+    package init(stagingFD: Int32, stagingPath: String, blockSize: Int = 1 << 20) {
         self.stagingFD = stagingFD
         self.stagingPath = stagingPath
         self.blockSize = blockSize
@@ -39,7 +39,7 @@ public struct SafeExtractor: ~Copyable {
     /// - Throws: ``InstallError/unsafeEntry(path:reason:)`` when the archive changed since the pre-scan,
     ///   ``InstallError/sizeExceeded(path:declared:written:)`` at the first block beyond a cap,
     ///   ``InstallError/insufficientSpace(needed:available:)`` on ENOSPC/EDQUOT.
-    public mutating func extract(
+    package mutating func extract(
         from reader: inout ArchiveReader, plan: ExtractionPlan, limits: InstallLimits
     ) throws(InstallError) {
         var index = 0
@@ -68,7 +68,7 @@ public struct SafeExtractor: ~Copyable {
     /// Every rule of the pre-scan applies, entry by entry; an entry that breaks one stops the
     /// extraction before anything of it is written (what was written stays in private staging,
     /// which the caller deletes). Returns the plan of what was extracted.
-    public mutating func extract(
+    package mutating func extract(
         from reader: inout ArchiveReader, admitting policy: inout EntryPolicy
     ) throws(InstallError) -> ExtractionPlan {
         try extractEntries(from: &reader, limits: policy.limits, expectedTotal: policy.limits.maxTotalBytes) {

@@ -1,7 +1,7 @@
 /// Durable download bookkeeping shared by the driving process and command-only processes.
 ///
 /// The real implementation is ``SQLiteJournal``; every write is durable when the call returns.
-public protocol DownloadJournal: Sendable {
+package protocol DownloadJournal: Sendable {
     /// Every record, ordered by creation.
     func records() throws -> [TransferRecord]
     /// The record for one product.

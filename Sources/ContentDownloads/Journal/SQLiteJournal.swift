@@ -14,12 +14,12 @@ internal import GRDB
 /// the largest wait when installing many small packages.
 /// Several processes may open the same file (the driver, and `pause`/`resume`/`cancel`/`status`);
 /// SQLite's locking plus a busy timeout serialises them.
-public final class SQLiteJournal: DownloadJournal {
+package final class SQLiteJournal: DownloadJournal {
     /// The database (internal: the queue's transaction tables and the trust records share it).
     let queue: DatabaseQueue
 
     /// Opens (creating and migrating if needed) the journal at `path`.
-    public init(path: String) throws {
+    package init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
@@ -93,21 +93,21 @@ public final class SQLiteJournal: DownloadJournal {
         return migrator
     }
 
-    public func records() throws -> [TransferRecord] {
+    package func records() throws -> [TransferRecord] {
         try queue.read { db in try TransferRow.order(Column("createdAt"), Column("productID")).fetchAll(db).map(\.record) }
     }
 
-    public func record(_ productID: String) throws -> TransferRecord? {
+    package func record(_ productID: String) throws -> TransferRecord? {
         try queue.read { db in try TransferRow.fetchOne(db, key: productID)?.record }
     }
 
-    public func save(_ record: TransferRecord) throws {
+    package func save(_ record: TransferRecord) throws {
         var record = record
         record.updatedAt = Date()
         try queue.write { db in try TransferRow(record).upsert(db) }
     }
 
-    public func recordCheckpoint(
+    package func recordCheckpoint(
         _ productID: String, offset: Int64, validator: Validator?, timeRemaining: Double, writtenInBoot: String?
     ) throws {
         try queue.write { db in
@@ -120,7 +120,7 @@ public final class SQLiteJournal: DownloadJournal {
         }
     }
 
-    public func request(_ command: RequestedCommand, for productID: String) throws -> Bool {
+    package func request(_ command: RequestedCommand, for productID: String) throws -> Bool {
         try queue.write { db in
             try db.executeCached(
                 sql: "UPDATE transfers SET requestedCommand = ?, updatedAt = ? WHERE productID = ?",
@@ -129,7 +129,7 @@ public final class SQLiteJournal: DownloadJournal {
         }
     }
 
-    public func takeRequestedCommands() throws -> [(productID: String, command: RequestedCommand)] {
+    package func takeRequestedCommands() throws -> [(productID: String, command: RequestedCommand)] {
         try queue.write { db in
             let rows = try Row.fetchAll(
                 db, sql: "SELECT productID, requestedCommand FROM transfers WHERE requestedCommand IS NOT NULL ORDER BY updatedAt")

@@ -1,31 +1,31 @@
-public import Foundation
+package import Foundation
 internal import GRDB
 
 /// One row of the `transfers` table: everything needed to reattach to a download after a crash.
 ///
 /// `durableOffset` is only ever written after the partial file was fsynced up to it.
-public struct TransferRecord: Sendable, Equatable, Codable {
+package struct TransferRecord: Sendable, Equatable, Codable {
     /// The product identifier; the primary key (one download per product per store).
-    public var productID: String
+    package var productID: String
     /// StoreKit's content identifier.
-    public var contentIdentifier: String
+    package var contentIdentifier: String
     /// The content version being downloaded.
-    public var contentVersion: String
+    package var contentVersion: String
     /// The archive URL.
-    public var url: String
+    package var url: String
     /// The catalog's archive length.
-    public var expectedLength: Int64
+    package var expectedLength: Int64
     /// The catalog's archive SHA-256 (lowercase hex).
-    public var expectedSHA256: String
+    package var expectedSHA256: String
     /// The strong ETag seen first.
-    public var etag: String?
+    package var etag: String?
     /// The Last-Modified seen first (used when there is no ETag).
-    public var lastModified: String?
+    package var lastModified: String?
     /// Bytes fsynced in the partial file.
     ///
     /// Setting it to 0 (every restart from zero does) also forgets ``writtenInBoot``, so nothing of
     /// the old partial file is kept.
-    public var durableOffset: Int64 {
+    package var durableOffset: Int64 {
         didSet { if durableOffset == 0 { writtenInBoot = nil } }
     }
     /// The kernel boot (``BootIdentity``) whose process last wrote the partial file; `nil` = unknown.
@@ -34,38 +34,38 @@ public struct TransferRecord: Sendable, Equatable, Codable {
     /// and again with each checkpoint. While it names the running boot, the bytes written past
     /// ``durableOffset`` are still valid (a killed process leaves the page cache behind), so a
     /// restart keeps the partial file's whole length instead of re-fetching them.
-    public var writtenInBoot: String?
+    package var writtenInBoot: String?
     /// `DownloadState` raw value.
-    public var state: String
+    package var state: String
     /// `downloading`, `verified`, `installing`, `installed`.
-    public var phase: String
+    package var phase: String
     /// Attempts used since the last success or user action.
-    public var attempts: Int
+    package var attempts: Int
     /// Checksum mismatches seen (one automatic restart from zero, then `failed`).
-    public var checksumFailures: Int
+    package var checksumFailures: Int
     /// ``DownloadError/Code`` raw value of the last error.
-    public var lastErrorCode: String?
+    package var lastErrorCode: String?
     /// The last error, in words.
-    public var lastError: String?
+    package var lastError: String?
     /// The partial file.
-    public var partialPath: String
+    package var partialPath: String
     /// The verified archive, once there is one.
-    public var archivePath: String?
+    package var archivePath: String?
     /// The StoreKit transaction this download serves (set by the queue, later).
-    public var transactionID: String?
+    package var transactionID: String?
     /// A command from another process (`pause`, `resume`, `cancel`) for the driver to apply.
-    public var requestedCommand: String?
+    package var requestedCommand: String?
     /// Per-download receive-rate cap in bytes/s (0 = none).
-    public var maxBytesPerSecond: Int64
+    package var maxBytesPerSecond: Int64
     /// Last estimate of seconds remaining (-1 unknown), refreshed at checkpoints.
-    public var timeRemaining: Double
+    package var timeRemaining: Double
     /// When the row was created.
-    public var createdAt: Date
+    package var createdAt: Date
     /// When the row last changed.
-    public var updatedAt: Date
+    package var updatedAt: Date
 
     /// Creates a record; optional columns default to empty.
-    public init(
+    package init(
         productID: String, contentIdentifier: String, contentVersion: String, url: String, expectedLength: Int64,
         expectedSHA256: String, etag: String? = nil, lastModified: String? = nil, durableOffset: Int64 = 0,
         writtenInBoot: String? = nil,
@@ -102,19 +102,19 @@ public struct TransferRecord: Sendable, Equatable, Codable {
     }
 
     /// The state as a ``DownloadState`` (unknown values read as `failed`).
-    public var downloadState: DownloadState {
+    package var downloadState: DownloadState {
         get { DownloadState(rawValue: state) ?? .failed }
         set { state = newValue.rawValue }
     }
 
     /// Whether a restart may keep the partial file's whole length: the last checkpoint was recorded
     /// in the running boot, so the bytes written after it are still in the page cache.
-    public var keepsWrittenTail: Bool {
+    package var keepsWrittenTail: Bool {
         writtenInBoot != nil && writtenInBoot == BootIdentity.current
     }
 
     /// The validator recorded for `If-Range`.
-    public var validator: Validator? {
+    package var validator: Validator? {
         get { etag == nil && lastModified == nil ? nil : Validator(etag: etag, lastModified: lastModified) }
         set {
             etag = newValue?.etag
@@ -123,7 +123,7 @@ public struct TransferRecord: Sendable, Equatable, Codable {
     }
 }
 
-/// The GRDB face of ``TransferRecord`` (kept internal so GRDB stays out of the public API).
+/// The GRDB face of ``TransferRecord`` (kept internal so GRDB stays out of the package API).
 struct TransferRow: Codable, FetchableRecord, PersistableRecord {
     static var databaseTableName: String { "transfers" }
     var record: TransferRecord
@@ -169,7 +169,7 @@ struct TransferRow: Codable, FetchableRecord, PersistableRecord {
 }
 
 /// Phases of a download beyond the StoreKit state, for the installer.
-public enum TransferPhase: String, Sendable {
+package enum TransferPhase: String, Sendable {
     /// Bytes are (or will be) arriving.
     case downloading
     /// The archive is complete and its SHA-256 matches.
@@ -178,14 +178,4 @@ public enum TransferPhase: String, Sendable {
     case installing
     /// The content is installed.
     case installed
-}
-
-/// Commands another process can leave in the journal for the driving process.
-public enum RequestedCommand: String, Sendable, Codable {
-    /// Take the transfer off the wire, keep the partial data.
-    case pause
-    /// Continue a paused download.
-    case resume
-    /// Stop and delete partial data.
-    case cancel
 }

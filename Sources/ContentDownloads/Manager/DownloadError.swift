@@ -75,7 +75,7 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// Network trouble that outlasted the retries.
-    public static func network(_ error: CurlError, attempts: Int) -> DownloadError {
+    package static func network(_ error: CurlError, attempts: Int) -> DownloadError {
         DownloadError(
             code: .network,
             message: "\(error) (gave up after \(attempts) attempts); check the connection and run the command again — it resumes from the bytes on disk")

@@ -55,11 +55,11 @@ public actor DownloadManager {
     }
 
     /// Installs the step that runs after verification (the installer).
-    public func setPostVerifyStep(_ step: PostVerifyStep?) { postVerify = step }
+    package func setPostVerifyStep(_ step: PostVerifyStep?) { postVerify = step }
 
     /// Installs the hook that attaches a ``GrowingArchive`` to each request handed to the engine,
     /// so the content queue can extract an archive while it downloads.
-    public func setTransferFeedProvider(_ provider: (@Sendable (TransferRequest) -> GrowingArchive?)?) {
+    package func setTransferFeedProvider(_ provider: (@Sendable (TransferRequest) -> GrowingArchive?)?) {
         feedProvider = provider
     }
 

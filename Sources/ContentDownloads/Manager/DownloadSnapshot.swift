@@ -41,7 +41,7 @@ public struct DownloadSnapshot: Sendable, Equatable, Encodable {
 
 extension DownloadSnapshot {
     /// The snapshot a journal row alone gives (another process, or no live estimate).
-    public init(record: TransferRecord) {
+    package init(record: TransferRecord) {
         let state = record.downloadState
         let bytes = state == .finished ? record.expectedLength : record.durableOffset
         self.init(

@@ -5,15 +5,15 @@ internal import Foundation
 /// An exponential moving average with α = 1 − exp(−dt/τ), τ = 5 s, seeded from the session
 /// average. Bytes already on disk when the session started are excluded. The estimate is hidden
 /// for the first ``warmup`` seconds and after ``stallAfter`` seconds without new bytes.
-public struct RateEstimator: Sendable, Equatable {
+package struct RateEstimator: Sendable, Equatable {
     /// Smoothing time constant in seconds.
-    public var tau: Double
+    package var tau: Double
     /// Seconds after the session start during which the estimate is unknown.
-    public var warmup: Double
+    package var warmup: Double
     /// Seconds without new bytes after which the estimate is unknown (stalled).
-    public var stallAfter: Double
+    package var stallAfter: Double
     /// The smoothed rate in bytes per second, once there is one.
-    public private(set) var rate: Double?
+    package private(set) var rate: Double?
     private var sessionStart: Double?
     private var sessionStartBytes: Int64 = 0
     private var lastTime: Double = 0
@@ -21,14 +21,14 @@ public struct RateEstimator: Sendable, Equatable {
     private var lastDataTime: Double = 0
 
     /// Creates an estimator.
-    public init(tau: Double = 5, warmup: Double = 2.5, stallAfter: Double = 5) {
+    package init(tau: Double = 5, warmup: Double = 2.5, stallAfter: Double = 5) {
         self.tau = tau
         self.warmup = warmup
         self.stallAfter = stallAfter
     }
 
     /// Starts a session (a new request) with `bytes` already on disk.
-    public mutating func start(at time: Double, bytes: Int64) {
+    package mutating func start(at time: Double, bytes: Int64) {
         sessionStart = time
         sessionStartBytes = bytes
         lastTime = time
@@ -38,10 +38,10 @@ public struct RateEstimator: Sendable, Equatable {
     }
 
     /// Ends the session (pause, failure): the estimate becomes unknown until the next start.
-    public mutating func stop() { sessionStart = nil }
+    package mutating func stop() { sessionStart = nil }
 
     /// Records the bytes on disk at `time`.
-    public mutating func record(bytes: Int64, at time: Double) {
+    package mutating func record(bytes: Int64, at time: Double) {
         guard let sessionStart else { return }
         let dt = time - lastTime
         guard dt > 0 else { return }
@@ -68,7 +68,7 @@ public struct RateEstimator: Sendable, Equatable {
     }
 
     /// Seconds until `remaining` more bytes arrive at the smoothed rate, or -1 if unknown.
-    public func timeRemaining(remaining: Int64, at time: Double) -> Double {
+    package func timeRemaining(remaining: Int64, at time: Double) -> Double {
         guard let sessionStart, time - sessionStart >= warmup, time - lastDataTime < stallAfter,
               let rate, rate > 0
         else { return downloadTimeRemainingUnknown }

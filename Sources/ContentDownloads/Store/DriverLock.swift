@@ -7,13 +7,13 @@ internal import Glibc
 ///
 /// The kernel releases it when the process dies, so a `kill -9` never leaves a stale lock.
 /// The holder writes its pid into the file so a refused second driver can name it.
-public final class DriverLock: Sendable {
+package final class DriverLock: Sendable {
     private let fd: Int32
     /// The lock file.
-    public let path: String
+    package let path: String
 
     /// Takes the lock or throws ``DriverLockError/busy(store:pid:)`` at once.
-    public init(store: Store) throws(DriverLockError) {
+    package init(store: Store) throws(DriverLockError) {
         path = store.driverLockFile.path
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
@@ -31,7 +31,7 @@ public final class DriverLock: Sendable {
     }
 
     /// Tries to take the lock; `nil` when another process holds it.
-    public static func attempt(store: Store) -> DriverLock? {
+    package static func attempt(store: Store) -> DriverLock? {
         try? DriverLock(store: store)
     }
 

@@ -8,9 +8,9 @@ internal import Synchronization
 /// ``complete()`` once the length and SHA-256 matched the catalog, ``abandon()`` when this
 /// attempt ends any other way (pause, cancel, failure, a restart from zero). The end is final:
 /// a later attempt gets a new `GrowingArchive`. Readers block in ``wait(beyond:)``.
-public final class GrowingArchive: Sendable, Equatable {
+package final class GrowingArchive: Sendable, Equatable {
     /// How the attempt ended, if it has.
-    public enum End: Sendable, Equatable {
+    package enum End: Sendable, Equatable {
         /// Still arriving.
         case growing
         /// All bytes are in the file and verified.
@@ -28,10 +28,10 @@ public final class GrowingArchive: Sendable, Equatable {
     private let signal = DispatchSemaphore(value: 0)
 
     /// A feed with nothing published yet.
-    public init() {}
+    package init() {}
 
     /// Identity: one feed per transfer attempt.
-    public static func == (lhs: GrowingArchive, rhs: GrowingArchive) -> Bool { lhs === rhs }
+    package static func == (lhs: GrowingArchive, rhs: GrowingArchive) -> Bool { lhs === rhs }
 
     /// The file now holds `available` bytes (never decreases within an attempt).
     func published(_ available: Int64) {
@@ -49,7 +49,7 @@ public final class GrowingArchive: Sendable, Equatable {
     func complete() { finish(.complete) }
 
     /// This attempt ended without a verified archive; idempotent, and no-op after ``complete()``.
-    public func abandon() { finish(.abandoned) }
+    package func abandon() { finish(.abandoned) }
 
     private func finish(_ end: End) {
         state.withLock { if $0.end == .growing { $0.end = end } }
@@ -57,10 +57,10 @@ public final class GrowingArchive: Sendable, Equatable {
     }
 
     /// How the attempt ended so far.
-    public var end: End { state.withLock { $0.end } }
+    package var end: End { state.withLock { $0.end } }
 
     /// Blocks until more than `offset` bytes are available or the attempt ended; returns both.
-    public func wait(beyond offset: Int64) -> (available: Int64, end: End) {
+    package func wait(beyond offset: Int64) -> (available: Int64, end: End) {
         while true {
             let now = state.withLock { ($0.available, $0.end) }
             if now.0 > offset || now.1 != .growing { return now }

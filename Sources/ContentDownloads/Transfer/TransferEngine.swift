@@ -13,7 +13,7 @@ internal import Glibc
 /// order, through ``events``. Nothing outside the thread touches a curl handle.
 ///
 /// Lifecycle: ``start()`` once, ``shutdown()`` once (it pauses and checkpoints every transfer).
-public final class TransferEngine: Sendable {
+package final class TransferEngine: Sendable {
     enum Command: Sendable {
         case submit(TransferRequest)
         case stop(id: String, delete: Bool)
@@ -22,7 +22,7 @@ public final class TransferEngine: Sendable {
     }
 
     /// Every event of every transfer, in the order the thread produced them.
-    public let events: AsyncStream<TransferEvent>
+    package let events: AsyncStream<TransferEvent>
     private let continuation: AsyncStream<TransferEvent>.Continuation
     private let inbox = Mutex<[Command]>([])
     private let multi: MultiHandle
@@ -30,14 +30,14 @@ public final class TransferEngine: Sendable {
     private let started = Mutex(false)
 
     /// Creates an engine (no thread yet).
-    public init(settings: TransferSettings = TransferSettings()) throws(CurlError) {
+    package init(settings: TransferSettings = TransferSettings()) throws(CurlError) {
         self.settings = settings
         multi = try MultiHandle()
         (events, continuation) = AsyncStream.makeStream(of: TransferEvent.self, bufferingPolicy: .unbounded)
     }
 
     /// Starts the transfer thread.
-    public func start() {
+    package func start() {
         let first = started.withLock { value in
             defer { value = true }
             return !value
@@ -53,16 +53,16 @@ public final class TransferEngine: Sendable {
     }
 
     /// Queues a download (or resumes one from `request.offset`).
-    public func submit(_ request: TransferRequest) { post(.submit(request)) }
+    package func submit(_ request: TransferRequest) { post(.submit(request)) }
     /// Takes a transfer off the multi handle keeping the partial file; reports `.stopped`.
-    public func pause(_ id: String) { post(.stop(id: id, delete: false)) }
+    package func pause(_ id: String) { post(.stop(id: id, delete: false)) }
     /// Stops a transfer and deletes its partial file; reports `.stopped(deleted: true)`.
-    public func cancel(_ id: String) { post(.stop(id: id, delete: true)) }
+    package func cancel(_ id: String) { post(.stop(id: id, delete: true)) }
     /// Changes a running transfer's receive-rate cap (0 = none).
-    public func setRate(_ id: String, bytesPerSecond: Int64) { post(.setRate(id: id, bytesPerSecond: bytesPerSecond)) }
+    package func setRate(_ id: String, bytesPerSecond: Int64) { post(.setRate(id: id, bytesPerSecond: bytesPerSecond)) }
 
     /// Pauses and checkpoints every transfer, then ends the thread and the event stream.
-    public func shutdown() async {
+    package func shutdown() async {
         guard started.withLock({ $0 }) else {
             continuation.finish()
             return

@@ -1,5 +1,5 @@
 /// What the transfer thread reports about one download, in order.
-public enum TransferEvent: Sendable, Equatable {
+package enum TransferEvent: Sendable, Equatable {
     /// The response was accepted; `restartedFromZero` when a 200 replaced a range request.
     case started(id: String, offset: Int64, restartedFromZero: Bool)
     /// Bytes on disk (written, not necessarily durable); at most ~10 per second per transfer.
@@ -15,7 +15,7 @@ public enum TransferEvent: Sendable, Equatable {
 }
 
 /// Why a transfer ended without a verified archive, classified for the retry policy.
-public enum TransferFailure: Sendable, Equatable {
+package enum TransferFailure: Sendable, Equatable {
     /// Network trouble worth retrying (reset, refused, timeout, stall).
     case network(CurlError)
     /// An HTTP status other than 200/206/416; `retryAfter` in seconds when the server sent one.

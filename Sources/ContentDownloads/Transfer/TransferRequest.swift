@@ -1,34 +1,34 @@
 /// What the engine needs to fetch one archive: where from, where to, and what it must be.
 ///
 /// The engine never reads the journal; the manager builds this from a journal record.
-public struct TransferRequest: Sendable, Equatable {
+package struct TransferRequest: Sendable, Equatable {
     /// The download's key (the product identifier).
-    public var id: String
+    package var id: String
     /// The archive URL (`http`, `https` or `file`).
-    public var url: String
+    package var url: String
     /// The partial file the bytes go to.
-    public var partialPath: String
+    package var partialPath: String
     /// Where the verified archive is renamed to.
-    public var archivePath: String
+    package var archivePath: String
     /// Bytes already durable on disk (from the journal); the file is truncated to this first…
-    public var offset: Int64
+    package var offset: Int64
     /// …unless the bytes past it were written in this boot (``TransferRecord/keepsWrittenTail``):
     /// then the transfer resumes from the partial file's length and the first checkpoint's fsync
     /// makes those bytes durable too. The final SHA-256 still covers every byte.
-    public var keepsWrittenTail: Bool
+    package var keepsWrittenTail: Bool
     /// The exact archive length from the catalog.
-    public var expectedLength: Int64
+    package var expectedLength: Int64
     /// The lowercase hex SHA-256 from the catalog.
-    public var expectedSHA256: String
+    package var expectedSHA256: String
     /// The validator seen when the download started, sent as `If-Range`.
-    public var validator: Validator?
+    package var validator: Validator?
     /// Receive-rate cap in bytes per second (0 = none).
-    public var maxBytesPerSecond: Int64
+    package var maxBytesPerSecond: Int64
     /// Told how far the partial file is written, so an overlapped install can follow it; `nil` = nobody follows.
-    public var feed: GrowingArchive?
+    package var feed: GrowingArchive?
 
     /// Creates a request.
-    public init(
+    package init(
         id: String, url: String, partialPath: String, archivePath: String, offset: Int64,
         keepsWrittenTail: Bool = false, expectedLength: Int64, expectedSHA256: String, validator: Validator?, maxBytesPerSecond: Int64 = 0,
         feed: GrowingArchive? = nil
@@ -48,14 +48,14 @@ public struct TransferRequest: Sendable, Equatable {
 }
 
 /// The HTTP validator identifying one version of the remote file (RFC 9110 §8.8).
-public struct Validator: Sendable, Equatable, Codable {
+package struct Validator: Sendable, Equatable, Codable {
     /// The strong entity tag, quotes included (`"abc"`); weak tags are never stored.
-    public var etag: String?
+    package var etag: String?
     /// The `Last-Modified` date as sent, used only when there is no strong ETag.
-    public var lastModified: String?
+    package var lastModified: String?
 
     /// Creates a validator.
-    public init(etag: String?, lastModified: String?) {
+    package init(etag: String?, lastModified: String?) {
         self.etag = etag
         self.lastModified = lastModified
     }
