@@ -164,19 +164,27 @@ public enum ContentInstaller {
         }
         // The new version is live. Cleanup is best effort: `recover(store:)` finishes it after a failure.
         // After an exchange the old version sits at the staging path.
+        if cleanUp(oldVersion: stagingPath, archivePath: options.removeArchive ? archivePath : nil, store: store, options: options) {
+            options.observer?.install(of: productID, reached: .cleaned)
+        }
+        return store.contentDirectory.appendingPathComponent(productID, isDirectory: true)
+    }
+
+    /// Removes what a swap left behind — the old version (at the staging path) and the used archive —
+    /// or, with ``Options/deferDeletion``, renames them into `trash/` (deleting here only what cannot be
+    /// moved). Returns whether everything is gone from where it was.
+    private static func cleanUp(oldVersion: String, archivePath: String?, store: Store, options: Options) -> Bool {
         var cleaned = true
         if options.deferDeletion {
-            // Renames into `trash/`; what cannot be moved is deleted here after all.
-            if !store.moveToTrash(stagingPath) { cleaned = (try? FileSystemCalls.removeTree(stagingPath)) != nil }
-            if options.removeArchive, let archivePath, !store.moveToTrash(archivePath), unlink(archivePath) != 0, errno != ENOENT {
+            if !store.moveToTrash(oldVersion) { cleaned = (try? FileSystemCalls.removeTree(oldVersion)) != nil }
+            if let archivePath, !store.moveToTrash(archivePath), unlink(archivePath) != 0, errno != ENOENT {
                 cleaned = false
             }
         } else {
-            cleaned = (try? FileSystemCalls.removeTree(stagingPath)) != nil
-            if options.removeArchive, let archivePath, unlink(archivePath) != 0, errno != ENOENT { cleaned = false }
+            cleaned = (try? FileSystemCalls.removeTree(oldVersion)) != nil
+            if let archivePath, unlink(archivePath) != 0, errno != ENOENT { cleaned = false }
         }
-        if cleaned { options.observer?.install(of: productID, reached: .cleaned) }
-        return store.contentDirectory.appendingPathComponent(productID, isDirectory: true)
+        return cleaned
     }
 
     /// What ``recover(store:)`` removed.

@@ -155,44 +155,11 @@ extension DownloadManager {
         guard record.downloadState == .active else { return }  // paused or cancelled meanwhile
         record.durableOffset = max(0, offset)
         live[id]?.downloadedBytes = record.durableOffset
-        var restartFromZero = false
-        var retryAfter: Double?
-        var final: DownloadError?
-        let transient: DownloadError
-        switch failure {
-        case .network(let error):
-            transient = .network(error, attempts: record.attempts + 1)
-            final = error.isTransient ? nil : transient
-        case .httpStatus(let status, let url, let after):
-            transient = .httpStatus(status, url: url)
-            retryAfter = after
-            final = (status >= 500 || status == 429 || status == 408) ? nil : transient
-        case .cannotResume(let reason):
-            transient = DownloadError(code: .network, message: "cannot resume \(record.url): \(reason); restarting from zero")
-            restartFromZero = true
-            final = nil
-        case .checksumMismatch(let expected, let actual):
-            record.checksumFailures += 1
-            transient = .checksumMismatch(expected: expected, actual: actual)
-            restartFromZero = true
-            final = record.checksumFailures >= 2 ? transient : nil
-        case .lengthMismatch(let expected, let actual, let url):
-            record.checksumFailures += 1
-            transient = .lengthMismatch(expected: expected, actual: actual, url: url)
-            restartFromZero = true
-            final = record.checksumFailures >= 2 ? transient : nil
-        case .endlessData(let expected, let url):
-            transient = .endlessData(expected: expected, url: url)
-            final = transient
-        case .io(let operation, let path, let code):
-            transient = code == ENOSPC
-                ? .insufficientSpace(needed: record.expectedLength - record.durableOffset, path: path)
-                : .io(operation: operation, path: path, errno: code)
-            final = transient
-        }
-        record.lastErrorCode = transient.code.rawValue
-        record.lastError = transient.message
-        if restartFromZero {
+        let verdict = failure.verdict(for: &record)
+        var final = verdict.final
+        record.lastErrorCode = verdict.error.code.rawValue
+        record.lastError = verdict.error.message
+        if verdict.restartFromZero {
             unlink(record.partialPath)
             record.durableOffset = 0
             record.validator = nil
@@ -219,18 +186,23 @@ extension DownloadManager {
             record.downloadState = .failed
         } else {
             record.downloadState = .waiting
-            let delay = restartFromZero && retryAfter == nil
-                ? 0 : options.retryDelay(attempt: record.attempts, retryAfter: retryAfter)
-            live[id]?.retryAt = Transfer.now() + delay
-            if delay > 0 {
-                Task { [weak self] in
-                    try? await Task.sleep(for: .seconds(delay))
-                    await self?.admit()
-                }
-            }
+            scheduleRetry(id, attempt: record.attempts, verdict: verdict)
         }
         save(&record)
         emit(id, force: true)
+    }
+
+    /// Sets when a failed download may be admitted again and wakes the admission then: at once after a
+    /// restart from zero (nothing to back off from), else after the backoff or the server's `Retry-After`.
+    private func scheduleRetry(_ id: String, attempt: Int, verdict: FailureVerdict) {
+        let delay = verdict.restartFromZero && verdict.retryAfter == nil
+            ? 0 : options.retryDelay(attempt: attempt, retryAfter: verdict.retryAfter)
+        live[id]?.retryAt = Transfer.now() + delay
+        guard delay > 0 else { return }
+        Task { [weak self] in
+            try? await Task.sleep(for: .seconds(delay))
+            await self?.admit()
+        }
     }
 
     private func stopped(_ id: String, offset: Int64, deleted: Bool) {

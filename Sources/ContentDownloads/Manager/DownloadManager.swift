@@ -123,39 +123,19 @@ public actor DownloadManager {
     @discardableResult
     public func enqueue(_ product: CatalogProduct, url: String, transactionID: String? = nil) throws -> DownloadSnapshot {
         let id = product.productID
-        let now = Date()
-        let partial = store.partialFile(productID: id).path
         if var existing = records[id], existing.expectedSHA256 == product.sha256.lowercased(),
            existing.expectedLength == product.length
         {
             existing.url = url
             existing.transactionID = transactionID ?? existing.transactionID
-            switch existing.downloadState {
-            case .finished:
-                if let archive = existing.archivePath, FileManager.default.fileExists(atPath: archive) {
-                    save(&existing)
-                    emit(id, force: true)  // observers waiting for a terminal state get one
-                    return snapshot(of: id)!
-                }
-                existing.durableOffset = 0
-                existing.downloadState = .waiting
-            case .failed:
-                existing.downloadState = .waiting
-                existing.attempts = 0
-                existing.checksumFailures = 0
-                existing.lastError = nil
-                existing.lastErrorCode = nil
-            case .cancelled:
-                existing.durableOffset = 0
-                existing.validator = nil
-                existing.attempts = 0
-                existing.checksumFailures = 0
-                existing.lastError = nil
-                existing.lastErrorCode = nil
-                existing.downloadState = .waiting
-            case .waiting, .active, .paused:
-                break
+            if existing.downloadState == .finished, let archive = existing.archivePath,
+               FileManager.default.fileExists(atPath: archive)
+            {
+                save(&existing)
+                emit(id, force: true)  // observers waiting for a terminal state get one
+                return snapshot(of: id)!
             }
+            existing.prepareToReattach()
             save(&existing)
             if live[id] == nil { live[id] = LiveState(downloadedBytes: existing.durableOffset) }
             live[id]?.downloadedBytes = existing.durableOffset
@@ -167,15 +147,9 @@ public actor DownloadManager {
             engine.cancel(id)
             live[id]?.stopIntent = .cancel
         }
+        let partial = store.partialFile(productID: id).path
         unlink(partial)
-        var record = TransferRecord(
-            productID: id, contentIdentifier: product.contentIdentifier,
-            contentVersion: product.contentVersion.description, url: url, expectedLength: product.length,
-            expectedSHA256: product.sha256.lowercased(), etag: nil, lastModified: nil, durableOffset: 0,
-            state: DownloadState.waiting.rawValue, phase: TransferPhase.downloading.rawValue, attempts: 0,
-            checksumFailures: 0, lastErrorCode: nil, lastError: nil, partialPath: partial, archivePath: nil,
-            transactionID: transactionID, requestedCommand: nil, maxBytesPerSecond: 0, timeRemaining: -1,
-            createdAt: now, updatedAt: now)
+        var record = TransferRecord(product, url: url, partialPath: partial, transactionID: transactionID)
         if let needed = insufficientSpace(for: record) {
             record.downloadState = .failed
             record.lastErrorCode = needed.code.rawValue

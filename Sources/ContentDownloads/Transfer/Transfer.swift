@@ -24,38 +24,38 @@ final class Transfer {
 
     let request: TransferRequest
     let easy: EasyHandle
-    private let settings: TransferSettings
-    private let emit: @Sendable (TransferEvent) -> Void
-    private let fd: Int32
-    private let isFileURL: Bool
+    let settings: TransferSettings
+    let emit: @Sendable (TransferEvent) -> Void
+    let fd: Int32
+    let isFileURL: Bool
     /// Bytes in the file (durable only up to the last checkpoint), excluding what ``writer`` buffers.
-    private var fileOffset: Int64 { writer.fileOffset }
+    var fileOffset: Int64 { writer.fileOffset }
     /// The offset the request asked the server to start from.
-    private var requestedOffset: Int64
-    private let writer: PartialFileWriter
-    private var hasher = SHA256()
-    private var head = ResponseHead()
+    var requestedOffset: Int64
+    let writer: PartialFileWriter
+    var hasher = SHA256()
+    var head = ResponseHead()
     private(set) var decision: Decision?
     /// Set when a callback aborts the transfer; wins over libcurl's generic write error.
-    private var failure: TransferFailure?
-    private var validator: Validator?
+    var failure: TransferFailure?
+    var validator: Validator?
     /// The last offset reported durable (fsynced).
-    private var lastCheckpointOffset: Int64
+    var lastCheckpointOffset: Int64
     /// The offset and time of the last checkpoint started (durable or still being fsynced).
-    private var startedCheckpointOffset: Int64
-    private var lastCheckpointTime: Double
+    var startedCheckpointOffset: Int64
+    var lastCheckpointTime: Double
     /// Periodic checkpoints are fsynced here, off this thread; `nil` fsyncs inline.
-    private let syncer: CheckpointSyncer?
+    let syncer: CheckpointSyncer?
     /// Hands every finished background fsync to its transfer (the engine's); called from the write
     /// callback while one of ours is pending, because one `curl_multi_perform` can deliver many
     /// megabytes and the durable offset must not wait for it to return.
-    private let deliverSyncs: (() -> Void)?
+    let deliverSyncs: (() -> Void)?
     /// The periodic checkpoint being fsynced by ``syncer`` (at most one).
-    private var pendingSync: (token: UInt64, offset: Int64)?
+    var pendingSync: (token: UInt64, offset: Int64)?
     /// The token of our job still queued or running on the syncer, superseded or not: at most one,
     /// so a stalled device never piles up jobs.
-    private var outstandingSync: UInt64?
-    private var lastProgressTime: Double = 0
+    var outstandingSync: UInt64?
+    var lastProgressTime: Double = 0
 
     /// Bytes received so far (on disk or buffered).
     var received: Int64 { writer.received }
@@ -123,7 +123,7 @@ final class Transfer {
 
     // MARK: Setup
 
-    private func rehashPrefix() throws(TransferFailure) {
+    func rehashPrefix() throws(TransferFailure) {
         guard fileOffset > 0 else { return }
         let chunk = 1 << 20
         var scratch = [UInt8](repeating: 0, count: chunk)
@@ -137,7 +137,7 @@ final class Transfer {
         }
     }
 
-    private func configure() throws(TransferFailure) {
+    func configure() throws(TransferFailure) {
         do {
             try easy.setURL(request.url)
             try easy.set(CURLOPT_NOSIGNAL, 1)
@@ -196,7 +196,7 @@ final class Transfer {
         return size * count
     }
 
-    private func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
+    func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
         if outstandingSync != nil { deliverSyncs?() }
         if failure != nil { return 0 }  // a background fsync failed: stop here
         if decision == nil { decide() }
@@ -234,7 +234,7 @@ final class Transfer {
     }
 
     /// Decides what to do with the body from the response head (RFC 9110 §13.1.5, §14, §15.5.17).
-    private func decide() {
+    func decide() {
         if isFileURL {
             decision = .accept
             emit(.started(id: request.id, offset: fileOffset, restartedFromZero: false))
@@ -289,130 +289,5 @@ final class Transfer {
         default:
             decision = .reject(.httpStatus(status, url: request.url, retryAfter: head.retryAfter))
         }
-    }
-
-    // MARK: Disk
-
-    /// Writes what arrived, fsyncs, then reports the durable offset (the journal is written after
-    /// this, never before). `all: false` (periodic checkpoints) may keep a sub-page tail in memory
-    /// so the next ``PartialFileWriter`` write stays aligned; stops and the end write everything.
-    ///
-    /// A periodic checkpoint still being fsynced by the ``CheckpointSyncer`` is superseded: this
-    /// fsync covers its bytes too, and its late result is ignored.
-    @discardableResult
-    func checkpoint(all: Bool = true) -> Bool {
-        pendingSync = nil
-        do { try writer.flush(all: all) } catch {
-            failure = error
-            return false
-        }
-        guard fsync(fd) == 0 else {
-            failure = .io(operation: "fsync", path: request.partialPath, errno: errno)
-            return false
-        }
-        request.feed?.published(fileOffset)
-        lastCheckpointOffset = fileOffset
-        startedCheckpointOffset = fileOffset
-        lastCheckpointTime = Transfer.now()
-        emit(.checkpoint(id: request.id, offset: fileOffset, validator: validator))
-        return true
-    }
-
-    /// A periodic checkpoint: writes what arrived (keeping an unaligned tail), then hands the
-    /// fsync to the ``CheckpointSyncer``; ``checkpointSynced(_:)`` reports it once durable.
-    private func startCheckpoint() -> Bool {
-        guard let syncer else { return checkpoint(all: false) }
-        do { try writer.flush(all: false) } catch {
-            failure = error
-            return false
-        }
-        request.feed?.published(fileOffset)
-        let copy = dup(fd)
-        guard copy >= 0 else { return checkpoint(all: false) }
-        let offset = fileOffset
-        let token = syncer.submit(id: request.id, fd: copy, offset: offset)
-        pendingSync = (token, offset)
-        outstandingSync = token
-        startedCheckpointOffset = offset
-        lastCheckpointTime = Transfer.now()
-        return true
-    }
-
-    /// The ``CheckpointSyncer`` finished an fsync: report the offset durable, or fail the transfer
-    /// at its next write. Results of superseded checkpoints are ignored.
-    func checkpointSynced(_ result: CheckpointSyncer.Completed) {
-        if outstandingSync == result.token { outstandingSync = nil }
-        guard let pending = pendingSync, pending.token == result.token else { return }
-        pendingSync = nil
-        guard result.error == 0 else {
-            if failure == nil { failure = .io(operation: "fsync", path: request.partialPath, errno: result.error) }
-            return
-        }
-        lastCheckpointOffset = pending.offset
-        emit(.checkpoint(id: request.id, offset: pending.offset, validator: validator))
-    }
-
-    // MARK: Completion
-
-    /// Called once libcurl is done with this transfer; reports `verified` or `failed`.
-    func finish(result: CURLcode) {
-        if result == CURLE_OK, decision == nil { decide() }
-        if let failure { return report(failure) }
-        if case .reject(let refused) = decision { return report(refused) }
-        guard result == CURLE_OK else { return report(.network(easy.error(for: result))) }
-        guard checkpoint() else { return report(failure!) }
-        guard fileOffset == request.expectedLength else {
-            return report(.network(CurlError(
-                code: .partialFile,
-                message: "the body ended at byte \(fileOffset) of \(request.expectedLength)", url: request.url)))
-        }
-        let actual = hasher.finalizeHex()
-        guard actual == request.expectedSHA256.lowercased() else {
-            return report(.checksumMismatch(expected: request.expectedSHA256, actual: actual))
-        }
-        guard rename(request.partialPath, request.archivePath) == 0 else {
-            return report(.io(operation: "rename", path: request.archivePath, errno: errno))
-        }
-        Transfer.fsyncDirectory(of: request.archivePath)
-        request.feed?.complete()
-        emit(.verified(id: request.id, archivePath: request.archivePath))
-    }
-
-    private func report(_ failure: TransferFailure) {
-        request.feed?.abandon()
-        // Keep whatever arrived intact and durable, so a retry resumes after it.
-        if case .accept = decision, self.failure == nil || !isDiskFailure(failure) {
-            let saved = self.failure
-            _ = checkpoint()
-            self.failure = saved
-        }
-        emit(.failed(id: request.id, failure: failure, offset: lastCheckpointOffset))
-    }
-
-    private func isDiskFailure(_ failure: TransferFailure) -> Bool {
-        if case .io = failure { return true }
-        return false
-    }
-
-    /// Pause: flush and fsync what arrived; report the durable offset.
-    func stopKeeping() {
-        request.feed?.abandon()
-        if case .accept = decision { _ = checkpoint() }
-        emit(.stopped(id: request.id, offset: lastCheckpointOffset, deleted: false))
-    }
-
-    /// Cancel: delete the partial file.
-    func stopDeleting() {
-        request.feed?.abandon()
-        unlink(request.partialPath)
-        emit(.stopped(id: request.id, offset: 0, deleted: true))
-    }
-
-    static func fsyncDirectory(of path: String) {
-        let directory = (path as NSString).deletingLastPathComponent
-        let dfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard dfd >= 0 else { return }
-        fsync(dfd)
-        close(dfd)
     }
 }
