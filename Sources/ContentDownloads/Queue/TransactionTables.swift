@@ -35,8 +35,9 @@ enum TransactionTables {
     }
 }
 
-/// One unfinished transaction as stored.
-struct TransactionRow: Sendable, Equatable {
+/// One unfinished transaction as stored (table `transactions`; `product` is the catalog entry as JSON).
+struct TransactionRow: Sendable, Equatable, Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "transactions"
     var id: String
     var productID: String
     var kind: TransactionKind
@@ -44,63 +45,54 @@ struct TransactionRow: Sendable, Equatable {
     var product: CatalogProduct
     var url: String
     var createdAt: Date
+
+    /// Dates as GRDB's text, without `DateFormatter` (see ``JournalDate``).
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+        .custom { JournalDate.text($0) }
+    }
 }
 
-/// One finished transaction as stored.
-struct HistoryRow: Sendable, Equatable {
+/// One finished transaction as stored (table `history`).
+struct HistoryRow: Sendable, Equatable, Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "history"
     var transactionID: String
     var productID: String
     var kind: TransactionKind
     var contentVersion: String
     var finishedAt: Date
+
+    /// Dates as GRDB's text, without `DateFormatter` (see ``JournalDate``).
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+        .custom { JournalDate.text($0) }
+    }
 }
 
 extension SQLiteJournal {
-    /// Unfinished transactions, oldest first.
+    /// Unfinished transactions, oldest first. A row that does not decode (an unknown kind or state, a
+    /// damaged product) is an error naming the column, not a silent default.
     func transactionRows() throws -> [TransactionRow] {
-        try queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM transactions ORDER BY createdAt, id").map { row in
-                let data: Data = row["product"]
-                return TransactionRow(
-                    id: row["id"], productID: row["productID"],
-                    kind: TransactionKind(rawValue: row["kind"]) ?? .purchase,
-                    state: TransactionState(rawValue: row["state"]) ?? .purchased,
-                    product: try JSONDecoder().decode(CatalogProduct.self, from: data),
-                    url: row["url"], createdAt: row["createdAt"])
-            }
-        }
+        try queue.read { db in try TransactionRow.order(Column("createdAt"), Column("id")).fetchAll(db) }
     }
 
     /// Inserts or replaces an unfinished transaction.
     func saveTransaction(_ row: TransactionRow) throws {
-        let product = try JSONEncoder().encode(row.product)
-        try queue.write { db in
-            try db.executeCached(
-                sql: "INSERT OR REPLACE INTO transactions (id, productID, kind, state, product, url, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                arguments: [row.id, row.productID, row.kind.rawValue, row.state.rawValue, product, row.url, JournalDate.text(row.createdAt)])
-        }
+        try queue.write { db in try row.insert(db, onConflict: .replace) }
     }
 
     /// Moves a transaction to the history, atomically.
     func finishTransaction(_ row: TransactionRow, at date: Date) throws {
         try queue.write { db in
-            try db.executeCached(sql: "DELETE FROM transactions WHERE id = ?", arguments: [row.id])
-            try db.executeCached(
-                sql: "INSERT OR REPLACE INTO history (transactionID, productID, kind, contentVersion, finishedAt) VALUES (?, ?, ?, ?, ?)",
-                arguments: [row.id, row.productID, row.kind.rawValue, row.product.contentVersion.description, JournalDate.text(date)])
+            _ = try row.delete(db)
+            try HistoryRow(
+                transactionID: row.id, productID: row.productID, kind: row.kind,
+                contentVersion: row.product.contentVersion.description, finishedAt: date
+            ).insert(db, onConflict: .replace)
         }
     }
 
     /// Finished transactions, oldest first.
     func historyRows() throws -> [HistoryRow] {
-        try queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM history ORDER BY finishedAt, transactionID").map { row in
-                HistoryRow(
-                    transactionID: row["transactionID"], productID: row["productID"],
-                    kind: TransactionKind(rawValue: row["kind"]) ?? .purchase,
-                    contentVersion: row["contentVersion"], finishedAt: row["finishedAt"])
-            }
-        }
+        try queue.read { db in try HistoryRow.order(Column("finishedAt"), Column("transactionID")).fetchAll(db) }
     }
 
     /// Records an install phase of a transfer (`installing`, `installed`).
