@@ -34,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/onevcat/Rainbow", from: "4.2.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
@@ -58,7 +60,6 @@ let package = Package(
             dependencies: [
                 "CArchive", "CZstd", "CLinuxSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
         .target(
@@ -74,16 +75,18 @@ let package = Package(
                 "ContentDelivery",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings),
         .target(
             name: "ContentDownloads",
             dependencies: [
-                "CCurl", "CLinuxSystem", "CArchive",
+                "CCurl", "CLinuxSystem",
                 "ContentPackaging", "ContentDelivery",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
 
@@ -115,7 +118,7 @@ let package = Package(
         // MARK: Test support: real servers (nginx, fault server), test data, child processes
         .target(
             name: "TestSupport",
-            dependencies: ["ContentPackaging"],
+            dependencies: ["ContentPackaging", "CArchive"],
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings),
 
@@ -124,28 +127,40 @@ let package = Package(
             name: "ContentPackagingTests",
             dependencies: [
                 "ContentPackaging", "TestSupport", "CLinuxSystem",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ContentDeliveryTests",
-            dependencies: ["ContentDelivery", "ContentPackaging", "TestSupport"],
+            dependencies: [
+                "ContentDelivery", "ContentPackaging", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ContentHostTests",
-            dependencies: ["ContentHost", "ContentDelivery", "TestSupport"],
+            dependencies: [
+                "ContentHost", "ContentDelivery", "ContentPackaging", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ContentDownloadsTests",
             dependencies: [
                 "ContentDownloads", "ContentDelivery", "ContentPackaging", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "GRDB", package: "GRDB.swift"),  // to build journals of older schemas
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "iapcontentTests",
-            dependencies: ["iapcontent", "ContentCommandLine", "TestSupport"],
+            dependencies: [
+                "iapcontent", "ContentCommandLine", "ContentPackaging", "TestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
