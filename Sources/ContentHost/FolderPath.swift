@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Maps a request path onto a file inside the served folder, or refuses it.
 ///

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// One file about to be sent: size, strong ETag and Last-Modified.
 ///

@@ -1,8 +1,6 @@
 public import Foundation
 import ContentPackaging
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Builds a static, content-addressed catalog folder from packed archives (`iapcontent catalog`).
 ///

@@ -1,8 +1,6 @@
 public import Foundation
 import ContentPackaging
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Crash-safe file writes: temp file in the same directory → fsync → rename → fsync directory.
 ///

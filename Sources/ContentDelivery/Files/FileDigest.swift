@@ -1,9 +1,7 @@
 public import Foundation
 import ContentPackaging
 import Crypto
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The SHA-256 and length of any file, computed by streaming (never the whole file in memory).
 ///

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A failed system call on a named file: what we tried, on which path, and the C error.
 public struct FileSystemError: Error, CustomStringConvertible, Sendable, Equatable {

@@ -1,7 +1,5 @@
 public import Foundation
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The on-disk form of a catalog signing key: small JSON, mode 0600.
 ///

@@ -50,19 +50,6 @@ package struct CurlError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The URL being fetched.
     package let url: String
 
-    /// Creates an error from a code, message and URL.
-    package init(code: Code, message: String, url: String) {
-        self.code = code
-        self.message = message
-        self.url = url
-    }
-
-    init(_ code: CURLcode, errorBuffer: String?, url: String) {
-        let fallback = String(cString: curl_easy_strerror(code))
-        let text = errorBuffer.flatMap { $0.isEmpty ? nil : $0 } ?? fallback
-        self.init(code: Code(rawValue: Int32(code.rawValue)), message: text, url: url)
-    }
-
     /// Whether retrying later may succeed (network trouble rather than a wrong request).
     package var isTransient: Bool {
         switch code {
@@ -77,5 +64,15 @@ package struct CurlError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Words for people: what failed, where, and libcurl's reason.
     package var description: String {
         "network error \(code.rawValue) fetching \(url): \(message)"
+    }
+}
+
+extension CurlError {
+    /// The error of a finished easy handle: libcurl's error buffer when it says anything, else its
+    /// generic text for `code`.
+    init(_ code: CURLcode, errorBuffer: String?, url: String) {
+        let fallback = String(cString: curl_easy_strerror(code))
+        let text = errorBuffer.flatMap { $0.isEmpty ? nil : $0 } ?? fallback
+        self.init(code: Code(rawValue: Int32(code.rawValue)), message: text, url: url)
     }
 }

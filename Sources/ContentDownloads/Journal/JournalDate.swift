@@ -1,5 +1,6 @@
 internal import ContentDelivery
 internal import Foundation
+internal import GRDB
 
 /// Journal timestamps as GRDB stores them (`yyyy-MM-dd HH:mm:ss.SSS`, UTC), formatted by hand.
 ///
@@ -13,5 +14,15 @@ enum JournalDate {
         let seconds = time_t(milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000)
         let fraction = Int(milliseconds - Int64(seconds) * 1000)
         return CatalogDate.utcText(seconds: seconds, separator: " ", milliseconds: fraction)
+    }
+}
+
+/// A row type of the journal: Codable through GRDB, with dates stored as ``JournalDate`` text.
+protocol JournalRecord: Codable, FetchableRecord, PersistableRecord {}
+
+extension JournalRecord {
+    /// Dates as GRDB's text, without `DateFormatter` (see ``JournalDate``).
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+        .custom { JournalDate.text($0) }
     }
 }

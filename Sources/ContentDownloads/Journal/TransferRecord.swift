@@ -124,16 +124,12 @@ package struct TransferRecord: Sendable, Equatable, Codable {
 }
 
 /// The GRDB face of ``TransferRecord`` (kept internal so GRDB stays out of the package API).
-struct TransferRow: Codable, FetchableRecord, PersistableRecord {
+struct TransferRow: JournalRecord {
     static var databaseTableName: String { "transfers" }
     var record: TransferRecord
 
     init(_ record: TransferRecord) { self.record = record }
     init(from decoder: any Decoder) throws { record = try TransferRecord(from: decoder) }
-    /// Dates as GRDB's text, without `DateFormatter` (see ``JournalDate``).
-    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
-        .custom { JournalDate.text($0) }
-    }
     func encode(to encoder: any Encoder) throws { try record.encode(to: encoder) }
 
     /// Inserts or replaces the whole row through one cached statement.

@@ -1,7 +1,5 @@
 internal import Foundation
-#if canImport(Glibc)
 internal import Glibc
-#endif
 
 /// What one failed transfer attempt means for its download: the error to record, whether it ends the
 /// download, whether the bytes kept so far are worthless, and how long the server asked us to wait.

@@ -36,7 +36,7 @@ enum TransactionTables {
 }
 
 /// One unfinished transaction as stored (table `transactions`; `product` is the catalog entry as JSON).
-struct TransactionRow: Sendable, Equatable, Codable, FetchableRecord, PersistableRecord {
+struct TransactionRow: Sendable, Equatable, JournalRecord {
     static let databaseTableName = "transactions"
     var id: String
     var productID: String
@@ -45,26 +45,16 @@ struct TransactionRow: Sendable, Equatable, Codable, FetchableRecord, Persistabl
     var product: CatalogProduct
     var url: String
     var createdAt: Date
-
-    /// Dates as GRDB's text, without `DateFormatter` (see ``JournalDate``).
-    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
-        .custom { JournalDate.text($0) }
-    }
 }
 
 /// One finished transaction as stored (table `history`).
-struct HistoryRow: Sendable, Equatable, Codable, FetchableRecord, PersistableRecord {
+struct HistoryRow: Sendable, Equatable, JournalRecord {
     static let databaseTableName = "history"
     var transactionID: String
     var productID: String
     var kind: TransactionKind
     var contentVersion: String
     var finishedAt: Date
-
-    /// Dates as GRDB's text, without `DateFormatter` (see ``JournalDate``).
-    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
-        .custom { JournalDate.text($0) }
-    }
 }
 
 extension SQLiteJournal {

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
 internal import Glibc
-#endif
 
 /// The advisory lock (`flock(LOCK_EX|LOCK_NB)` on `driver.lock`) that lets one process drive a store.
 ///

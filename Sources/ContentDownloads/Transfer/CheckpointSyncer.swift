@@ -1,9 +1,7 @@
 internal import ContentPackaging
 internal import Foundation
 internal import Synchronization
-#if canImport(Glibc)
 internal import Glibc
-#endif
 
 /// Makes checkpoints durable off the transfer thread: `fsync` runs on its own thread,
 /// `iap-fsync`, while the transfer thread keeps receiving.

@@ -1,8 +1,6 @@
 internal import CLinuxSystem
 internal import ContentPackaging
-#if canImport(Glibc)
 internal import Glibc
-#endif
 
 /// Gathers a transfer's body bytes in one page-aligned buffer and writes them to the partial file.
 ///

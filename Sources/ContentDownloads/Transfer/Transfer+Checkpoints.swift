@@ -1,10 +1,4 @@
-internal import CCurl
-internal import ContentPackaging
-internal import Crypto
-#if canImport(Glibc)
 internal import Glibc
-#endif
-internal import Foundation
 
 /// Making received bytes durable: flush, fsync (here or on the ``CheckpointSyncer``), then report the offset.
 extension Transfer {

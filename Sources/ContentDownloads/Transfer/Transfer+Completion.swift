@@ -1,10 +1,7 @@
 internal import CCurl
 internal import ContentPackaging
-internal import Crypto
-#if canImport(Glibc)
-internal import Glibc
-#endif
 internal import Foundation
+internal import Glibc
 
 /// The end of a transfer: verified and renamed, failed with its bytes kept, paused, or cancelled.
 extension Transfer {

@@ -1,9 +1,7 @@
 internal import CCurl
 internal import ContentPackaging
 internal import Crypto
-#if canImport(Glibc)
 internal import Glibc
-#endif
 internal import Foundation
 
 /// One download on the transfer thread: its easy handle, partial file, running SHA-256 and the

@@ -2,9 +2,7 @@ internal import CCurl
 internal import ContentPackaging
 internal import Foundation
 internal import Synchronization
-#if canImport(Glibc)
 internal import Glibc
-#endif
 
 /// Runs every download on one libcurl multi handle owned by one thread, `iap-curl`.
 ///

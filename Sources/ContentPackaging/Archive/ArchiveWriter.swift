@@ -157,29 +157,22 @@ public struct ArchiveWriter: ~Copyable {
         discard self
         if let failure { throw failure }
         let outcome = sinkObject.finish()
-        if let compression = sinkObject.compressionError {
-            throw ArchiveError(message: compression.message, path: sinkObject.displayPath)
-        }
-        if outcome.failureErrno != 0 {
-            throw ArchiveError(
-                errno: outcome.failureErrno,
-                message: "write failed: \(String(cString: strerror(outcome.failureErrno)))",
-                path: sinkObject.displayPath)
-        }
+        if let failure = Self.failure(of: sinkObject, errno: outcome.failureErrno) { throw failure }
         return ArchiveDigest(size: outcome.size, sha256: outcome.sha256)
+    }
+
+    /// What went wrong downstream of libarchive, if anything: the compressor, or a write that failed with `errno`.
+    private static func failure(of sink: ArchiveSink, errno: Int32) -> ArchiveError? {
+        if let compression = sink.compressionError {
+            return ArchiveError(message: compression.message, path: sink.displayPath)
+        }
+        guard errno != 0 else { return nil }
+        return ArchiveError(errno: errno, message: "write failed: \(String(cString: strerror(errno)))", path: sink.displayPath)
     }
 
     private func error(fallback: String) -> ArchiveError {
         let sinkObject = sink.takeUnretainedValue()
-        if let compression = sinkObject.compressionError {
-            return ArchiveError(message: compression.message, path: sinkObject.displayPath)
-        }
-        if sinkObject.failureErrno != 0 {
-            return ArchiveError(
-                errno: sinkObject.failureErrno,
-                message: "write failed: \(String(cString: strerror(sinkObject.failureErrno)))",
-                path: sinkObject.displayPath)
-        }
+        if let failure = Self.failure(of: sinkObject, errno: sinkObject.failureErrno) { return failure }
         return ArchiveError(
             errno: archive_errno(handle),
             message: archive_error_string(handle).map { String(cString: $0) } ?? fallback,

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The two system-call loops every crash-safe write in the package needs, kept once.
 ///
