@@ -33,6 +33,7 @@ struct CatalogFolderResponder: HTTPResponder {
         return response
     }
 
+    /// The response to one request, before logging: a refusal, or what ``respond(with:to:context:)`` makes.
     func makeResponse(_ request: Request, context: Context) async throws -> Response {
         guard request.method == .get || request.method == .head else {
             return Self.text(.methodNotAllowed, "only GET and HEAD are served\n", extra: [.allow: "GET, HEAD"])
@@ -57,25 +58,36 @@ struct CatalogFolderResponder: HTTPResponder {
         guard let file = ServedFile(realPath: realPath, relative: relative) else {
             return Self.text(.notFound, "not found\n")
         }
+        let target = Target(file: file, realPath: realPath, relative: relative, isArchive: isArchive)
+        return try await respond(with: target, to: request, context: context)
+    }
 
-        var headers = HTTPFields()
-        headers[.acceptRanges] = "bytes"
-        headers[.eTag] = file.entityTag
-        headers[.lastModified] = file.lastModified
-        headers[.cacheControl] = isArchive ? Self.immutableCacheControl : Self.revalidateCacheControl
-        headers[.contentType] = Self.contentType(relative)
+    /// A file found for a request, and where it lies.
+    struct Target {
+        /// What was read about the file (length, tags, snapshot).
+        let file: ServedFile
+        /// The resolved path on disk.
+        let realPath: String
+        /// The path inside the catalog folder (`archives/…`, `catalog.json`).
+        let relative: String
+        /// Whether it lies in `archives/` (immutable, token-protected).
+        let isArchive: Bool
+    }
 
+    /// The response for a found file: 304 when the client's tag is current, 416 for a range past
+    /// the end, else 206 or 200 with the bytes asked for (none for HEAD).
+    func respond(with target: Target, to request: Request, context: Context) async throws -> Response {
+        let file = target.file
+        var headers = Self.fileHeaders(for: target)
         if let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, file.entityTag) {
             return Response(status: .notModified, headers: headers, body: .init())
         }
-
         var range = ByteRangeRequest(header: request.headers[.range], length: file.length)
         // If-Range (RFC 9110 §13.1.5): honour the range only while the client's strong ETag is
         // current; a date or a different tag means "send me the whole new thing".
         if range != .full, let ifRange = request.headers[.ifRange], ifRange != file.entityTag {
             range = .full
         }
-
         let status: HTTPResponse.Status
         let bytes: ClosedRange<Int64>?
         switch range {
@@ -94,17 +106,31 @@ struct CatalogFolderResponder: HTTPResponder {
             bytes = file.length > 0 ? 0...(file.length - 1) : nil
             headers[.contentLength] = String(file.length)
         }
-
         guard request.method == .get, let bytes else {
             return Response(status: status, headers: headers, body: .init())
         }
-        if let snapshot = file.snapshot {
+        return Response(status: status, headers: headers, body: try await body(of: target, bytes: bytes, context: context))
+    }
+
+    /// Headers every response for a found file carries (before any range headers).
+    static func fileHeaders(for target: Target) -> HTTPFields {
+        var headers = HTTPFields()
+        headers[.acceptRanges] = "bytes"
+        headers[.eTag] = target.file.entityTag
+        headers[.lastModified] = target.file.lastModified
+        headers[.cacheControl] = target.isArchive ? immutableCacheControl : revalidateCacheControl
+        headers[.contentType] = contentType(target.relative)
+        return headers
+    }
+
+    /// The bytes `bytes` of the file: from its in-memory snapshot when it has one, else streamed from disk.
+    func body(of target: Target, bytes: ClosedRange<Int64>, context: Context) async throws -> ResponseBody {
+        if let snapshot = target.file.snapshot {
             let slice = snapshot[Int(bytes.lowerBound)...Int(bytes.upperBound)]
-            return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: slice)))
+            return ResponseBody(byteBuffer: ByteBuffer(bytes: slice))
         }
-        let body = try await fileIO.loadFile(
-            path: realPath, range: Int(bytes.lowerBound)...Int(bytes.upperBound), context: context)
-        return Response(status: status, headers: headers, body: body)
+        return try await fileIO.loadFile(
+            path: target.realPath, range: Int(bytes.lowerBound)...Int(bytes.upperBound), context: context)
     }
 
     /// `nil` when no token key is configured or the request's token is valid; else the refusal.

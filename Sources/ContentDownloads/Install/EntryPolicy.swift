@@ -22,22 +22,18 @@ package struct ExtractionPlan: Sendable, Equatable {
 
 /// Checks every archive header against the install policy BEFORE anything is written.
 ///
-/// Accepts only regular files and directories with safe names (``PathRules``) inside the hosted
-/// content layout (`ContentInfo.plist` at the root, everything else under `Contents/`), with no
-/// duplicates and no names that collide by case or Unicode normalization (including implied
-/// parent directories), within the entry-count and size caps of ``InstallLimits``. Owners,
-/// permissions, times and extended attributes in headers are ignored: files install as 0644 and
-/// directories as 0755, so a setuid or sticky mode is not an error, it is simply not restored.
+/// Accepts only what `ArchiveLayoutRules` (ContentPackaging) accepts, the rules
+/// `iapcontent inspect` reports too: regular files and directories with safe names
+/// (``PathRules``) inside the hosted-content layout (`ContentInfo.plist` at the root, everything
+/// else under `Contents/`), with no duplicates and no names that collide by case or Unicode
+/// normalization (including implied parent directories); and only within the entry-count and size
+/// caps of ``InstallLimits``. Owners, permissions, times and extended attributes in headers are
+/// ignored: files install as 0644 and directories as 0755, so a setuid or sticky mode is not an
+/// error, it is simply not restored.
 package struct EntryPolicy: Sendable {
-    private struct Seen: Sendable {
-        var path: String
-        var isDirectory: Bool
-        var explicit: Bool
-    }
-
     /// The caps applied.
     package let limits: InstallLimits
-    private var seen: [String: Seen] = [:]
+    private var layout = ArchiveLayoutRules()
     private var entries: [PlannedEntry] = []
     private var totalBytes: Int64 = 0
     private var count = 0
@@ -66,97 +62,74 @@ package struct EntryPolicy: Sendable {
         if count > limits.maxEntries {
             throw .tooManyEntries(declared: limits.maxEntries, found: count)
         }
-        let display = header.path
-        let kind: PlannedEntry.Kind
-        switch header.kind {
-        case .regular: kind = .file
-        case .directory: kind = .directory
-        case .symlink, .hardlink:
-            throw .unsafeEntry(
-                path: display,
-                reason: "is a \(header.kind) to '\(header.linkTarget ?? "")'; links are never installed")
-        default:
-            throw .unsafeEntry(path: display, reason: "is a \(header.kind); only regular files and directories are installed")
+        let verdict = layout.classify(header)
+        if let refusal = verdict.refusals.first {
+            throw Self.error(for: refusal, of: header)
         }
-        let problems = PathRules.problems(inPath: header.pathBytes)
-        if !problems.isEmpty {
-            var unique: [String] = []
-            for problem in problems where !unique.contains(problem) { unique.append(problem) }
-            throw .unsafeEntry(path: display, reason: unique.joined(separator: "; "))
-        }
-        var path = display
-        if path.hasSuffix("/") {
-            guard kind == .directory else { throw .unsafeEntry(path: display, reason: "a file name ends in '/'") }
-            path.removeLast()
-        }
-        let components = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        // Layout: exactly `ContentInfo.plist` at the root, everything else under `Contents/`.
-        if components == ["ContentInfo.plist"] {
-            guard kind == .file else { throw .outsideLayout(path: display) }
-        } else if components[0] == "Contents" {
-            if components.count == 1, kind != .directory { throw .outsideLayout(path: display) }
-        } else {
-            throw .outsideLayout(path: display)
-        }
-        // Implied parent directories must not be files and must not collide with other spellings.
-        var prefix = ""
-        for component in components.dropLast() {
-            prefix = prefix.isEmpty ? component : prefix + "/" + component
-            let key = PathRules.collisionKey(prefix)
-            if let other = seen[key] {
-                if !other.isDirectory {
-                    throw .unsafeEntry(path: display, reason: "'\(other.path)' is a file but this entry uses it as a directory")
-                }
-                if !Array(other.path.utf8).elementsEqual(prefix.utf8) {
-                    throw .unsafeEntry(
-                        path: display,
-                        reason: "'\(prefix)' collides with '\(other.path)' on case-insensitive or normalizing file systems")
-                }
-            } else {
-                seen[key] = Seen(path: prefix, isDirectory: true, explicit: false)
-            }
-        }
-        let key = PathRules.collisionKey(path)
-        if let other = seen[key] {
-            if !Array(other.path.utf8).elementsEqual(path.utf8) {
-                throw .unsafeEntry(
-                    path: display,
-                    reason: "collides with '\(other.path)' on case-insensitive or normalizing file systems")
-            }
-            if other.explicit || !other.isDirectory || kind != .directory {
-                throw .unsafeEntry(path: display, reason: "duplicate entry (the archive holds this path twice)")
-            }
-        }
-        seen[key] = Seen(path: path, isDirectory: kind == .directory, explicit: true)
-
+        let kind: PlannedEntry.Kind = header.kind == .directory ? .directory : .file
         var size: Int64 = 0
-        if kind == .file {
-            size = header.size
-            guard size >= 0 else { throw .unsafeEntry(path: display, reason: "negative size \(size)") }
-            if let manifest = limits.manifestSizes {
-                guard let expected = manifest[path] else {
-                    throw .unsafeEntry(path: display, reason: "not listed in the package manifest")
-                }
-                guard expected == size else {
-                    throw .sizeExceeded(path: display, declared: expected, written: size)
-                }
-            }
-            if size > limits.maxTotalBytes {
-                throw .sizeExceeded(path: display, declared: limits.maxTotalBytes, written: size)
-            }
-            totalBytes += size
-            if totalBytes > limits.maxTotalBytes {
-                throw .sizeExceeded(path: display, declared: limits.maxTotalBytes, written: totalBytes)
-            }
-        }
-        let entry = PlannedEntry(path: path, kind: kind, size: size)
+        if kind == .file { size = try admitSize(of: header, path: verdict.path) }
+        let entry = PlannedEntry(path: verdict.path, kind: kind, size: size)
         entries.append(entry)
         return entry
     }
 
+    /// Checks a file's declared size against the manifest and the caps and counts it in the total.
+    private mutating func admitSize(of header: ArchiveEntryHeader, path: String) throws(InstallError) -> Int64 {
+        let display = header.path
+        let size = header.size
+        guard size >= 0 else { throw .unsafeEntry(path: display, reason: "negative size \(size)") }
+        if let manifest = limits.manifestSizes {
+            guard let expected = manifest[path] else {
+                throw .unsafeEntry(path: display, reason: "not listed in the package manifest")
+            }
+            guard expected == size else {
+                throw .sizeExceeded(path: display, declared: expected, written: size)
+            }
+        }
+        if size > limits.maxTotalBytes {
+            throw .sizeExceeded(path: display, declared: limits.maxTotalBytes, written: size)
+        }
+        totalBytes += size
+        if totalBytes > limits.maxTotalBytes {
+            throw .sizeExceeded(path: display, declared: limits.maxTotalBytes, written: totalBytes)
+        }
+        return size
+    }
+
+    /// The install error for a layout refusal, naming the entry as the archive spells it.
+    private static func error(for refusal: ArchiveLayoutRefusal, of header: ArchiveEntryHeader) -> InstallError {
+        let display = header.path
+        let collisionSuffix = "on case-insensitive or normalizing file systems"
+        switch refusal {
+        case .unsupportedKind(.symlink), .unsupportedKind(.hardlink):
+            return .unsafeEntry(
+                path: display,
+                reason: "is a \(header.kind) to '\(header.linkTarget ?? "")'; links are never installed")
+        case .unsupportedKind(let kind):
+            return .unsafeEntry(path: display, reason: "is a \(kind); only regular files and directories are installed")
+        case .unsafeName(let problems):
+            var unique: [String] = []
+            for problem in problems where !unique.contains(problem) { unique.append(problem) }
+            return .unsafeEntry(path: display, reason: unique.joined(separator: "; "))
+        case .nonDirectoryEndsInSlash:
+            return .unsafeEntry(path: display, reason: "a file name ends in '/'")
+        case .outsideLayout:
+            return .outsideLayout(path: display)
+        case .parentIsNotDirectory(let parent):
+            return .unsafeEntry(path: display, reason: "'\(parent)' is a file but this entry uses it as a directory")
+        case .parentCollides(let parent, let other):
+            return .unsafeEntry(path: display, reason: "'\(parent)' collides with '\(other)' \(collisionSuffix)")
+        case .collides(let other):
+            return .unsafeEntry(path: display, reason: "collides with '\(other)' \(collisionSuffix)")
+        case .duplicate:
+            return .unsafeEntry(path: display, reason: "duplicate entry (the archive holds this path twice)")
+        }
+    }
+
     /// Ends the scan: the archive must have held a `ContentInfo.plist`.
     package func finish() throws(InstallError) -> ExtractionPlan {
-        guard seen[PathRules.collisionKey("ContentInfo.plist")]?.isDirectory == false else {
+        guard layout.hasContentInfo else {
             throw .wrongContent(expected: "a ContentInfo.plist at the archive root", found: "no ContentInfo.plist")
         }
         return ExtractionPlan(entries: entries, totalBytes: totalBytes)

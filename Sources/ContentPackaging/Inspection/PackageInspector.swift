@@ -4,10 +4,12 @@ import Glibc
 
 /// Reads a packed archive end to end and checks it holds a valid package.
 ///
-/// Checks: only regular files and directories; names pass ``PathRules``; at the root only
-/// `ContentInfo.plist` (a valid ``ContentInfo``) and `Contents/`; no duplicate or colliding
-/// paths. When `<name>.manifest.json` sits beside the archive, the archive's size and SHA-256
-/// and every file's size and SHA-256 are compared with it. Everything streams: memory is flat.
+/// Checks the layout rules the client's installer applies (`ArchiveLayoutRules`: only regular
+/// files and directories; names pass ``PathRules``; at the root only `ContentInfo.plist` and
+/// `Contents/`; no duplicate or colliding paths, parent directories included) and that
+/// `ContentInfo.plist` is a valid ``ContentInfo``. When `<name>.manifest.json` sits beside the
+/// archive, the archive's size and SHA-256 and every file's size and SHA-256 are compared with
+/// it. Everything streams: memory is flat.
 public struct PackageInspector: Sendable {
     /// Block size for reading archive and entry data.
     public static let blockSize = 1 << 20
@@ -23,89 +25,11 @@ public struct PackageInspector: Sendable {
         let path = archive.path
         let (archiveSize, archiveSHA256) = try Self.digest(ofFileAt: path)
         var reader = try ArchiveReader(path: path, blockSize: Self.blockSize)
-        var problems: [ValidationProblem] = []
-        var files: [PackageManifest.File] = []
-        var entryCount = 0
-        var seen: Set<[UInt8]> = []
-        var collisionKeys: [String: String] = [:]
-        var contentInfo: ContentInfo?
-        var sawContentInfo = false
-        var sawContents = false
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.blockSize, alignment: 16)
-        defer { buffer.deallocate() }
-        do {
-            while let header = try reader.nextHeader() {
-                entryCount += 1
-                var name = header.pathBytes
-                if header.kind == .directory, name.count > 1, name.last == UInt8(ascii: "/") { name.removeLast() }
-                let display = String(decoding: name, as: UTF8.self)
-                problems += PathRules.problems(inPath: name).map { ValidationProblem(path: display, message: $0) }
-                if !seen.insert(name).inserted {
-                    problems.append(ValidationProblem(path: display, message: "appears more than once in the archive"))
-                } else if let text = String(validating: name, as: UTF8.self) {
-                    let key = PathRules.collisionKey(text)
-                    if let other = collisionKeys[key] {
-                        problems.append(ValidationProblem(
-                            path: display, message: "collides with '\(other)' when case and Unicode normalization are ignored"))
-                    } else {
-                        collisionKeys[key] = text
-                    }
-                }
-                let top = Array(name.prefix(while: { $0 != UInt8(ascii: "/") }))
-                let isTopLevel = top.count == name.count
-                switch (String(decoding: top, as: UTF8.self), isTopLevel) {
-                case (ContentInfo.fileName, true) where header.kind == .regular:
-                    sawContentInfo = true
-                case (PackageValidator.contentsDirectoryName, true) where header.kind == .directory:
-                    sawContents = true
-                case (PackageValidator.contentsDirectoryName, false):
-                    sawContents = true
-                default:
-                    problems.append(ValidationProblem(
-                        path: display,
-                        message: "\(header.kind) is not allowed here; the root holds only ContentInfo.plist and Contents/"))
-                }
-                guard header.kind == .regular else {
-                    if header.kind != .directory {
-                        problems.append(ValidationProblem(
-                            path: display, message: "is a \(header.kind) entry; only regular files and directories are allowed"))
-                    }
-                    continue
-                }
-                let isContentInfo = isTopLevel && top == Array(ContentInfo.fileName.utf8)
-                var hasher = SHA256()
-                var size: Int64 = 0
-                var plist = Data()
-                while true {
-                    let count = try reader.read(into: buffer)
-                    if count == 0 { break }
-                    let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-                    hasher.update(bufferPointer: chunk)
-                    size += Int64(count)
-                    if isContentInfo, plist.count <= ContentInfo.maxFileBytes { plist.append(contentsOf: chunk) }
-                }
-                if isContentInfo {
-                    do {
-                        contentInfo = try ContentInfo(data: plist)
-                    } catch {
-                        problems.append(ValidationProblem(path: display, message: error.detail))
-                    }
-                }
-                files.append(PackageManifest.File(path: display, size: size, sha256: hasher.finalizeHex()))
-            }
-        } catch {
-            problems.append(ValidationProblem(path: path, message: "damaged archive: \(error.message)"))
-        }
-        if !sawContentInfo {
-            problems.append(ValidationProblem(path: ContentInfo.fileName, message: "missing from the archive"))
-        }
-        if !sawContents {
-            problems.append(ValidationProblem(
-                path: PackageValidator.contentsDirectoryName, message: "missing from the archive"))
-        }
+        var walk = InspectionWalk()
+        walk.read(&reader, archivePath: path)
         var report = InspectionReport(
-            contentInfo: contentInfo, archiveSize: archiveSize, archiveSHA256: archiveSHA256, entryCount: entryCount,
-            files: files, manifestChecked: false, problems: problems)
+            contentInfo: walk.contentInfo, archiveSize: archiveSize, archiveSHA256: archiveSHA256,
+            entryCount: walk.entryCount, files: walk.files, manifestChecked: false, problems: walk.problems)
         let manifestURL = archive.deletingLastPathComponent()
             .appendingPathComponent(PackageNaming.manifestName(forArchiveName: archive.lastPathComponent))
         if let data = try? Data(contentsOf: manifestURL) {

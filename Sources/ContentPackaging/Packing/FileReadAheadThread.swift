@@ -96,67 +96,111 @@ final class FileReadAheadThread: Sendable {
 
     /// Reads one whole file into the batch (sending full buffers on), hashing it.
     private func read(_ entry: FolderEntry, index: Int, path: String, into batch: inout Batch) throws(PackError) {
-        let file = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard file >= 0 else { throw DurableFile.ioError(entry.path, "cannot open") }
-        defer { close(file) }
-        var info = stat()
-        guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw .io(path: entry.path, errno: 0, message: "is no longer a regular file; validate and pack again")
-        }
-        let size = Int64(info.st_size)
-        if size >= Self.sequentialHintBytes { _ = posix_fadvise(file, 0, 0, POSIX_FADV_SEQUENTIAL) }
-        var hasher = SHA256()
-        let sniffing = PackageValidator.isContent(entry.pathBytes)
-        var prefix: [UInt8] = []  // the first bytes, for the executable check
-        if sniffing { prefix.reserveCapacity(ExecutableSniffer.prefixLength) }
-        var total: Int64 = 0
-        var isFirst = true
-        var reachedEnd = false  // a read asked for more than was left and came back short
+        let file = try Self.openRegularFile(entry, path: path)
+        defer { close(file.descriptor) }
+        var reading = FileReading(entryIndex: index, size: file.size, sniffing: PackageValidator.isContent(entry.pathBytes))
         let changedSize = PackError.io(
             path: entry.path, errno: 0, message: "changed size while packing; pack again when it is stable")
-        while total < size {
-            if batch.used == batch.buffer.count {
-                filled.send(.batch(batch.buffer, batch.slices))
-                batch = Batch(buffer: spare.receive())
-                if cancelled.load(ordering: .relaxed) {  // the writer gave up: stop inside a large file too
-                    throw .io(path: entry.path, errno: 0, message: "reading cancelled")
-                }
-            }
+        while reading.total < reading.size {
+            if batch.used == batch.buffer.count { try handOver(&batch, reading: entry) }
             // One byte more than is left, when it fits: a short answer then proves the end of the
             // file without a separate read (many small files share a buffer, so it usually fits).
-            let remaining = size - total
+            let remaining = reading.size - reading.total
             let wanted = Int(min(Int64(batch.buffer.count - batch.used), remaining + 1))
-            let count = Glibc.read(file, batch.buffer.bytes.baseAddress! + batch.used, wanted)
+            let count = Glibc.read(file.descriptor, batch.buffer.bytes.baseAddress! + batch.used, wanted)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw DurableFile.ioError(entry.path, "cannot read")
             }
             if count == 0 { break }
             guard Int64(count) <= remaining else { throw changedSize }
+            reading.append(count, of: wanted, into: &batch)
+        }
+        var probe: UInt8 = 0
+        guard reading.total == reading.size, reading.reachedEnd || Glibc.read(file.descriptor, &probe, 1) == 0 else {
+            throw changedSize
+        }
+        reading.finish(in: &batch, file: file.descriptor)
+    }
+
+    /// Opens the file without following links and checks it is still a regular file; hints
+    /// sequential reading for a large one.
+    private static func openRegularFile(
+        _ entry: FolderEntry, path: String
+    ) throws(PackError) -> (descriptor: Int32, size: Int64) {
+        let file = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard file >= 0 else { throw DurableFile.ioError(entry.path, "cannot open") }
+        var info = stat()
+        guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(file)
+            throw .io(path: entry.path, errno: 0, message: "is no longer a regular file; validate and pack again")
+        }
+        let size = Int64(info.st_size)
+        if size >= sequentialHintBytes { _ = posix_fadvise(file, 0, 0, POSIX_FADV_SEQUENTIAL) }
+        return (file, size)
+    }
+
+    /// Sends the full buffer on and continues in a spare one; stops when the writer gave up,
+    /// inside a large file too.
+    private func handOver(_ batch: inout Batch, reading entry: FolderEntry) throws(PackError) {
+        filled.send(.batch(batch.buffer, batch.slices))
+        batch = Batch(buffer: spare.receive())
+        if cancelled.load(ordering: .relaxed) {
+            throw .io(path: entry.path, errno: 0, message: "reading cancelled")
+        }
+    }
+
+    /// One file on its way into batches: bytes read so far, their hash and the first bytes the
+    /// executable check looks at.
+    private struct FileReading {
+        let entryIndex: Int
+        /// The size when the file was opened (what its header declares).
+        let size: Int64
+        /// Whether the file is content, to be checked for executable code.
+        let sniffing: Bool
+        var hasher = SHA256()
+        var prefix: [UInt8] = []
+        var total: Int64 = 0
+        var isFirst = true
+        /// A read asked for more than was left and came back short: the end is proven.
+        var reachedEnd = false
+
+        init(entryIndex: Int, size: Int64, sniffing: Bool) {
+            self.entryIndex = entryIndex
+            self.size = size
+            self.sniffing = sniffing
+            if sniffing { prefix.reserveCapacity(ExecutableSniffer.prefixLength) }
+        }
+
+        /// Takes `count` bytes just read (of `wanted` asked for) at the batch's free space as the file's next slice.
+        mutating func append(_ count: Int, of wanted: Int, into batch: inout Batch) {
             let bytes = UnsafeRawBufferPointer(rebasing: batch.buffer.bytes[batch.used..<batch.used + count])
             hasher.update(bufferPointer: bytes)
             if sniffing, prefix.count < ExecutableSniffer.prefixLength {
                 prefix += bytes.prefix(ExecutableSniffer.prefixLength - prefix.count)
             }
             batch.slices.append(FileSlice(
-                entryIndex: index, fileSize: size, range: batch.used..<batch.used + count, isFirst: isFirst))
+                entryIndex: entryIndex, fileSize: size, range: batch.used..<batch.used + count, isFirst: isFirst))
             isFirst = false
             batch.used += count
             total += Int64(count)
             reachedEnd = total == size && count < wanted
         }
-        var probe: UInt8 = 0
-        guard total == size, reachedEnd || Glibc.read(file, &probe, 1) == 0 else { throw changedSize }
-        if isFirst {  // an empty file: one empty slice carries its header and hash
-            batch.slices.append(FileSlice(
-                entryIndex: index, fileSize: 0, range: batch.used..<batch.used, isFirst: true))
-        }
-        batch.slices[batch.slices.count - 1].sha256 = hasher.finalizeHex()
-        if sniffing {
-            batch.slices[batch.slices.count - 1].executableKind = ExecutableSniffer.kind(prefix: prefix) { offset in
-                var signature = [UInt8](repeating: 0, count: 4)
-                let read = signature.withUnsafeMutableBytes { pread(file, $0.baseAddress, 4, off_t(offset)) }
-                return read == 4 ? signature : nil
+
+        /// Puts the hash (and, for content, the executable kind) on the file's last slice; an
+        /// empty file gets one empty slice to carry its header and hash.
+        mutating func finish(in batch: inout Batch, file: Int32) {
+            if isFirst {
+                batch.slices.append(FileSlice(
+                    entryIndex: entryIndex, fileSize: 0, range: batch.used..<batch.used, isFirst: true))
+            }
+            batch.slices[batch.slices.count - 1].sha256 = hasher.finalizeHex()
+            if sniffing {
+                batch.slices[batch.slices.count - 1].executableKind = ExecutableSniffer.kind(prefix: prefix) { offset in
+                    var signature = [UInt8](repeating: 0, count: 4)
+                    let read = signature.withUnsafeMutableBytes { pread(file, $0.baseAddress, 4, off_t(offset)) }
+                    return read == 4 ? signature : nil
+                }
             }
         }
     }

@@ -35,28 +35,63 @@ public struct PackageValidator: Sendable {
     /// one read per file instead of two) and asks for a full validation when it finds any.
     func validate(folder: URL, sniffing: Bool) -> ValidationReport {
         let root = Array(folder.path.utf8)
-        var problems: [ValidationProblem] = []
-        var notes: [String] = []
         guard let rootInfo = FolderWalker.status(of: root), FolderWalker.kind(of: rootInfo) == .directory else {
             let problem = FolderWalker.status(of: root) == nil
                 ? "package folder \(folder.path) does not exist" : "package folder \(folder.path) is not a directory"
             return ValidationReport(
                 contentInfo: nil, problems: [ValidationProblem(path: ".", message: problem)], notes: [], entries: [])
         }
+        let walk = Self.walk(root: root)
+        var layout = checkLayout(of: walk.found, folder: folder, root: root, sniffing: sniffing)
+        var problems = walk.problems + layout.problems
+        problems += collisions(in: layout.entries)
+        let total = layout.entries.reduce(Int64(0)) { $0 + $1.size }
+        if total > maxTotalBytes {
+            problems.append(ValidationProblem(
+                path: ".",
+                message: "total size \(total) bytes exceeds the limit of \(maxTotalBytes) bytes; split the content or raise --max-size"))
+        }
+        layout.entries.sort { $0.pathBytes.lexicographicallyPrecedes($1.pathBytes) }
+        problems.sort { lhs, rhs in
+            lhs.path.utf8.elementsEqual(rhs.path.utf8)
+                ? lhs.message < rhs.message : lhs.path.utf8.lexicographicallyPrecedes(rhs.path.utf8)
+        }
+        return ValidationReport(
+            contentInfo: problems.isEmpty ? layout.contentInfo : nil, problems: problems, notes: walk.notes.sorted(),
+            entries: layout.entries)
+    }
+
+    /// Every entry below `root` (OS litter skipped, each with a note) and a problem for each
+    /// part that could not be read.
+    private static func walk(root: [UInt8]) -> (found: [FolderEntry], problems: [ValidationProblem], notes: [String]) {
+        var notes: [String] = []
         var failures: [FolderWalker.Failure] = []
         let found = FolderWalker.walk(root: root, skip: { relative, name in
             guard let text = String(validating: name, as: UTF8.self), PathRules.isOSLitter(text) else { return false }
             notes.append("skipped OS litter \(String(decoding: relative, as: UTF8.self))")
             return true
         }, failures: &failures)
-        for failure in failures {
-            problems.append(ValidationProblem(
+        let problems = failures.map { failure in
+            ValidationProblem(
                 path: String(decoding: failure.pathBytes, as: UTF8.self),
-                message: "cannot be read (\(String(cString: strerror(failure.errno)))); check its permissions"))
+                message: "cannot be read (\(String(cString: strerror(failure.errno)))); check its permissions")
         }
+        return (found, problems, notes)
+    }
 
+    /// What the layout check keeps: the entries to pack, the parsed `ContentInfo.plist` and the problems.
+    private struct LayoutCheck {
         var entries: [FolderEntry] = []
         var contentInfo: ContentInfo?
+        var problems: [ValidationProblem] = []
+    }
+
+    /// Checks the root (only `ContentInfo.plist` and `Contents/`, both present, of the right
+    /// kinds), parses `ContentInfo.plist` and checks every entry below `Contents/`.
+    private func checkLayout(
+        of found: [FolderEntry], folder: URL, root: [UInt8], sniffing: Bool
+    ) -> LayoutCheck {
+        var result = LayoutCheck()
         var sawContentInfo = false
         var sawContents = false
         let contentInfoName = Array(ContentInfo.fileName.utf8)
@@ -68,37 +103,38 @@ public struct PackageValidator: Sendable {
                 guard isTopLevel else { continue }  // under a ContentInfo.plist directory: reported below
                 sawContentInfo = true
                 guard entry.kind == .regular else {
-                    problems.append(ValidationProblem(
+                    result.problems.append(ValidationProblem(
                         path: entry.path, message: "is a \(entry.kind); it must be a regular file (property list)"))
                     continue
                 }
                 let info = readContentInfo(in: folder)
-                contentInfo = info.value
-                problems += info.problems
-                entries.append(entry)
-                continue
-            }
-            if top == contentsName {
-                if isTopLevel {
-                    sawContents = true
-                    guard entry.kind == .directory else {
-                        problems.append(ValidationProblem(
-                            path: entry.path, message: "is a \(entry.kind); it must be a directory holding the content"))
-                        continue
-                    }
-                    entries.append(entry)
+                result.contentInfo = info.value
+                result.problems += info.problems
+                result.entries.append(entry)
+            } else if top == contentsName, isTopLevel {
+                sawContents = true
+                guard entry.kind == .directory else {
+                    result.problems.append(ValidationProblem(
+                        path: entry.path, message: "is a \(entry.kind); it must be a directory holding the content"))
                     continue
                 }
-                problems += check(entry, root: root, sniffing: sniffing)
-                if entry.kind == .regular || entry.kind == .directory { entries.append(entry) }
-                continue
-            }
-            if isTopLevel {
-                problems.append(ValidationProblem(
+                result.entries.append(entry)
+            } else if top == contentsName {
+                result.problems += check(entry, root: root, sniffing: sniffing)
+                if entry.kind == .regular || entry.kind == .directory { result.entries.append(entry) }
+            } else if isTopLevel {
+                result.problems.append(ValidationProblem(
                     path: entry.path,
                     message: "is not allowed at the package root (only ContentInfo.plist and Contents/); move it into Contents/ or delete it"))
             }
         }
+        result.problems += Self.missingRootProblems(sawContentInfo: sawContentInfo, sawContents: sawContents)
+        return result
+    }
+
+    /// Problems for a missing `ContentInfo.plist` or `Contents/`.
+    private static func missingRootProblems(sawContentInfo: Bool, sawContents: Bool) -> [ValidationProblem] {
+        var problems: [ValidationProblem] = []
         if !sawContentInfo {
             problems.append(ValidationProblem(
                 path: ContentInfo.fileName,
@@ -106,23 +142,9 @@ public struct PackageValidator: Sendable {
         }
         if !sawContents {
             problems.append(ValidationProblem(
-                path: Self.contentsDirectoryName, message: "missing; create a Contents/ directory holding the content"))
+                path: contentsDirectoryName, message: "missing; create a Contents/ directory holding the content"))
         }
-        problems += collisions(in: entries)
-        let total = entries.reduce(Int64(0)) { $0 + $1.size }
-        if total > maxTotalBytes {
-            problems.append(ValidationProblem(
-                path: ".",
-                message: "total size \(total) bytes exceeds the limit of \(maxTotalBytes) bytes; split the content or raise --max-size"))
-        }
-        entries.sort { $0.pathBytes.lexicographicallyPrecedes($1.pathBytes) }
-        problems.sort { lhs, rhs in
-            lhs.path.utf8.elementsEqual(rhs.path.utf8)
-                ? lhs.message < rhs.message : lhs.path.utf8.lexicographicallyPrecedes(rhs.path.utf8)
-        }
-        return ValidationReport(
-            contentInfo: problems.isEmpty ? contentInfo : nil, problems: problems, notes: notes.sorted(),
-            entries: entries)
+        return problems
     }
 
     /// Parses the folder's `ContentInfo.plist` (at most ``ContentInfo/maxFileBytes`` read), listing every problem.

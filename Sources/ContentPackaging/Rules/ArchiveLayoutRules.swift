@@ -1,0 +1,114 @@
+/// The layout rules of a hosted-content archive, applied header by header as the archive is read.
+///
+/// An archive may hold only regular files and directories, with names that pass ``PathRules``,
+/// each path once, no two paths (or implied parent directories) that differ only by case or
+/// Unicode normalization, `ContentInfo.plist` (a regular file) and `Contents` (a directory) at
+/// the root and everything else below `Contents/`. The packer only writes such archives; these
+/// rules are what a reader checks before trusting one.
+///
+/// `iapcontent inspect` (``PackageInspector``) and the client's installer (`EntryPolicy` in
+/// ContentDownloads) both walk an archive through one value of this type, so they cannot drift
+/// apart: an entry inspect reports as misplaced, unsafe, duplicated or colliding is one the
+/// installer refuses, and the reverse. The value remembers every path seen so far (its own and
+/// its implied parents, by ``PathRules/collisionKey(_:)``) and which root entries were present.
+package struct ArchiveLayoutRules: Sendable {
+    /// A path the walk has met, as an entry or as the parent directory of one.
+    private struct Claim: Sendable {
+        var spelling: String
+        var isDirectory: Bool
+    }
+
+    /// The exact bytes of every entry path (trailing `/` of directories removed).
+    private var entryPaths: Set<[UInt8]> = []
+    /// Entries and implied parent directories, by collision key; the first spelling wins.
+    private var claims: [String: Claim] = [:]
+
+    /// True once a regular file `ContentInfo.plist` was seen at the root.
+    package private(set) var hasContentInfo = false
+    /// True once `Contents` was seen at the root as a directory, or anything below it.
+    package private(set) var hasContents = false
+
+    /// Rules for a new archive walk: nothing seen yet.
+    package init() {}
+
+    /// The root entries a package must hold that were not seen: `ContentInfo.plist`, then `Contents`.
+    package var missingRootEntries: [String] {
+        (hasContentInfo ? [] : [ContentInfo.fileName]) + (hasContents ? [] : [PackageValidator.contentsDirectoryName])
+    }
+
+    /// Checks one header against the rules and every earlier header, and remembers it.
+    ///
+    /// Refusals come in this order: kind, name, trailing `/` on a non-directory, layout, parent
+    /// directories (the first conflict only; checked for safe names only), then duplicate or
+    /// collision. A refused entry is remembered too, so later entries are still checked against it.
+    ///
+    /// The path is split at `/` characters of the Swift `String` (grapheme clusters), so a `/`
+    /// followed by a combining mark separates nothing and such a name lies outside the layout.
+    package mutating func classify(_ header: ArchiveEntryHeader) -> ArchiveLayoutVerdict {
+        let isDirectory = header.kind == .directory
+        var path = header.path
+        var bytes = header.pathBytes
+        if isDirectory, bytes.count > 1, path.hasSuffix("/") {
+            path.removeLast()
+            bytes.removeLast()
+        }
+        var refusals: [ArchiveLayoutRefusal] = []
+        if header.kind != .regular, !isDirectory { refusals.append(.unsupportedKind(header.kind)) }
+        let nameProblems = PathRules.problems(inPath: header.pathBytes)
+        if !nameProblems.isEmpty { refusals.append(.unsafeName(nameProblems)) }
+        if !isDirectory, header.path.hasSuffix("/") { refusals.append(.nonDirectoryEndsInSlash) }
+        let components = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let place = Self.place(of: components, kind: header.kind)
+        if place == nil { refusals.append(.outsideLayout) }
+        if nameProblems.isEmpty, let refusal = claimParents(of: components) { refusals.append(refusal) }
+        if let refusal = claimPath(path, bytes: bytes, isDirectory: isDirectory) { refusals.append(refusal) }
+        if place == .contentInfo { hasContentInfo = true }
+        if place == .contentsDirectory || place == .content { hasContents = true }
+        return ArchiveLayoutVerdict(path: path, place: place, refusals: refusals)
+    }
+
+    /// Where a path split at `/` sits in the layout, or `nil` outside it.
+    private static func place(of components: [String], kind: ArchiveEntryHeader.Kind) -> ArchiveLayoutPlace? {
+        if components == [ContentInfo.fileName] {
+            return kind == .regular ? .contentInfo : nil
+        }
+        guard components[0] == PackageValidator.contentsDirectoryName else { return nil }
+        if components.count > 1 { return .content }
+        return kind == .directory ? .contentsDirectory : nil
+    }
+
+    /// Claims every parent directory of the path as a directory; the first conflict, if any.
+    private mutating func claimParents(of components: [String]) -> ArchiveLayoutRefusal? {
+        var parent = ""
+        for component in components.dropLast() {
+            parent = parent.isEmpty ? component : parent + "/" + component
+            let key = PathRules.collisionKey(parent)
+            guard let claim = claims[key] else {
+                claims[key] = Claim(spelling: parent, isDirectory: true)
+                continue
+            }
+            if !claim.isDirectory { return .parentIsNotDirectory(parent: claim.spelling) }
+            if !claim.spelling.utf8.elementsEqual(parent.utf8) {
+                return .parentCollides(parent: parent, other: claim.spelling)
+            }
+        }
+        return nil
+    }
+
+    /// Claims the entry's own path; the duplicate or collision it makes, if any.
+    ///
+    /// Only a duplicate by exact bytes is found for a name that is not valid UTF-8: collision
+    /// keys need text.
+    private mutating func claimPath(_ path: String, bytes: [UInt8], isDirectory: Bool) -> ArchiveLayoutRefusal? {
+        guard entryPaths.insert(bytes).inserted else { return .duplicate }
+        guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
+        let key = PathRules.collisionKey(path)
+        if let claim = claims[key] {
+            if !claim.spelling.utf8.elementsEqual(path.utf8) { return .collides(other: claim.spelling) }
+            // The same spelling not yet an entry: the implied parent of an earlier entry.
+            if !isDirectory { return .duplicate }
+        }
+        claims[key] = Claim(spelling: path, isDirectory: isDirectory)
+        return nil
+    }
+}
