@@ -2,10 +2,11 @@
 // iapcontent — open, Linux-native hosted-content delivery (StoreKit SKDownload semantics).
 //
 // The tree reads like the pipeline:
-//   CArchive + CZstd + CLinuxSystem → ContentPackaging (author: validate, pack, inspect)
+//   CLinuxSystem → SystemSupport (package-only plumbing: threads, direct/durable I/O, FileSystemError)
+//   CArchive + CZstd + SystemSupport → ContentPackaging (author: validate, pack, inspect)
 //   ContentDelivery (catalog model, Ed25519 signing, static layout, URL tokens)
 //   ContentHost (Hummingbird `serve`)
-//   CCurl + CLinuxSystem → ContentDownloads (queue, transfers, journal, installer, store)
+//   CCurl + CLinuxSystem + SystemSupport → ContentDownloads (queue, transfers, journal, installer, store)
 //   ContentCommandLine → iapcontent (the thin CLI) and iapcontent-serve (what `iapcontent serve` runs)
 import PackageDescription
 
@@ -54,18 +55,28 @@ let package = Package(
         /// Linux calls Swift's Glibc module lacks (renameat2 / RENAME_EXCHANGE).
         .target(name: "CLinuxSystem"),
 
+        // MARK: Plumbing every stage shares (package access): named threads, direct and durable I/O,
+        // the one errno-carrying error, temp-file registry, detached processes, hex digests
+        .target(
+            name: "SystemSupport",
+            dependencies: [
+                "CLinuxSystem",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings),
+
         // MARK: Pipeline stages
         .target(
             name: "ContentPackaging",
             dependencies: [
-                "CArchive", "CZstd", "CLinuxSystem",
+                "CArchive", "CZstd", "SystemSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings),
         .target(
             name: "ContentDelivery",
             dependencies: [
-                "ContentPackaging",
+                "ContentPackaging", "SystemSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings),
@@ -83,7 +94,7 @@ let package = Package(
         .target(
             name: "ContentDownloads",
             dependencies: [
-                "CCurl", "CLinuxSystem",
+                "CCurl", "CLinuxSystem", "SystemSupport",
                 "ContentPackaging", "ContentDelivery",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -101,7 +112,7 @@ let package = Package(
         .executableTarget(
             name: "iapcontent",
             dependencies: [
-                "ContentCommandLine", "ContentPackaging", "ContentDelivery", "ContentDownloads",
+                "ContentCommandLine", "ContentPackaging", "ContentDelivery", "ContentDownloads", "SystemSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Rainbow", package: "Rainbow"),
@@ -124,9 +135,13 @@ let package = Package(
 
         // MARK: Tests, one target per module
         .testTarget(
+            name: "SystemSupportTests",
+            dependencies: ["SystemSupport", "CLinuxSystem", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "ContentPackagingTests",
             dependencies: [
-                "ContentPackaging", "TestSupport", "CLinuxSystem",
+                "ContentPackaging", "SystemSupport", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
@@ -134,7 +149,7 @@ let package = Package(
         .testTarget(
             name: "ContentDeliveryTests",
             dependencies: [
-                "ContentDelivery", "ContentPackaging", "TestSupport",
+                "ContentDelivery", "ContentPackaging", "SystemSupport", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings),

@@ -1,6 +1,7 @@
 import ContentDelivery
 import ContentPackaging
 import Foundation
+import SystemSupport
 import Testing
 
 @Suite struct CatalogBuilderTests {

@@ -48,6 +48,6 @@ struct ArchiveWriterTests {
         close(fd)
         let sum = try CommandRunner.run("/usr/bin/sha256sum", [path])
         #expect(sum.stdout.hasPrefix(digest.sha256 + " "))
-        #expect(digest.size == Int64(try Data(contentsOf: URL(fileURLWithPath: path)).count))
+        #expect(digest.length == Int64(try Data(contentsOf: URL(fileURLWithPath: path)).count))
     }
 }

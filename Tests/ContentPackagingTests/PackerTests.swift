@@ -2,6 +2,7 @@ import ContentPackaging
 import Crypto
 import Foundation
 import Glibc
+import SystemSupport
 import Testing
 import TestSupport
 

@@ -34,7 +34,7 @@ struct ZstdCompressionTests {
         }
         let digest = try writer.finish()
         let written = try Data(contentsOf: URL(fileURLWithPath: path))
-        #expect(digest.size == Int64(written.count))
+        #expect(digest.length == Int64(written.count))
         return written
     }
 

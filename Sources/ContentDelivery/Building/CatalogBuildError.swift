@@ -1,3 +1,4 @@
+public import SystemSupport
 public import ContentPackaging
 
 /// Why `iapcontent catalog` refused to build: each case names the file and what to do.

@@ -1,3 +1,4 @@
+public import SystemSupport
 /// Why a key file (signing key or URL-token key) could not be written or used.
 public enum KeyFileError: Error, CustomStringConvertible, Sendable, Equatable {
     /// Refused to overwrite an existing key.

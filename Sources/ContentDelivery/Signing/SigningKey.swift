@@ -1,3 +1,4 @@
+import SystemSupport
 public import Foundation
 import ContentPackaging
 import Crypto

@@ -1,3 +1,4 @@
+internal import SystemSupport
 public import ContentDelivery
 public import ContentPackaging
 import CLinuxSystem

@@ -1,3 +1,4 @@
+internal import SystemSupport
 import Foundation
 import Glibc
 
@@ -51,7 +52,7 @@ enum FileSystemCalls {
                 return
             } catch {
                 if attempt == 3, lstat(path, &info) == 0 {
-                    throw .system(operation: "remove", path: path, errno: posixCode(of: error))
+                    throw .system(operation: "remove", path: path, errno: FileSystemError.posixCode(of: error))
                 }
             }
         }
@@ -63,16 +64,6 @@ enum FileSystemCalls {
         let suffix = String(generator.next() as UInt64, radix: 16)
         let prefix = productID.utf8.count <= 200 ? productID : "product"
         return "\(prefix)-\(suffix)"
-    }
-
-    /// The POSIX error code inside a Foundation error (EIO when there is none).
-    static func posixCode(of error: any Error) -> Int32 {
-        let nsError = error as NSError
-        if nsError.domain == NSPOSIXErrorDomain { return Int32(nsError.code) }
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return Int32(underlying.code)
-        }
-        return EIO
     }
 
     /// Free bytes for an unprivileged writer on the file system holding `path` (statvfs `f_bavail`).

@@ -1,3 +1,4 @@
+internal import SystemSupport
 internal import ContentDelivery
 internal import ContentPackaging
 internal import Dispatch

@@ -1,3 +1,4 @@
+internal import SystemSupport
 package import ContentPackaging
 import Glibc
 

@@ -1,6 +1,7 @@
 internal import ContentPackaging
 public import Foundation
 internal import Synchronization
+internal import SystemSupport
 
 /// One store folder: where installed hosted content lives, and everything a client keeps to get it there.
 ///
@@ -36,7 +37,7 @@ public final class Store: Sendable {
             do {
                 try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
             } catch {
-                throw .system(operation: "create directory", path: url.path, errno: FileSystemCalls.posixCode(of: error))
+                throw .system(operation: "create directory", path: url.path, errno: FileSystemError.posixCode(of: error))
             }
         }
     }

@@ -1,3 +1,4 @@
+internal import SystemSupport
 internal import ContentPackaging
 internal import Foundation
 internal import Synchronization

@@ -1,3 +1,4 @@
+internal import SystemSupport
 internal import CLinuxSystem
 internal import ContentPackaging
 internal import Glibc

@@ -1,3 +1,4 @@
+internal import SystemSupport
 internal import CCurl
 internal import ContentPackaging
 internal import Foundation

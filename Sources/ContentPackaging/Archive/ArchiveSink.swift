@@ -1,3 +1,4 @@
+import SystemSupport
 import CZstd
 import Crypto
 import Glibc

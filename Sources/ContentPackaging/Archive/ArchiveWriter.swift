@@ -8,7 +8,7 @@ import Glibc
 /// (`hdrcharset=UTF-8`, independent of the process locale). libarchive builds the *uncompressed*
 /// tar stream; libzstd compresses it straight into the output buffers (one zstd frame, the same
 /// bytes libarchive's zstd filter wrote). The compressed bytes are hashed on their way to the file
-/// (``ArchiveDigest``), so nothing is read back; hashing and writing run on a second thread while
+/// (``FileDigest``), so nothing is read back; hashing and writing run on a second thread while
 /// the caller's thread compresses (see `ArchiveSink` and `ArchiveOutputThread`).
 ///
 /// The writer is noncopyable: one owner, freed exactly once; ``finish()`` consumes it.
@@ -148,7 +148,7 @@ public struct ArchiveWriter: ~Copyable {
     /// - Throws: ``ArchiveError`` when the final writes fail (e.g. `ENOSPC`).
     /// The corresponding C functions are `archive_write_close`, `archive_write_free` and
     /// `ZSTD_compressStream2(…, ZSTD_e_end)`.
-    public consuming func finish() throws(ArchiveError) -> ArchiveDigest {
+    public consuming func finish() throws(ArchiveError) -> FileDigest {
         let status = UTF8Locale.run { archive_write_close(handle) }
         let failure: ArchiveError? = status == ARCHIVE_OK ? nil : error(fallback: "cannot finish archive")
         let sinkObject = sink.takeRetainedValue()
@@ -158,7 +158,7 @@ public struct ArchiveWriter: ~Copyable {
         if let failure { throw failure }
         let outcome = sinkObject.finish()
         if let failure = Self.failure(of: sinkObject, errno: outcome.failureErrno) { throw failure }
-        return ArchiveDigest(size: outcome.size, sha256: outcome.sha256)
+        return FileDigest(sha256: outcome.sha256, length: outcome.size)
     }
 
     /// What went wrong downstream of libarchive, if anything: the compressor, or a write that failed with `errno`.

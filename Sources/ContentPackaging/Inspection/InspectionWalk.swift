@@ -1,3 +1,4 @@
+import SystemSupport
 import Crypto
 import Foundation
 

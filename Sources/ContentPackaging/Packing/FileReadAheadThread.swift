@@ -1,3 +1,4 @@
+import SystemSupport
 import Crypto
 import Foundation
 import Glibc
@@ -110,7 +111,7 @@ final class FileReadAheadThread: Sendable {
             let count = Glibc.read(file.descriptor, batch.buffer.bytes.baseAddress! + batch.used, wanted)
             if count < 0 {
                 if errno == EINTR { continue }
-                throw DurableFile.ioError(entry.path, "cannot read")
+                throw PackFiles.ioError(entry.path, "read")
             }
             if count == 0 { break }
             guard Int64(count) <= remaining else { throw changedSize }
@@ -129,7 +130,7 @@ final class FileReadAheadThread: Sendable {
         _ entry: FolderEntry, path: String
     ) throws(PackError) -> (descriptor: Int32, size: Int64) {
         let file = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard file >= 0 else { throw DurableFile.ioError(entry.path, "cannot open") }
+        guard file >= 0 else { throw PackFiles.ioError(entry.path, "open") }
         var info = stat()
         guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             close(file)

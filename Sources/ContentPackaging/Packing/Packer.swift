@@ -1,3 +1,4 @@
+package import SystemSupport
 public import Foundation
 import Crypto
 import Glibc
@@ -50,10 +51,15 @@ public struct Packer: Sendable {
 
     /// Validates `folder`, then writes the archive and manifest into `outputDirectory` (created if needed).
     ///
-    /// - Parameter registry: told about temp files while they exist, for signal-time cleanup.
     /// - Throws: ``PackError/invalid(_:)`` with every problem, or an I/O or archive error.
-    public func pack(
-        folder: URL, outputDirectory: URL, registry: TemporaryFileRegistry? = nil
+    public func pack(folder: URL, outputDirectory: URL) throws(PackError) -> PackResult {
+        try pack(folder: folder, outputDirectory: outputDirectory, registry: nil)
+    }
+
+    /// ``pack(folder:outputDirectory:)``, telling `registry` about temp files while they exist, so a
+    /// signal handler can remove them (the CLI's Ctrl-C).
+    package func pack(
+        folder: URL, outputDirectory: URL, registry: TemporaryFileRegistry?
     ) throws(PackError) -> PackResult {
         // Files are checked for executable code while they are read for the archive (below).
         let report = validator.validate(folder: folder, sniffing: false)
@@ -69,9 +75,9 @@ public struct Packer: Sendable {
         let archiveName = PackageNaming.archiveName(productID: info.productID, version: info.contentVersion)
         let manifestName = PackageNaming.manifestName(productID: info.productID, version: info.contentVersion)
 
-        let (temporary, fd) = try DurableFile.createTemporary(in: directory, for: archiveName, registry: registry)
+        let (temporary, fd) = try PackFiles.createTemporary(in: directory, for: archiveName, registry: registry)
         defer { registry?.unregister(temporary) }
-        let digest: ArchiveDigest
+        let digest: FileDigest
         let files: [PackageManifest.File]
         do {
             (digest, files) = try writeArchive(
@@ -85,14 +91,14 @@ public struct Packer: Sendable {
             throw error
         }
         do {
-            try DurableFile.commit(fd: fd, temporary: temporary, final: "\(directory)/\(archiveName)", directory: directory)
+            try PackFiles.commit(fd: fd, temporary: temporary, final: "\(directory)/\(archiveName)")
         } catch {
             unlink(temporary)  // commit closed the descriptor
             throw error
         }
         let manifest = PackageManifest(
             productID: info.productID, contentVersion: info.contentVersion, archiveName: archiveName,
-            archiveSize: digest.size, archiveSHA256: digest.sha256,
+            archiveSize: digest.length, archiveSHA256: digest.sha256,
             uncompressedSize: files.reduce(0) { $0 + $1.size }, entryCount: report.entries.count, files: files)
         let data: Data
         do {
@@ -100,7 +106,7 @@ public struct Packer: Sendable {
         } catch {
             throw .io(path: manifestName, errno: 0, message: "cannot encode manifest: \(error)")
         }
-        try DurableFile.write(data, to: manifestName, in: directory, registry: registry)
+        try PackFiles.write(data, to: manifestName, in: directory, registry: registry)
         return PackResult(
             archiveURL: URL(fileURLWithPath: "\(directory)/\(archiveName)"),
             manifestURL: URL(fileURLWithPath: "\(directory)/\(manifestName)"), manifest: manifest)
@@ -124,7 +130,7 @@ public struct Packer: Sendable {
     /// memory stays flat; the bytes are the same as a single-threaded pack's.
     private func writeArchive(
         entries: [FolderEntry], root: String, fd: Int32, displayPath: String
-    ) throws(PackError) -> (ArchiveDigest, [PackageManifest.File]) {
+    ) throws(PackError) -> (FileDigest, [PackageManifest.File]) {
         var files: [PackageManifest.File] = []
         files.reserveCapacity(entries.count)
         var writer: ArchiveWriter

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// A fixed-size, page-aligned byte buffer that pipeline threads hand to each other.
 ///
 /// Page alignment lets the output writer use `O_DIRECT`. The buffer is a plain pointer so it can
@@ -5,16 +7,12 @@
 /// only the thread that last received it through a ``BlockingChannel`` touches the bytes. The
 /// pipeline that allocates buffers frees them once every thread has handed them back.
 struct PageAlignedBuffer: @unchecked Sendable {
-    /// Alignment of the start address and of the size: a page, enough for `O_DIRECT` everywhere.
-    static let alignment = 4096
-
     /// The bytes.
     let bytes: UnsafeMutableRawBufferPointer
 
-    /// Allocates `byteCount` bytes (rounded up to ``alignment``), uninitialized.
+    /// Allocates `byteCount` bytes (rounded up to a page, ``DirectIO/alignment``), uninitialized.
     static func allocate(byteCount: Int) -> PageAlignedBuffer {
-        let rounded = (byteCount + alignment - 1) / alignment * alignment
-        return PageAlignedBuffer(bytes: .allocate(byteCount: rounded, alignment: alignment))
+        PageAlignedBuffer(bytes: DirectIO.allocateBuffer(byteCount: byteCount))
     }
 
     /// Capacity in bytes.

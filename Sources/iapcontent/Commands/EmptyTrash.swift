@@ -1,8 +1,8 @@
 import ArgumentParser
-import CLinuxSystem
 import ContentCommandLine
 import ContentDownloads
 import Foundation
+import SystemSupport
 
 extension IAPContent {
     /// `iapcontent empty-trash` (hidden): deletes what a store's `trash/` holds — old versions and used
@@ -39,10 +39,6 @@ enum TrashEmptier {
     static func startIfNeeded(store: Store) {
         guard store.hasTrash else { return }
         let program = SiblingProgram.currentExecutable
-        let arguments = [program, "empty-trash", "--store", store.root.path]
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
-        argv.append(nil)
-        defer { for pointer in argv { free(pointer) } }
-        _ = CLinuxSystem_spawnDetached(program, argv)
+        DetachedProcess.start(program, arguments: [program, "empty-trash", "--store", store.root.path])
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ContentPackaging
 import Foundation
+import SystemSupport
 
 extension IAPContent {
     /// `iapcontent pack <folder>`: validate, then write `<product>-<version>.tar.zst` and its manifest.

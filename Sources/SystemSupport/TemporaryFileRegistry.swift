@@ -8,17 +8,17 @@ import Synchronization
 /// signal handler can walk with ``unlinkAll(in:)`` without locks or allocation — a handler may
 /// interrupt the very thread that holds the lock. Slots are cleared, never freed, on unregister,
 /// so a handler never reads freed memory (a few bytes per pack are kept for the process lifetime).
-public final class TemporaryFileRegistry: Sendable {
+package final class TemporaryFileRegistry: Sendable {
     /// Slots in the signal-safe table; more simultaneous temp files than this are still tracked
     /// in the set, just not removable from a signal handler.
-    public static let capacity = 16
+    package static let capacity = 16
 
     private let paths = Mutex<[String: Int]>([:])
     /// `capacity` pointers to NUL-terminated paths, `nil` for a free slot.
-    nonisolated(unsafe) public let signalSafeTable: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+    nonisolated(unsafe) package let signalSafeTable: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 
     /// Creates an empty registry.
-    public init() {
+    package init() {
         signalSafeTable = .allocate(capacity: Self.capacity)
         signalSafeTable.initialize(repeating: nil, count: Self.capacity)
     }
@@ -28,7 +28,7 @@ public final class TemporaryFileRegistry: Sendable {
     }
 
     /// Records a temp file that now exists.
-    public func register(_ path: String) {
+    package func register(_ path: String) {
         paths.withLock { registered in
             guard registered[path] == nil else { return }
             let slot = (0..<Self.capacity).first { signalSafeTable[$0] == nil } ?? -1
@@ -38,7 +38,7 @@ public final class TemporaryFileRegistry: Sendable {
     }
 
     /// Forgets a temp file (renamed into place or already removed).
-    public func unregister(_ path: String) {
+    package func unregister(_ path: String) {
         paths.withLock { registered in
             guard let slot = registered.removeValue(forKey: path) else { return }
             if slot >= 0 { signalSafeTable[slot] = nil }
@@ -46,10 +46,10 @@ public final class TemporaryFileRegistry: Sendable {
     }
 
     /// Paths currently registered.
-    public var registered: Set<String> { paths.withLock { Set($0.keys) } }
+    package var registered: Set<String> { paths.withLock { Set($0.keys) } }
 
     /// Deletes every registered temp file (`unlink`) and forgets them. Not for signal handlers.
-    public func removeAll() {
+    package func removeAll() {
         let current = paths.withLock { registered in
             defer {
                 for slot in registered.values where slot >= 0 { signalSafeTable[slot] = nil }
@@ -61,7 +61,7 @@ public final class TemporaryFileRegistry: Sendable {
     }
 
     /// Unlinks every path in a ``signalSafeTable``; async-signal-safe (only reads and `unlink`).
-    public static func unlinkAll(in table: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) {
+    package static func unlinkAll(in table: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) {
         for slot in 0..<capacity {
             if let path = table[slot] { unlink(path) }
         }

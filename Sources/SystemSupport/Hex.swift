@@ -1,9 +1,9 @@
-public import Crypto
+package import Crypto
 
 extension Sequence<UInt8> {
     /// Lowercase hexadecimal, two digits per byte: how manifests, catalogs and the journal spell SHA-256
     /// digests. One shared spelling, so digests compare as strings, and no `String(format:)` per byte.
-    public var lowercaseHex: String {
+    package var lowercaseHex: String {
         let digits = Array("0123456789abcdef".utf8)
         var bytes: [UInt8] = []
         for byte in self {
@@ -16,7 +16,7 @@ extension Sequence<UInt8> {
 
 extension SHA256 {
     /// Finishes the hash and returns it as lowercase hex (``Swift/Sequence/lowercaseHex``).
-    public consuming func finalizeHex() -> String {
+    package consuming func finalizeHex() -> String {
         finalize().lowercaseHex
     }
 }

@@ -6,9 +6,9 @@ import Foundation
 /// On Linux, Foundation's `Thread.name` does not reach the kernel: our threads showed up as
 /// `oot.default-qos`, the name inherited from the Swift concurrency worker that created them. The
 /// kernel keeps at most 15 bytes, so names are short (`iap-curl`, `iap-fsync`, `iap-install`, ...).
-public enum NamedThread {
+package enum NamedThread {
     /// Starts `body` on a new thread called `name` (at most 15 bytes).
-    public static func start(_ name: String, _ body: @escaping @Sendable () -> Void) {
+    package static func start(_ name: String, _ body: @escaping @Sendable () -> Void) {
         precondition(name.utf8.count <= 15, "thread names are at most 15 bytes: \(name)")
         let thread = Thread {
             _ = CLinuxSystem_nameThisThread(name)

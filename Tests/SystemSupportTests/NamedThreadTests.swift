@@ -1,4 +1,5 @@
-import ContentPackaging
+import Dispatch
+import SystemSupport
 import Foundation
 import Synchronization
 import Testing

@@ -1,11 +1,10 @@
+public import SystemSupport
 public import Foundation
-import ContentPackaging
 import Crypto
 import Glibc
 
-/// The SHA-256 and length of any file, computed by streaming (never the whole file in memory).
-///
-/// Distinct from ContentPackaging's `ArchiveDigest` (what the packer measured while writing).
+/// The SHA-256 and length of a file: what the packer measured while writing an archive, or what
+/// ``of(_:)`` computes by streaming one (never the whole file in memory).
 public struct FileDigest: Sendable, Equatable {
     /// Lowercase hex SHA-256 of the bytes.
     public var sha256: String
@@ -27,7 +26,7 @@ public struct FileDigest: Sendable, Equatable {
 
     /// Streams `source`, hashing it, and optionally writes the same bytes to `destinationFD`
     /// (one read pass: what is hashed is exactly what is copied).
-    static func stream(from source: URL, copyingTo destinationFD: Int32?, destinationPath: String = "")
+    package static func stream(from source: URL, copyingTo destinationFD: Int32?, destinationPath: String = "")
         throws(FileSystemError) -> FileDigest
     {
         let fd = open(source.path, O_RDONLY | O_CLOEXEC)

@@ -1,5 +1,5 @@
 import CLinuxSystem
-@testable import ContentPackaging
+import SystemSupport
 import Foundation
 import Glibc
 import Testing
@@ -40,15 +40,17 @@ import TestSupport
         let bytes: [UInt8] = [1, 2, 3]
         var direct = false
         #expect(bytes.withUnsafeBytes { DirectIO.writeAll($0, to: fd, direct: &direct) } == EBADF)
-        #expect(bytes.withUnsafeBytes { DurableIO.writeAll(fd, $0) } == EBADF)
+        #expect(durableWrite(bytes, to: fd, path: path) == FileSystemError(operation: "write", path: path, errno: EBADF))
     }
 
     @Test func directorySyncNamesTheFailingCall() throws {
         let folder = try TemporaryDirectory.make(prefix: "directio-dir")
         defer { try? FileManager.default.removeItem(at: folder) }
-        #expect(DurableIO.syncDirectory(folder.path).errno == 0)
-        let missing = DurableIO.syncDirectory(folder.appendingPathComponent("nope").path)
-        #expect(missing.errno == ENOENT && missing.operation == "open")
+        try DurableFile.syncDirectory(folder)
+        let missing = folder.appendingPathComponent("nope")
+        #expect(throws: FileSystemError(operation: "open", path: missing.path, errno: ENOENT)) {
+            try DurableFile.syncDirectory(missing)
+        }
     }
 
     @Test func startingWritebackReachesTheKernel() throws {
@@ -58,8 +60,20 @@ import TestSupport
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         defer { close(fd) }
         let bytes = [UInt8](repeating: 9, count: 8192)
-        #expect(bytes.withUnsafeBytes { DurableIO.writeAll(fd, $0) } == 0)
+        #expect(durableWrite(bytes, to: fd, path: path) == nil)
         #expect(CLinuxSystem_startWriteback(fd, 0, 8192) == 0)
         #expect(CLinuxSystem_startWriteback(-1, 0, 8192) == -1 && errno == EBADF)
+    }
+}
+
+/// ``DurableFile/writeAll(_:_:path:)`` of `bytes`, returning its error instead of throwing it.
+private func durableWrite(_ bytes: [UInt8], to fd: Int32, path: String) -> FileSystemError? {
+    bytes.withUnsafeBytes { buffer in
+        do throws(FileSystemError) {
+            try DurableFile.writeAll(fd, buffer, path: path)
+            return nil
+        } catch {
+            return error
+        }
     }
 }

@@ -1,0 +1,39 @@
+import Foundation
+import Glibc
+import SystemSupport
+
+/// The packer's output files, written crash-safe by ``DurableFile`` (temp file, fsync, rename, fsync
+/// folder) with the temp files registered for the signal handler, and failures worded for authors.
+enum PackFiles {
+    /// Creates a registered temp file for `name` in `directory`; returns its path and descriptor.
+    static func createTemporary(
+        in directory: String, for name: String, registry: TemporaryFileRegistry?
+    ) throws(PackError) -> (path: String, fd: Int32) {
+        do { return try DurableFile.createTemporary(in: directory, for: name, registry: registry) } catch {
+            throw PackError(error)
+        }
+    }
+
+    /// fsyncs and closes `fd`, renames `temporary` onto `final`, and fsyncs their folder.
+    static func commit(fd: Int32, temporary: String, final: String) throws(PackError) {
+        do { try DurableFile.commit(fd: fd, temporary: temporary, final: final) } catch { throw PackError(error) }
+    }
+
+    /// Writes `data` to `DIR/name` crash-safe.
+    static func write(_ data: Data, to name: String, in directory: String, registry: TemporaryFileRegistry?) throws(PackError) {
+        let url = URL(fileURLWithPath: directory, isDirectory: true).appendingPathComponent(name, isDirectory: false)
+        do { try DurableFile.write(data, to: url, registry: registry) } catch { throw PackError(error) }
+    }
+
+    /// A ``PackError/io(path:errno:message:)`` for `operation` on `path` from the current `errno`.
+    static func ioError(_ path: String, _ operation: String) -> PackError {
+        PackError(FileSystemError(operation: operation, path: path, errno: errno))
+    }
+}
+
+extension PackError {
+    /// A failed file-system call in an author's words: `cannot <operation>: <reason>`, naming the file.
+    init(_ error: FileSystemError) {
+        self = .io(path: error.path, errno: error.errno, message: "cannot \(error.operation): \(error.reason)")
+    }
+}

@@ -1,0 +1,95 @@
+package import Foundation
+import Glibc
+
+/// Crash-safe file writes: temp file in the same directory → write → fsync → rename → fsync directory.
+///
+/// After a crash the destination holds either the old or the new bytes, never a mix, and a temp file
+/// is the only possible leftover. Used by every module that writes a file it must not lose: the packer's
+/// archive and manifest, keys, catalogs. Failures name the call and the path (``FileSystemError``).
+package enum DurableFile {
+    /// Creates `DIR/.<name>.tmp-<random>` exclusively with `permissions` (exactly, whatever the umask);
+    /// returns its path and descriptor.
+    ///
+    /// The path is registered in `registry` *before* the file exists, so a signal arriving just after
+    /// creation still finds it; the caller unregisters it once it is renamed or removed.
+    package static func createTemporary(
+        in directory: String, for name: String, permissions: mode_t = 0o644, registry: TemporaryFileRegistry? = nil
+    ) throws(FileSystemError) -> (path: String, fd: Int32) {
+        let suffix = (0..<16).map { _ in String(UInt8.random(in: 0...15), radix: 16) }.joined()
+        let path = "\(directory)/.\(name).tmp-\(suffix)"
+        registry?.register(path)
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
+        guard fd >= 0 else {
+            let error = FileSystemError(operation: "create temporary file", path: path, errno: errno)
+            registry?.unregister(path)
+            throw error
+        }
+        // open() applies the umask; the mode must be exactly what was asked for (keys: 0600).
+        guard fchmod(fd, permissions) == 0 else {
+            let error = FileSystemError(operation: "fchmod", path: path, errno: errno)
+            close(fd)
+            unlink(path)
+            registry?.unregister(path)
+            throw error
+        }
+        return (path, fd)
+    }
+
+    /// fsyncs and closes `fd`, renames `temporary` onto `final`, and fsyncs the folder holding it.
+    /// On failure `fd` is closed; the caller removes `temporary`.
+    package static func commit(fd: Int32, temporary: String, final: String) throws(FileSystemError) {
+        guard fsync(fd) == 0 else {
+            let error = FileSystemError(operation: "fsync", path: temporary, errno: errno)
+            close(fd)
+            throw error
+        }
+        guard close(fd) == 0 else { throw FileSystemError(operation: "close", path: temporary, errno: errno) }
+        try commit(URL(fileURLWithPath: temporary), to: URL(fileURLWithPath: final))
+    }
+
+    /// Atomically replaces `url` with `data`, as a file of mode `permissions`.
+    package static func write(
+        _ data: Data, to url: URL, permissions: mode_t = 0o644, registry: TemporaryFileRegistry? = nil
+    ) throws(FileSystemError) {
+        let (temporary, fd) = try createTemporary(
+            in: url.deletingLastPathComponent().path, for: url.lastPathComponent, permissions: permissions, registry: registry)
+        defer { registry?.unregister(temporary) }
+        var direct = false
+        let failure = data.withUnsafeBytes { DirectIO.writeAll($0, to: fd, direct: &direct) }
+        guard failure == 0 else {
+            close(fd)
+            unlink(temporary)
+            throw FileSystemError(operation: "write", path: temporary, errno: failure)
+        }
+        do { try commit(fd: fd, temporary: temporary, final: url.path) } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Renames a fully written and fsynced temp file onto `url`, then fsyncs the directory.
+    /// On failure the temp file is removed.
+    package static func commit(_ temp: URL, to url: URL) throws(FileSystemError) {
+        guard rename(temp.path, url.path) == 0 else {
+            let code = errno
+            unlink(temp.path)
+            throw FileSystemError(operation: "rename to \(url.path)", path: temp.path, errno: code)
+        }
+        try syncDirectory(url.deletingLastPathComponent())
+    }
+
+    /// fsyncs a directory so a rename or creation inside it survives a crash.
+    package static func syncDirectory(_ directory: URL) throws(FileSystemError) {
+        let fd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileSystemError(operation: "open", path: directory.path, errno: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw FileSystemError(operation: "fsync", path: directory.path, errno: errno) }
+    }
+
+    /// Writes every byte of `buffer` to `fd`, retrying short writes and `EINTR`.
+    package static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws(FileSystemError) {
+        var direct = false
+        let failure = DirectIO.writeAll(buffer, to: fd, direct: &direct)
+        if failure != 0 { throw FileSystemError(operation: "write", path: path, errno: failure) }
+    }
+}
