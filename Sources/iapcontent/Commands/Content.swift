@@ -1,4 +1,5 @@
 import ArgumentParser
+import ContentCommandLine
 import ContentDownloads
 import Foundation
 
@@ -19,7 +20,7 @@ extension IAPContent {
             let store = try storeOptions.openStore()
             guard let url = store.contentURL(forProductID: productID) else {
                 printError("\(productID) is not installed in \(store.root.path); download it with `iapcontent download \(productID) --catalog <URL> --store \(store.root.path)`")
-                throw ExitCode(1)
+                throw ExitStatus.failure
             }
             printLine(url.path)
         }

@@ -81,7 +81,7 @@ extension IAPContent {
             if let tokenKey {
                 do { authorizer = URLTokenSigner(key: try URLTokenKey.read(from: URL(fileURLWithPath: tokenKey))).authorizer() } catch {
                     printError("cannot read the token key \(tokenKey): \(error)")
-                    throw ExitCode(1)
+                    throw ExitStatus.failure
                 }
             }
             var options = DownloadOptions()

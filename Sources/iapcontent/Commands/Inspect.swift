@@ -1,4 +1,5 @@
 import ArgumentParser
+import ContentCommandLine
 import ContentPackaging
 import Foundation
 
@@ -18,7 +19,7 @@ extension IAPContent {
                 report = try PackageInspector().inspect(archive: URL(fileURLWithPath: archive))
             } catch {
                 Output.error(error.description)
-                throw ExitCode(1)
+                throw ExitStatus.failure
             }
             Output.line("product: \(report.contentInfo?.productID ?? "?")")
             Output.line("version: \(report.contentInfo?.contentVersion.description ?? "?")")
@@ -37,7 +38,7 @@ extension IAPContent {
                 Output.line("manifest: not found beside the archive (not verified)")
             }
             for problem in report.problems { Output.error(problem.description) }
-            if !report.isValid { throw ExitCode(1) }
+            if !report.isValid { throw ExitStatus.failure }
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ContentCommandLine
 import ContentPackaging
 import Foundation
 
@@ -44,7 +45,7 @@ extension IAPContent {
                 Output.line(result.archiveURL.path)
             } catch {
                 Output.error(error.description)
-                throw ExitCode(1)
+                throw ExitStatus.failure
             }
         }
     }

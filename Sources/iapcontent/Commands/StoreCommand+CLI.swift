@@ -1,4 +1,5 @@
 import ArgumentParser
+import ContentCommandLine
 import ContentDownloads
 import Foundation
 
@@ -15,6 +16,6 @@ func sendStoreCommand(_ command: RequestedCommand, productIDs: [String], store: 
     }
     if !unknown.isEmpty {
         printError("no download for \(unknown.joined(separator: ", ")) in \(store.root.path); see `iapcontent status --store \(store.root.path)`")
-        throw ExitCode(1)
+        throw ExitStatus.failure
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ContentCommandLine
 import ContentPackaging
 import Foundation
 
@@ -32,7 +33,7 @@ extension IAPContent {
             } else {
                 for problem in report.problems { Output.error(problem.description) }
             }
-            if !report.isValid { throw ExitCode(1) }
+            if !report.isValid { throw ExitStatus.failure }
         }
     }
 }
