@@ -19,10 +19,10 @@ extension IAPContent {
         func run() async throws {
             let store = try storeOptions.openStore()
             guard let url = store.contentURL(forProductID: productID) else {
-                printError("\(productID) is not installed in \(store.root.path); download it with `iapcontent download \(productID) --catalog <URL> --store \(store.root.path)`")
+                Output.error("\(productID) is not installed in \(store.root.path); download it with `iapcontent download \(productID) --catalog <URL> --store \(store.root.path)`")
                 throw ExitStatus.failure
             }
-            printLine(url.path)
+            Output.line(url.path)
         }
     }
 }

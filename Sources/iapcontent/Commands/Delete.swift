@@ -19,10 +19,10 @@ extension IAPContent {
         func run() async throws {
             let store = try storeOptions.openStore()
             guard try store.deleteContent(forProductID: productID) else {
-                printError("\(productID) is not installed in \(store.root.path); nothing deleted")
+                Output.error("\(productID) is not installed in \(store.root.path); nothing deleted")
                 throw ExitStatus.failure
             }
-            printLine("\(productID): deleted")
+            Output.line("\(productID): deleted")
         }
     }
 }

@@ -58,7 +58,7 @@ extension IAPContent {
                         await reporter.update(rows[index])
                     }
                     await reporter.finish(summary: nil)
-                    if !json { FileHandle.standardOutput.write(Data("Paused. Run the same command again to resume.\n".utf8)) }
+                    if !json { Output.line("Paused. Run the same command again to resume.") }
                     throw ExitStatus.interrupted
                 }
                 step += 1

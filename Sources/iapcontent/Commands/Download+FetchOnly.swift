@@ -17,7 +17,7 @@ extension IAPContent.Download {
         do {
             try await manager.start()
         } catch let error as DriverLockError {
-            printError(error.description)
+            Output.error(error.description)
             throw ExitStatus.failure
         }
         let started = ContinuousClock.now
@@ -83,9 +83,9 @@ extension IAPContent.Download {
         let cancelled = productIDs.filter { states[$0] == .cancelled }
         for id in failed {
             let state = states[id]?.rawValue ?? "unknown"
-            printError("\(id) \(state)\(lastErrors[id].map { ": \($0)" } ?? "")")
+            Output.error("\(id) \(state)\(lastErrors[id].map { ": \($0)" } ?? "")")
         }
-        for id in cancelled { printError("\(id) cancelled; its partial data was deleted.") }
+        for id in cancelled { Output.error("\(id) cancelled; its partial data was deleted.") }
         if !failed.isEmpty { throw ExitStatus.failure }
         if !cancelled.isEmpty { throw ExitStatus.cancelled }
         ending.note("All \(productIDs.count) download(s) finished and verified.", important: false)

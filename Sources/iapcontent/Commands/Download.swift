@@ -64,7 +64,7 @@ extension IAPContent {
             let catalog = try catalogOptions.catalog()
             let keys = catalogOptions.publicKeys()
             if keys.isEmpty {
-                printError("warning: no --public-key pinned; accepting an unsigned catalog (development only — anyone controlling the server controls the content)")
+                Output.error("warning: no --public-key pinned; accepting an unsigned catalog (development only — anyone controlling the server controls the content)")
             }
             let store = try storeOptions.openStore()
             let source: CatalogSource
@@ -74,13 +74,13 @@ extension IAPContent {
                 for id in productIDs { products.append(try source.product(id)) }
                 for product in products { try store.checkNoDowngrade(product) }
             } catch {
-                printError(error.message)
+                Output.error(error.message)
                 throw ExitStatus.failure
             }
             var authorizer: ArchiveURLAuthorizer?
             if let tokenKey {
                 do { authorizer = URLTokenSigner(key: try URLTokenKey.read(from: URL(fileURLWithPath: tokenKey))).authorizer() } catch {
-                    printError("cannot read the token key \(tokenKey): \(error)")
+                    Output.error("cannot read the token key \(tokenKey): \(error)")
                     throw ExitStatus.failure
                 }
             }

@@ -18,7 +18,7 @@ extension IAPContent {
             do {
                 report = try PackageInspector().inspect(archive: URL(fileURLWithPath: archive))
             } catch {
-                Output.error(error.description)
+                Output.note(error.description)
                 throw ExitStatus.failure
             }
             Output.line("product: \(report.contentInfo?.productID ?? "?")")
@@ -37,7 +37,7 @@ extension IAPContent {
             } else {
                 Output.line("manifest: not found beside the archive (not verified)")
             }
-            for problem in report.problems { Output.error(problem.description) }
+            for problem in report.problems { Output.note(problem.description) }
             if !report.isValid { throw ExitStatus.failure }
         }
     }

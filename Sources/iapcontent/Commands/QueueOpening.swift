@@ -8,10 +8,10 @@ func openForRun(_ queue: ContentQueue) async throws {
     do {
         try await queue.open()
     } catch let error as DriverLockError {
-        printError(error.description)
+        Output.error(error.description)
         throw ExitStatus.failure
     } catch let error as InstallError {
-        printError("cannot recover the store \(queue.store.root.path): \(error.description)")
+        Output.error("cannot recover the store \(queue.store.root.path): \(error.description)")
         throw ExitStatus.failure
     }
 }

@@ -30,7 +30,7 @@ extension IAPContent {
             do {
                 source = try loadCatalog(catalog, caFile: caFile, publicKeys: catalogOptions.publicKeys(), store: store)
             } catch {
-                printError(error.message)
+                Output.error(error.message)
                 throw ExitStatus.failure
             }
             var options = DownloadOptions()

@@ -62,10 +62,10 @@ struct RunEnding {
             summary: RunSummary(
                 files: installed.count, bytes: outcome.bytesThisRun,
                 elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
-        if !json { for item in installed { printLine("\(item.productID): \(item.url.path)") } }
-        for message in failed { printError(message) }
+        if !json { for item in installed { Output.line("\(item.productID): \(item.url.path)") } }
+        for message in failed { Output.error(message) }
         for productID in cancelled {
-            printError("\(productID) cancelled; its partial data was deleted. Run the same command to download it again.")
+            Output.error("\(productID) cancelled; its partial data was deleted. Run the same command to download it again.")
         }
         if !failed.isEmpty { throw ExitStatus.failure }
         if !cancelled.isEmpty { throw ExitStatus.cancelled }
@@ -76,9 +76,9 @@ struct RunEnding {
     /// only `important` ones (what to do next), on stderr.
     func note(_ text: String, important: Bool) {
         if quiet || json {
-            if important { StandardOutput.writeError(text + "\n") }
+            if important { Output.note(text) }
             return
         }
-        printLine(text)
+        Output.line(text)
     }
 }

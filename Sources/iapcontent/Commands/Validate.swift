@@ -25,13 +25,13 @@ extension IAPContent {
 
         func run() async throws {
             let report = PackageValidator(maxTotalBytes: maxSize).validate(folder: URL(fileURLWithPath: folder))
-            for note in report.notes { Output.error("note: \(note)") }
+            for note in report.notes { Output.note("note: \(note)") }
             if json {
                 Output.line(try ValidationJSON(report).encoded())
             } else if let info = report.contentInfo, report.isValid {
                 Output.line("\(info.productID) \(info.contentVersion): \(report.fileCount) files, \(report.totalBytes) bytes")
             } else {
-                for problem in report.problems { Output.error(problem.description) }
+                for problem in report.problems { Output.note(problem.description) }
             }
             if !report.isValid { throw ExitStatus.failure }
         }
