@@ -27,23 +27,7 @@ extension IAPContent {
         @Flag(help: "Progress as JSON lines (the keys of `status --json` plus \"event\"); nothing else on stdout.")
         var json = false
 
-        @Option(help: "Downloads running at once.")
-        var concurrency: Int = 3
-
-        @Option(name: .customLong("max-rate"), help: "Total receive cap in bytes per second (divided among downloads).")
-        var maxRate: Int64?
-
-        @Option(name: .customLong("ca-file"), help: "A PEM file of extra trusted certificate authorities.")
-        var caFile: String?
-
-        @Option(name: .customLong("max-attempts"), help: "Attempts per download on network errors before failing.")
-        var maxAttempts: Int = 5
-
-        @Option(name: .customLong("retry-delay"), help: "First retry delay in seconds (doubles per attempt).")
-        var retryDelay: Double = 1
-
-        @Option(name: .customLong("stall-timeout"), help: "Seconds without data before a connection is retried.")
-        var stallTimeout: Int = 30
+        @OptionGroup var transfer: TransferOptions
 
         @Flag(name: .customLong("no-finish"), help: "Leave the transactions unfinished (for inspection with `status`).")
         var noFinish = false
@@ -53,11 +37,6 @@ extension IAPContent {
 
         @Flag(name: .customLong("verify-first"), help: "Extract only after the whole archive's SHA-256 matched (no unverified byte reaches libarchive; slower: no extraction while downloading).")
         var verifyFirst = false
-
-        func validate() throws {
-            guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
-            if let maxRate, maxRate < 1 { throw ValidationError("--max-rate must be a positive number of bytes per second") }
-        }
 
         func run() async throws {
             global.bootstrapLogging()
@@ -70,7 +49,7 @@ extension IAPContent {
             let source: CatalogSource
             var products: [CatalogProduct] = []
             do {
-                source = try loadCatalog(catalog, caFile: caFile, publicKeys: keys, store: store)
+                source = try transfer.loadCatalog(catalog, publicKeys: keys, store: store)
                 for id in productIDs { products.append(try source.product(id)) }
                 for product in products { try store.checkNoDowngrade(product) }
             } catch {
@@ -84,13 +63,7 @@ extension IAPContent {
                     throw ExitStatus.failure
                 }
             }
-            var options = DownloadOptions()
-            options.concurrency = concurrency
-            options.maxBytesPerSecond = maxRate ?? 0
-            options.maxAttempts = maxAttempts
-            options.retryBaseDelay = retryDelay
-            options.transfer.caFile = caFile
-            options.transfer.lowSpeedTime = stallTimeout
+            let options = transfer.downloadOptions()
             if noInstall {
                 try await fetchOnly(store: store, source: source, products: products, options: options, authorizer: authorizer)
                 return

@@ -19,8 +19,7 @@ extension IAPContent {
         @Flag(help: "Progress as JSON lines (the keys of `status --json` plus \"event\"); nothing else on stdout.")
         var json = false
 
-        @Option(name: .customLong("ca-file"), help: "A PEM file of extra trusted certificate authorities.")
-        var caFile: String?
+        @OptionGroup var transfer: TransferOptions
 
         func run() async throws {
             global.bootstrapLogging()
@@ -28,15 +27,13 @@ extension IAPContent {
             let store = try storeOptions.openStore()
             let source: CatalogSource
             do {
-                source = try loadCatalog(catalog, caFile: caFile, publicKeys: catalogOptions.publicKeys(), store: store)
+                source = try transfer.loadCatalog(catalog, publicKeys: catalogOptions.publicKeys(), store: store)
             } catch {
                 Output.error(error.message)
                 throw ExitStatus.failure
             }
-            var options = DownloadOptions()
-            options.transfer.caFile = caFile
             let queue = try ContentQueue(
-                store: store, catalog: source, options: options,
+                store: store, catalog: source, options: transfer.downloadOptions(),
                 installOptions: ContentInstaller.Options(deferDeletion: true))
             try await openForRun(queue)
             defer { TrashEmptier.startIfNeeded(store: store) }  // as `download` does
