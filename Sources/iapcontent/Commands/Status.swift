@@ -50,9 +50,7 @@ extension IAPContent {
             }
             if json {
                 let entries = StatusReport.entries(snapshots: snapshots, overview: overview, installed: installed, updates: updates)
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                Output.line(String(decoding: try encoder.encode(entries), as: UTF8.self))
+                Output.line(try JSONText.encode(entries, pretty: true))
                 return
             }
             if snapshots.isEmpty {

@@ -27,7 +27,7 @@ extension IAPContent {
             let report = PackageValidator(maxTotalBytes: maxSize).validate(folder: URL(fileURLWithPath: folder))
             for note in report.notes { Output.note("note: \(note)") }
             if json {
-                Output.line(try ValidationJSON(report).encoded())
+                Output.line(try JSONText.encode(ValidationJSON(report), pretty: true))
             } else if let info = report.contentInfo, report.isValid {
                 Output.line("\(info.productID) \(info.contentVersion): \(report.fileCount) files, \(report.totalBytes) bytes")
             } else {
@@ -56,11 +56,5 @@ private struct ValidationJSON: Encodable {
         totalBytes = report.totalBytes
         problems = report.problems
         notes = report.notes
-    }
-
-    func encoded() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 }
