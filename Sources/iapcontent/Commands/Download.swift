@@ -3,7 +3,6 @@ import ContentCommandLine
 import ContentDelivery
 import ContentDownloads
 import Foundation
-import Synchronization
 
 extension IAPContent {
     /// `iapcontent download`: fetch and verify products' archives into a store, resumably.
@@ -79,10 +78,7 @@ extension IAPContent {
             let started = ContinuousClock.now
             let reporter = ProgressReporters.make(json: json, quiet: global.quiet)
             let interrupted = InterruptFlag()
-            let signals = Self.onTerminationSignals {
-                interrupted.set()
-                Task { await queue.close() }
-            }
+            let signals = interrupted.trapTerminationSignals { Task { await queue.close() } }
             defer { signals.forEach { $0.cancel() } }
 
             // One transaction per product version; a rerun reattaches to it (and retries a failed
@@ -103,7 +99,7 @@ extension IAPContent {
                 await queue.close()
                 throw error
             }
-            let waiter = QueueWaiter(store: store.root.path, reporter: reporter, interrupted: interrupted)
+            let waiter = DownloadWaiter(store: store.root.path, reporter: reporter, interrupted: interrupted)
             let outcome = await waiter.wait(for: transactions, queue: queue)
             try await RunEnding(
                 json: json, quiet: global.quiet, reporter: reporter, interrupted: interrupted, started: started
@@ -113,25 +109,5 @@ extension IAPContent {
                     : "All \(count) product(s) installed and their transactions finished."
             }
         }
-
-        /// Installs SIGINT/SIGTERM handlers (the default actions are disabled while they live).
-        static func onTerminationSignals(_ handler: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
-            [SIGINT, SIGTERM].map { number in
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler(handler: handler)
-                source.resume()
-                return source
-            }
-        }
     }
-}
-
-/// Set once by a signal handler, read by the command.
-final class InterruptFlag: Sendable {
-    private let value = Mutex(false)
-    /// Records the interrupt.
-    func set() { value.withLock { $0 = true } }
-    /// Whether an interrupt arrived.
-    var isSet: Bool { value.withLock { $0 } }
 }

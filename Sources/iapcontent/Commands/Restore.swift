@@ -40,10 +40,7 @@ extension IAPContent {
             let started = ContinuousClock.now
             let reporter = ProgressReporters.make(json: json, quiet: global.quiet)
             let interrupted = InterruptFlag()
-            let signals = Download.onTerminationSignals {
-                interrupted.set()
-                Task { await queue.close() }
-            }
+            let signals = interrupted.trapTerminationSignals { Task { await queue.close() } }
             defer { signals.forEach { $0.cancel() } }
             let ending = RunEnding(json: json, quiet: global.quiet, reporter: reporter, interrupted: interrupted, started: started)
             let restored: [ContentTransaction]
@@ -58,7 +55,7 @@ extension IAPContent {
                 ending.note("Nothing to restore: every purchased product is installed at the catalog's version.", important: false)
                 return
             }
-            let waiter = QueueWaiter(store: store.root.path, reporter: reporter, interrupted: interrupted)
+            let waiter = DownloadWaiter(store: store.root.path, reporter: reporter, interrupted: interrupted)
             let outcome = await waiter.wait(for: restored, queue: queue)
             try await ending.end(transactions: restored, outcome: outcome, queue: queue, finishTransactions: true) { count in
                 "Restored \(count) product(s)."
