@@ -45,23 +45,14 @@ extension IAPContent {
                 Output.error("warning: no --public-key pinned; accepting an unsigned catalog (development only — anyone controlling the server controls the content)")
             }
             let store = try storeOptions.openStore()
-            let source: CatalogSource
-            var products: [CatalogProduct] = []
-            do {
-                source = try transfer.loadCatalog(catalog, publicKeys: keys, store: store)
+            let (source, products) = try exitingOnDownloadError { () throws(DownloadError) in
+                let source = try transfer.loadCatalog(catalog, publicKeys: keys, store: store)
+                var products: [CatalogProduct] = []
                 for id in productIDs { products.append(try source.product(id)) }
                 for product in products { try store.checkNoDowngrade(product) }
-            } catch {
-                Output.error(error.message)
-                throw ExitStatus.failure
+                return (source, products)
             }
-            var authorizer: ArchiveURLAuthorizer?
-            if let tokenKey {
-                do { authorizer = URLTokenSigner(key: try URLTokenKey.read(from: URL(fileURLWithPath: tokenKey))).authorizer() } catch {
-                    Output.error("cannot read the token key \(tokenKey): \(error)")
-                    throw ExitStatus.failure
-                }
-            }
+            let authorizer = try archiveURLAuthorizer()
             let options = transfer.downloadOptions()
             if noInstall {
                 try await fetchOnly(store: store, source: source, products: products, options: options, authorizer: authorizer)
@@ -71,43 +62,43 @@ extension IAPContent {
                 store: store, catalog: source, options: options,
                 installOptions: ContentInstaller.Options(overlapWithDownload: !verifyFirst, deferDeletion: true))
             await queue.setArchiveURLAuthorizer(authorizer)
-            try await openForRun(queue)
-            // Old versions and used archives go to the trash as each install completes; a detached
-            // `empty-trash` deletes them once this command is done, whatever its outcome.
-            defer { TrashEmptier.startIfNeeded(store: store) }
-            let started = ContinuousClock.now
-            let reporter = ProgressReporters.make(json: json, quiet: global.quiet)
-            let interrupted = InterruptFlag()
-            let signals = interrupted.trapTerminationSignals { Task { await queue.close() } }
-            defer { signals.forEach { $0.cancel() } }
-
-            // One transaction per product version; a rerun reattaches to it (and retries a failed
-            // or cancelled download).
-            var transactions: [ContentTransaction] = []
-            do {
-                for product in products {
-                    let id = "cli-\(product.productID)-\(product.contentVersion)"
-                    var transaction = try await queue.add(VerifiedPurchase(transactionID: id, productID: product.productID))
-                    for download in transaction.downloads where download.state == .failed || download.state == .cancelled {
-                        try await queue.start(download)
-                    }
-                    transaction = await queue.transaction(id: id) ?? transaction
-                    transactions.append(transaction)
-                }
-            } catch {
-                await reporter.finish(summary: nil)
-                await queue.close()
-                throw error
-            }
-            let waiter = DownloadWaiter(store: store.root.path, reporter: reporter, interrupted: interrupted)
-            let outcome = await waiter.wait(for: transactions, queue: queue)
-            try await RunEnding(
-                json: json, quiet: global.quiet, reporter: reporter, interrupted: interrupted, started: started
-            ).end(transactions: transactions, outcome: outcome, queue: queue, finishTransactions: !noFinish) { count in
+            try await QueueRun(queue: queue, json: json, quiet: global.quiet).run(
+                finishTransactions: !noFinish, transactions: { try await Self.addTransactions(for: products, to: $0) }
+            ) { count in
                 noFinish
                     ? "All \(count) product(s) installed; transactions left unfinished (--no-finish)."
                     : "All \(count) product(s) installed and their transactions finished."
             }
+        }
+
+        /// `--token-key`: archive URLs get tokens minted locally with that key; nil without the flag. An
+        /// unreadable key is a message and exit status 1.
+        private func archiveURLAuthorizer() throws -> ArchiveURLAuthorizer? {
+            guard let tokenKey else { return nil }
+            do {
+                return URLTokenSigner(key: try URLTokenKey.read(from: URL(fileURLWithPath: tokenKey))).authorizer()
+            } catch {
+                Output.error("cannot read the token key \(tokenKey): \(error)")
+                throw ExitStatus.failure
+            }
+        }
+
+        /// One transaction per product version; a rerun reattaches to it (and retries a failed or cancelled
+        /// download).
+        private static func addTransactions(
+            for products: [CatalogProduct], to queue: ContentQueue
+        ) async throws -> [ContentTransaction] {
+            var transactions: [ContentTransaction] = []
+            for product in products {
+                let id = "cli-\(product.productID)-\(product.contentVersion)"
+                var transaction = try await queue.add(VerifiedPurchase(transactionID: id, productID: product.productID))
+                for download in transaction.downloads where download.state == .failed || download.state == .cancelled {
+                    try await queue.start(download)
+                }
+                transaction = await queue.transaction(id: id) ?? transaction
+                transactions.append(transaction)
+            }
+            return transactions
         }
     }
 }
