@@ -5,23 +5,6 @@ import TestSupport
 /// The publisher's CLI path end to end, through the built binary:
 /// keygen → catalog (signed) → serve --port 0 --token-key → sign-url → curl → SIGTERM.
 @Suite struct HostCommandsTests {
-    /// The `iapcontent` binary beside the test bundle in `.build/<triple>/debug`.
-    static func binary() throws -> URL { try built("iapcontent") }
-
-    /// A product binary of this package beside the test bundle (``CommandRunner/builtExecutable(_:)``).
-    static func built(_ name: String) throws -> URL {
-        let path = CommandRunner.builtExecutable(name)
-        guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw CLIFailure("\(name) binary not found near \(CommandLine.arguments[0]); run `swift build` first")
-        }
-        return URL(fileURLWithPath: path)
-    }
-
-    struct CLIFailure: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
-    }
-
     /// Runs a program; returns exit status and stdout (stderr is discarded).
     static func run(_ executable: URL, _ arguments: [String], in directory: URL) async throws -> (Int32, String) {
         let output = directory.appendingPathComponent("stdout-\(UUID().uuidString)")
@@ -40,8 +23,8 @@ import TestSupport
     }
 
     @Test func publishServeAndSignURL() async throws {
-        let binary = try Self.binary()
-        _ = try Self.built("iapcontent-serve")  // `serve` runs it; a missing one would fail below less clearly
+        let binary = try CommandRunner.builtExecutable()
+        _ = try CommandRunner.builtExecutable("iapcontent-serve")  // `serve` runs it; a missing one would fail below less clearly
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("iapcontent-cli-\(UUID().uuidString)")
         let input = root.appendingPathComponent("in")
         try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
@@ -132,8 +115,8 @@ import TestSupport
         let lonely = root.appendingPathComponent("iapcontent")
         // A hard link, not a copy: a copy is a file open for writing, and a child that another test
         // forks meanwhile inherits that descriptor, so exec fails with ETXTBSY ("Text file busy").
-        do { try FileManager.default.linkItem(at: try Self.binary(), to: lonely) } catch {
-            try FileManager.default.copyItem(at: try Self.binary(), to: lonely)  // another file system
+        do { try FileManager.default.linkItem(at: try CommandRunner.builtExecutable(), to: lonely) } catch {
+            try FileManager.default.copyItem(at: try CommandRunner.builtExecutable(), to: lonely)  // another file system
         }
 
         let missing = try CommandRunner.run(lonely.path, ["serve", root.path, "--port", "0"])

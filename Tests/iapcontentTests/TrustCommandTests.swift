@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `download --public-key/--token-key` through the built binary against `serve --token-key`:
 /// a signed catalog downloads; a rolled-back one is refused before a single archive byte is fetched.
@@ -13,7 +14,7 @@ import Testing
         for file in [out, err] { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
         defer { for file in [out, err] { try? FileManager.default.removeItem(at: file) } }
         let process = Process()
-        process.executableURL = try HostCommandsTests.binary()
+        process.executableURL = try CommandRunner.builtExecutable()
         process.arguments = arguments
         process.currentDirectoryURL = directory
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("IAPCONTENT_") }
@@ -78,7 +79,7 @@ import Testing
         let serveOut = root.appendingPathComponent("serve.out")
         _ = FileManager.default.createFile(atPath: serveOut.path, contents: nil)
         let server = Process()
-        server.executableURL = try HostCommandsTests.binary()
+        server.executableURL = try CommandRunner.builtExecutable()
         server.arguments = ["serve", "site", "--port", "0", "--token-key", "token.key"]
         server.currentDirectoryURL = root
         server.standardOutput = try FileHandle(forWritingTo: serveOut)
