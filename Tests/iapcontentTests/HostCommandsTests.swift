@@ -30,46 +30,12 @@ import TestSupport
         try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
 
-        // A stand-in archive (catalog only hashes it) and its manifest, as `pack` would write them.
-        let bytes = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
-        try bytes.write(to: input.appendingPathComponent("com.example.maps-2.1.tar.zst"))
-        let (_, shaLine) = try await Self.run(
-            URL(fileURLWithPath: "/usr/bin/sha256sum"), [input.appendingPathComponent("com.example.maps-2.1.tar.zst").path],
-            in: root)
-        let sha = String(shaLine.prefix(64))
-        let manifest = """
-            {"schema":1,"productID":"com.example.maps","contentVersion":"2.1","archiveName":"com.example.maps-2.1.tar.zst",
-             "archiveSize":\(bytes.count),"archiveSHA256":"\(sha)","uncompressedSize":1,"entryCount":2,"files":[]}
-            """
-        try Data(manifest.utf8).write(to: input.appendingPathComponent("com.example.maps-2.1.manifest.json"))
-
-        let (keygen, publicKey) = try await Self.run(binary, ["keygen", "--output", "sign.key"], in: root)
-        #expect(keygen == 0)
-        #expect(Data(base64Encoded: publicKey.trimmingCharacters(in: .whitespacesAndNewlines))?.count == 32)
-        let (tokenKeygen, _) = try await Self.run(binary, ["keygen", "--token-key", "--output", "token.key"], in: root)
-        #expect(tokenKeygen == 0)
-        let mode = try FileManager.default.attributesOfItem(atPath: root.appendingPathComponent("token.key").path)[
-            .posixPermissions] as? Int
-        #expect(mode == 0o600)
-
-        let (catalog, report) = try await Self.run(
-            binary, ["catalog", "in", "--output", "site", "--signing-key", "sign.key", "--expires-in", "600"], in: root)
-        #expect(catalog == 0)
-        #expect(report.contains("com.example.maps 2.1 archives/\(sha).tar.zst"))
-        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("site/catalog.json.sig").path))
+        let (bytes, sha) = try await Self.writeStandInArchive(in: input, root: root)
+        try await Self.makeKeysAndSignedCatalog(binary, sha: sha, in: root)
 
         // serve --port 0: the first stdout line is the listening URL.
         let serveOut = root.appendingPathComponent("serve.out")
-        _ = FileManager.default.createFile(atPath: serveOut.path, contents: nil)
-        let server = Process()
-        server.executableURL = binary
-        server.arguments = ["serve", "site", "--port", "0", "--token-key", "token.key"]
-        server.currentDirectoryURL = root
-        server.standardOutput = try FileHandle(forWritingTo: serveOut)
-        server.standardError = FileHandle.nullDevice
-        let (exited, exitContinuation) = AsyncStream.makeStream(of: Int32.self)
-        server.terminationHandler = { exitContinuation.yield($0.terminationStatus); exitContinuation.finish() }
-        try server.run()
+        let (server, exited) = try Self.startServe(binary, output: serveOut, in: root)
         defer { if server.isRunning { server.terminate() } }
         var base = ""
         for _ in 0..<200 where base.isEmpty {  // ≤ 20 s
@@ -104,6 +70,57 @@ import TestSupport
         var iterator = exited.makeAsyncIterator()
         let status = await iterator.next()
         #expect(status == 0)
+    }
+
+    /// A stand-in archive (catalog only hashes it) and its manifest, as `pack` would write them; returns the
+    /// archive's bytes and SHA-256.
+    static func writeStandInArchive(in input: URL, root: URL) async throws -> (bytes: Data, sha: String) {
+        let bytes = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try bytes.write(to: input.appendingPathComponent("com.example.maps-2.1.tar.zst"))
+        let (_, shaLine) = try await Self.run(
+            URL(fileURLWithPath: "/usr/bin/sha256sum"), [input.appendingPathComponent("com.example.maps-2.1.tar.zst").path],
+            in: root)
+        let sha = String(shaLine.prefix(64))
+        let manifest = """
+            {"schema":1,"productID":"com.example.maps","contentVersion":"2.1","archiveName":"com.example.maps-2.1.tar.zst",
+             "archiveSize":\(bytes.count),"archiveSHA256":"\(sha)","uncompressedSize":1,"entryCount":2,"files":[]}
+            """
+        try Data(manifest.utf8).write(to: input.appendingPathComponent("com.example.maps-2.1.manifest.json"))
+        return (bytes, sha)
+    }
+
+    /// `keygen` (signing key and URL-token key), then a signed `catalog` of `in/` into `site/`.
+    static func makeKeysAndSignedCatalog(_ binary: URL, sha: String, in root: URL) async throws {
+        let (keygen, publicKey) = try await Self.run(binary, ["keygen", "--output", "sign.key"], in: root)
+        #expect(keygen == 0)
+        #expect(Data(base64Encoded: publicKey.trimmingCharacters(in: .whitespacesAndNewlines))?.count == 32)
+        let (tokenKeygen, _) = try await Self.run(binary, ["keygen", "--token-key", "--output", "token.key"], in: root)
+        #expect(tokenKeygen == 0)
+        let mode = try FileManager.default.attributesOfItem(atPath: root.appendingPathComponent("token.key").path)[
+            .posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        let (catalog, report) = try await Self.run(
+            binary, ["catalog", "in", "--output", "site", "--signing-key", "sign.key", "--expires-in", "600"], in: root)
+        #expect(catalog == 0)
+        #expect(report.contains("com.example.maps 2.1 archives/\(sha).tar.zst"))
+        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("site/catalog.json.sig").path))
+    }
+
+    /// Starts `serve site --port 0 --token-key token.key` with stdout in `output`; returns the process and a
+    /// stream that yields its exit status.
+    static func startServe(_ binary: URL, output: URL, in root: URL) throws -> (Process, AsyncStream<Int32>) {
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let server = Process()
+        server.executableURL = binary
+        server.arguments = ["serve", "site", "--port", "0", "--token-key", "token.key"]
+        server.currentDirectoryURL = root
+        server.standardOutput = try FileHandle(forWritingTo: output)
+        server.standardError = FileHandle.nullDevice
+        let (exited, exitContinuation) = AsyncStream.makeStream(of: Int32.self)
+        server.terminationHandler = { exitContinuation.yield($0.terminationStatus); exitContinuation.finish() }
+        try server.run()
+        return (server, exited)
     }
 
     /// `iapcontent serve` runs the `iapcontent-serve` next to it; without one it says where it looked, exit 1.
