@@ -1,4 +1,3 @@
-import ArgumentParser
 import ContentCommandLine
 import ContentDownloads
 import Foundation

@@ -53,6 +53,7 @@ struct JSONEventWriter: Sendable {
 
         enum CodingKeys: String, CodingKey { case event }
 
+        /// `event`, then the download keys, in one object.
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(event, forKey: .event)
