@@ -200,10 +200,12 @@ enum HelpText {
     /// `iapcontent restore`.
     static let restore = """
         Downloads again every product the store has installed or recorded (as StoreKit's restore), \
-        with the same progress display, resume and exit statuses as download.
+        with the same progress display, resume and exit statuses as download, and the same transfer \
+        options (--concurrency, --max-rate, --ca-file, --max-attempts, --retry-delay, --stall-timeout).
 
         EXAMPLES:
           iapcontent restore --catalog http://127.0.0.1:8080/catalog.json
+          iapcontent restore --concurrency 1 --max-rate 1000000 --store /srv/iapcontent
         """
 
     /// `iapcontent _install-archive` (hidden testing aid).

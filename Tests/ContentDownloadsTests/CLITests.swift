@@ -4,18 +4,6 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The built `iapcontent` binary, next to this test bundle.
-func iapcontentBinary() throws -> URL {
-    let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    var dir = exe.deletingLastPathComponent()
-    for _ in 0..<3 {
-        let candidate = dir.appendingPathComponent("iapcontent")
-        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        dir = dir.deletingLastPathComponent()
-    }
-    throw TestSupportError("iapcontent binary not found near \(exe.path); run `swift build --build-tests` first")
-}
-
 /// A child `iapcontent` process with captured output.
 final class Child: @unchecked Sendable {
     let process = Process()
@@ -24,7 +12,7 @@ final class Child: @unchecked Sendable {
     init(_ arguments: [String]) throws {
         output = try TemporaryDirectory.make(prefix: "child").appendingPathComponent("out.txt")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        process.executableURL = try iapcontentBinary()
+        process.executableURL = try CommandRunner.builtExecutable()
         process.arguments = arguments
         let handle = try FileHandle(forWritingTo: output)
         process.standardOutput = handle

@@ -10,17 +10,7 @@ import TestSupport
 @Suite("Install: crash during install")
 struct InstallCrashTests {
     /// The `iapcontent` executable built beside the test bundle.
-    static var binary: URL? {
-        var candidates: [URL] = []
-        if let executable = Bundle.main.executableURL {
-            candidates.append(executable.deletingLastPathComponent().appendingPathComponent("iapcontent"))
-        }
-        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("iapcontent"))
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        candidates.append(packageRoot.appendingPathComponent(".build/debug/iapcontent"))
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }
+    static var binary: URL? { try? CommandRunner.builtExecutable() }
 
     func crashInstall(_ fixture: borrowing InstallFixture, archive: URL, version: String, at point: String) throws {
         let binary = try #require(Self.binary, "build the iapcontent executable first (swift build --build-tests)")

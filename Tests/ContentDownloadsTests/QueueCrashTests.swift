@@ -16,7 +16,7 @@ struct QueueCrashTests {
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let handle = try FileHandle(forWritingTo: output)
         let process = Process()
-        process.executableURL = try iapcontentBinary()
+        process.executableURL = try CommandRunner.builtExecutable()
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         process.standardOutput = handle

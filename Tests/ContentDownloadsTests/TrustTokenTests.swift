@@ -16,7 +16,7 @@ final class ServeProcess: @unchecked Sendable {
         folder = try TemporaryDirectory.make(prefix: "serve")
         let out = folder.appendingPathComponent("out.txt")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        process.executableURL = try iapcontentBinary()
+        process.executableURL = try CommandRunner.builtExecutable()
         process.arguments = ["serve", root.path, "--port", "0", "--token-key", tokenKey.path]
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = FileHandle.nullDevice

@@ -48,30 +48,28 @@ public enum CommandRunner {
             stderr: String(decoding: errData, as: UTF8.self))
     }
 
-    /// The built `iapcontent` binary: a sibling of the running test bundle (`.build/<config>/iapcontent`).
-    public static var iapcontentExecutable: String { builtExecutable("iapcontent") }
-
-    /// The built `iapcontent-serve` binary (what `iapcontent serve` runs), next to ``iapcontentExecutable``.
-    public static var iapcontentServeExecutable: String { builtExecutable("iapcontent-serve") }
-
-    /// A product binary of this package, found by walking up from the running test bundle to the build
-    /// directory (`.build/<config>/<name>`).
-    public static func builtExecutable(_ name: String) -> String {
-        var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    /// A product binary of this package (`iapcontent` unless named), found by walking up from the running
+    /// test bundle to the build directory (`.build/<config>/<name>`); the one way tests find a built program.
+    /// - Throws: ``TestSupportError`` when it is not built.
+    public static func builtExecutable(_ name: String = "iapcontent") throws -> URL {
+        let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var directory = bundle.deletingLastPathComponent()
         // Inside `X.xctest` bundles (Darwin layout) the binary sits further down; walk up to the build dir.
         while directory.path != "/" {
             let candidate = directory.appendingPathComponent(name)
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue {
-                return candidate.path
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+               FileManager.default.isExecutableFile(atPath: candidate.path)
+            {
+                return candidate
             }
             directory.deleteLastPathComponent()
         }
-        return ".build/debug/\(name)"
+        throw TestSupportError("\(name) binary not found near \(bundle.path); run `swift build --build-tests` first")
     }
 
     /// Runs the built `iapcontent` binary.
     public static func iapcontent(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
-        try run(iapcontentExecutable, arguments, environment: environment)
+        try run(builtExecutable().path, arguments, environment: environment)
     }
 }

@@ -84,7 +84,7 @@ struct DownloadDisplayTests {
     @Test(.enabled(if: TmuxSession.executable != nil, "needs tmux (tools/setup)"))
     func liveBarPauseResumeFromAnotherShellCtrlCAndRerun() async throws {
         let world = try await World(productID: "com.example.live", size: 3 << 20, serverRate: 256 << 10)
-        let binary = try HostCommandsTests.binary()
+        let binary = try CommandRunner.builtExecutable()
         let session = try TmuxSession(
             [binary.path] + world.download(["--max-rate", "262144"]), width: 110, height: 14, directory: world.root)
         defer { session.close() }
@@ -162,7 +162,7 @@ struct DownloadDisplayTests {
 
     @Test func aReaderThatGoesAwayDoesNotCrashTheDownload() async throws {
         let world = try await World(productID: "com.example.pipe", size: 512 << 10, serverRate: 256 << 10)
-        let binary = try HostCommandsTests.binary()
+        let binary = try CommandRunner.builtExecutable()
         // `head -1` exits after the first event; later writes hit EPIPE. The download must still install.
         let command = (["'\(binary.path)'"] + world.download(["--json"]).map { "'\($0)'" }).joined(separator: " ")
         let shell = try CommandRunner.run("/bin/bash", ["-c", "\(command) 2>/dev/null | head -1 >/dev/null; echo ${PIPESTATUS[0]}"])
@@ -207,7 +207,7 @@ struct DownloadDisplayTests {
 
     @Test func cancelFromAnotherProcessExits4() async throws {
         let world = try await World(productID: "com.example.cancel", size: 2 << 20, serverRate: 128 << 10)
-        let binary = try HostCommandsTests.binary()
+        let binary = try CommandRunner.builtExecutable()
         let process = Process()
         process.executableURL = binary
         process.arguments = world.download(["--max-rate", "131072"])

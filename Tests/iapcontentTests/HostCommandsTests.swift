@@ -5,23 +5,6 @@ import TestSupport
 /// The publisher's CLI path end to end, through the built binary:
 /// keygen → catalog (signed) → serve --port 0 --token-key → sign-url → curl → SIGTERM.
 @Suite struct HostCommandsTests {
-    /// The `iapcontent` binary beside the test bundle in `.build/<triple>/debug`.
-    static func binary() throws -> URL { try built("iapcontent") }
-
-    /// A product binary of this package beside the test bundle (``CommandRunner/builtExecutable(_:)``).
-    static func built(_ name: String) throws -> URL {
-        let path = CommandRunner.builtExecutable(name)
-        guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw CLIFailure("\(name) binary not found near \(CommandLine.arguments[0]); run `swift build` first")
-        }
-        return URL(fileURLWithPath: path)
-    }
-
-    struct CLIFailure: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
-    }
-
     /// Runs a program; returns exit status and stdout (stderr is discarded).
     static func run(_ executable: URL, _ arguments: [String], in directory: URL) async throws -> (Int32, String) {
         let output = directory.appendingPathComponent("stdout-\(UUID().uuidString)")
@@ -40,53 +23,19 @@ import TestSupport
     }
 
     @Test func publishServeAndSignURL() async throws {
-        let binary = try Self.binary()
-        _ = try Self.built("iapcontent-serve")  // `serve` runs it; a missing one would fail below less clearly
+        let binary = try CommandRunner.builtExecutable()
+        _ = try CommandRunner.builtExecutable("iapcontent-serve")  // `serve` runs it; a missing one would fail below less clearly
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("iapcontent-cli-\(UUID().uuidString)")
         let input = root.appendingPathComponent("in")
         try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
 
-        // A stand-in archive (catalog only hashes it) and its manifest, as `pack` would write them.
-        let bytes = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
-        try bytes.write(to: input.appendingPathComponent("com.example.maps-2.1.tar.zst"))
-        let (_, shaLine) = try await Self.run(
-            URL(fileURLWithPath: "/usr/bin/sha256sum"), [input.appendingPathComponent("com.example.maps-2.1.tar.zst").path],
-            in: root)
-        let sha = String(shaLine.prefix(64))
-        let manifest = """
-            {"schema":1,"productID":"com.example.maps","contentVersion":"2.1","archiveName":"com.example.maps-2.1.tar.zst",
-             "archiveSize":\(bytes.count),"archiveSHA256":"\(sha)","uncompressedSize":1,"entryCount":2,"files":[]}
-            """
-        try Data(manifest.utf8).write(to: input.appendingPathComponent("com.example.maps-2.1.manifest.json"))
-
-        let (keygen, publicKey) = try await Self.run(binary, ["keygen", "--output", "sign.key"], in: root)
-        #expect(keygen == 0)
-        #expect(Data(base64Encoded: publicKey.trimmingCharacters(in: .whitespacesAndNewlines))?.count == 32)
-        let (tokenKeygen, _) = try await Self.run(binary, ["keygen", "--token-key", "--output", "token.key"], in: root)
-        #expect(tokenKeygen == 0)
-        let mode = try FileManager.default.attributesOfItem(atPath: root.appendingPathComponent("token.key").path)[
-            .posixPermissions] as? Int
-        #expect(mode == 0o600)
-
-        let (catalog, report) = try await Self.run(
-            binary, ["catalog", "in", "--output", "site", "--signing-key", "sign.key", "--expires-in", "600"], in: root)
-        #expect(catalog == 0)
-        #expect(report.contains("com.example.maps 2.1 archives/\(sha).tar.zst"))
-        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("site/catalog.json.sig").path))
+        let (bytes, sha) = try await Self.writeStandInArchive(in: input, root: root)
+        try await Self.makeKeysAndSignedCatalog(binary, sha: sha, in: root)
 
         // serve --port 0: the first stdout line is the listening URL.
         let serveOut = root.appendingPathComponent("serve.out")
-        _ = FileManager.default.createFile(atPath: serveOut.path, contents: nil)
-        let server = Process()
-        server.executableURL = binary
-        server.arguments = ["serve", "site", "--port", "0", "--token-key", "token.key"]
-        server.currentDirectoryURL = root
-        server.standardOutput = try FileHandle(forWritingTo: serveOut)
-        server.standardError = FileHandle.nullDevice
-        let (exited, exitContinuation) = AsyncStream.makeStream(of: Int32.self)
-        server.terminationHandler = { exitContinuation.yield($0.terminationStatus); exitContinuation.finish() }
-        try server.run()
+        let (server, exited) = try Self.startServe(binary, output: serveOut, in: root)
         defer { if server.isRunning { server.terminate() } }
         var base = ""
         for _ in 0..<200 where base.isEmpty {  // ≤ 20 s
@@ -123,6 +72,57 @@ import TestSupport
         #expect(status == 0)
     }
 
+    /// A stand-in archive (catalog only hashes it) and its manifest, as `pack` would write them; returns the
+    /// archive's bytes and SHA-256.
+    static func writeStandInArchive(in input: URL, root: URL) async throws -> (bytes: Data, sha: String) {
+        let bytes = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try bytes.write(to: input.appendingPathComponent("com.example.maps-2.1.tar.zst"))
+        let (_, shaLine) = try await Self.run(
+            URL(fileURLWithPath: "/usr/bin/sha256sum"), [input.appendingPathComponent("com.example.maps-2.1.tar.zst").path],
+            in: root)
+        let sha = String(shaLine.prefix(64))
+        let manifest = """
+            {"schema":1,"productID":"com.example.maps","contentVersion":"2.1","archiveName":"com.example.maps-2.1.tar.zst",
+             "archiveSize":\(bytes.count),"archiveSHA256":"\(sha)","uncompressedSize":1,"entryCount":2,"files":[]}
+            """
+        try Data(manifest.utf8).write(to: input.appendingPathComponent("com.example.maps-2.1.manifest.json"))
+        return (bytes, sha)
+    }
+
+    /// `keygen` (signing key and URL-token key), then a signed `catalog` of `in/` into `site/`.
+    static func makeKeysAndSignedCatalog(_ binary: URL, sha: String, in root: URL) async throws {
+        let (keygen, publicKey) = try await Self.run(binary, ["keygen", "--output", "sign.key"], in: root)
+        #expect(keygen == 0)
+        #expect(Data(base64Encoded: publicKey.trimmingCharacters(in: .whitespacesAndNewlines))?.count == 32)
+        let (tokenKeygen, _) = try await Self.run(binary, ["keygen", "--token-key", "--output", "token.key"], in: root)
+        #expect(tokenKeygen == 0)
+        let mode = try FileManager.default.attributesOfItem(atPath: root.appendingPathComponent("token.key").path)[
+            .posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        let (catalog, report) = try await Self.run(
+            binary, ["catalog", "in", "--output", "site", "--signing-key", "sign.key", "--expires-in", "600"], in: root)
+        #expect(catalog == 0)
+        #expect(report.contains("com.example.maps 2.1 archives/\(sha).tar.zst"))
+        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("site/catalog.json.sig").path))
+    }
+
+    /// Starts `serve site --port 0 --token-key token.key` with stdout in `output`; returns the process and a
+    /// stream that yields its exit status.
+    static func startServe(_ binary: URL, output: URL, in root: URL) throws -> (Process, AsyncStream<Int32>) {
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let server = Process()
+        server.executableURL = binary
+        server.arguments = ["serve", "site", "--port", "0", "--token-key", "token.key"]
+        server.currentDirectoryURL = root
+        server.standardOutput = try FileHandle(forWritingTo: output)
+        server.standardError = FileHandle.nullDevice
+        let (exited, exitContinuation) = AsyncStream.makeStream(of: Int32.self)
+        server.terminationHandler = { exitContinuation.yield($0.terminationStatus); exitContinuation.finish() }
+        try server.run()
+        return (server, exited)
+    }
+
     /// `iapcontent serve` runs the `iapcontent-serve` next to it; without one it says where it looked, exit 1.
     /// Help and usage errors never need it: `iapcontent` parses the options itself.
     @Test func serveWithoutItsSiblingNamesThePath() async throws {
@@ -132,8 +132,8 @@ import TestSupport
         let lonely = root.appendingPathComponent("iapcontent")
         // A hard link, not a copy: a copy is a file open for writing, and a child that another test
         // forks meanwhile inherits that descriptor, so exec fails with ETXTBSY ("Text file busy").
-        do { try FileManager.default.linkItem(at: try Self.binary(), to: lonely) } catch {
-            try FileManager.default.copyItem(at: try Self.binary(), to: lonely)  // another file system
+        do { try FileManager.default.linkItem(at: try CommandRunner.builtExecutable(), to: lonely) } catch {
+            try FileManager.default.copyItem(at: try CommandRunner.builtExecutable(), to: lonely)  // another file system
         }
 
         let missing = try CommandRunner.run(lonely.path, ["serve", root.path, "--port", "0"])

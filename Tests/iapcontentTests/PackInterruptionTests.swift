@@ -15,7 +15,7 @@ struct PackInterruptionTests {
         #expect(fill.status == 0)
         let output = directory.appending("out")
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandRunner.iapcontentExecutable)
+        process.executableURL = try CommandRunner.builtExecutable()
         process.arguments = ["pack", folder.path, "--output", output.path]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

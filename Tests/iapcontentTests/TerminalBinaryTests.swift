@@ -18,7 +18,7 @@ import TestSupport
     static func run(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) async throws
         -> (status: Int32, out: String, err: String)
     {
-        let binary = try HostCommandsTests.binary()
+        let binary = try CommandRunner.builtExecutable()
         let out = directory.appendingPathComponent("out-\(UUID().uuidString)")
         let err = directory.appendingPathComponent("err-\(UUID().uuidString)")
         for file in [out, err] { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
@@ -89,7 +89,7 @@ import TestSupport
     func liveDisplayInATerminalAndCleanCtrlC() async throws {
         let root = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: root) }
-        let binary = try HostCommandsTests.binary()
+        let binary = try CommandRunner.builtExecutable()
         let session = try TmuxSession([binary.path, "display-demo", "--seconds", "60"], width: 90, height: 12, directory: root)
         defer { session.close() }
 
@@ -118,7 +118,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: root) }
         let site = root.appendingPathComponent("site")
         try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
-        let binary = try HostCommandsTests.binary()
+        let binary = try CommandRunner.builtExecutable()
         let session = try TmuxSession([binary.path, "serve", site.path, "--port", "0", "--quiet"], width: 100, height: 10, directory: root)
         defer { session.close() }
         try await session.waitForScreen { $0.contains { $0.hasPrefix("http://127.0.0.1:") } }

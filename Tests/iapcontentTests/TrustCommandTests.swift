@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `download --public-key/--token-key` through the built binary against `serve --token-key`:
 /// a signed catalog downloads; a rolled-back one is refused before a single archive byte is fetched.
@@ -13,7 +14,7 @@ import Testing
         for file in [out, err] { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
         defer { for file in [out, err] { try? FileManager.default.removeItem(at: file) } }
         let process = Process()
-        process.executableURL = try HostCommandsTests.binary()
+        process.executableURL = try CommandRunner.builtExecutable()
         process.arguments = arguments
         process.currentDirectoryURL = directory
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("IAPCONTENT_") }
@@ -55,10 +56,10 @@ import Testing
         return String(text.prefix(64))
     }
 
-    @Test func signedCatalogDownloadsAndARollbackIsRefused() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("iapcontent-trust-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: root) }
+    /// Keys (`sign.key`, `token.key`), then two signed catalogs of the same key: version 5 in `site/` and,
+    /// built aside in `site4/`, version 4 (an older, still validly signed catalog) with one more product.
+    /// Returns the public key.
+    static func makeSignedCatalogs(in root: URL) async throws -> String {
         let publicKey = try await Self.run(["keygen", "--output", "sign.key"], in: root).out
             .trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(try await Self.run(["keygen", "--token-key", "--output", "token.key"], in: root).status == 0)
@@ -67,23 +68,36 @@ import Testing
             ["catalog", "in5", "--output", "site", "--signing-key", "sign.key", "--catalog-version", "5", "--expires-in", "600"],
             in: root)
         #expect(built5.status == 0, "\(built5.err)")
-        // Version 4 (an older, still validly signed catalog) with one more product, built aside.
         try Self.addArchive("com.example.maps", seed: 1, to: root.appendingPathComponent("in4"))
         try Self.addArchive("com.example.extra", seed: 2, to: root.appendingPathComponent("in4"))
         let built4 = try await Self.run(
             ["catalog", "in4", "--output", "site4", "--signing-key", "sign.key", "--catalog-version", "4", "--expires-in", "600"],
             in: root)
         #expect(built4.status == 0, "\(built4.err)")
+        return publicKey
+    }
+
+    /// Puts version 4's catalog, signature and missing archives into the served `site/`.
+    static func serveVersion4(in root: URL) throws {
+        let fm = FileManager.default
+        for name in ["catalog.json", "catalog.json.sig"] {
+            try fm.removeItem(at: root.appendingPathComponent("site/\(name)"))
+            try fm.copyItem(at: root.appendingPathComponent("site4/\(name)"), to: root.appendingPathComponent("site/\(name)"))
+        }
+        for name in try fm.contentsOfDirectory(atPath: root.appendingPathComponent("site4/archives").path)
+        where !fm.fileExists(atPath: root.appendingPathComponent("site/archives/\(name)").path) {
+            try fm.copyItem(at: root.appendingPathComponent("site4/archives/\(name)"), to: root.appendingPathComponent("site/archives/\(name)"))
+        }
+    }
+
+    @Test func signedCatalogDownloadsAndARollbackIsRefused() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("iapcontent-trust-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let publicKey = try await Self.makeSignedCatalogs(in: root)
 
         let serveOut = root.appendingPathComponent("serve.out")
-        _ = FileManager.default.createFile(atPath: serveOut.path, contents: nil)
-        let server = Process()
-        server.executableURL = try HostCommandsTests.binary()
-        server.arguments = ["serve", "site", "--port", "0", "--token-key", "token.key"]
-        server.currentDirectoryURL = root
-        server.standardOutput = try FileHandle(forWritingTo: serveOut)
-        server.standardError = FileHandle.nullDevice
-        try server.run()
+        let (server, _) = try HostCommandsTests.startServe(try CommandRunner.builtExecutable(), output: serveOut, in: root)
         defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
         var base = ""
         for _ in 0..<200 where !base.hasPrefix("http") {
@@ -108,15 +122,8 @@ import Testing
         #expect(!ok.err.contains("warning"))
 
         // The server now serves version 4 (signed, fresh, but older): refused, nothing fetched.
+        try Self.serveVersion4(in: root)
         let fm = FileManager.default
-        for name in ["catalog.json", "catalog.json.sig"] {
-            try fm.removeItem(at: root.appendingPathComponent("site/\(name)"))
-            try fm.copyItem(at: root.appendingPathComponent("site4/\(name)"), to: root.appendingPathComponent("site/\(name)"))
-        }
-        for name in try fm.contentsOfDirectory(atPath: root.appendingPathComponent("site4/archives").path)
-        where !fm.fileExists(atPath: root.appendingPathComponent("site/archives/\(name)").path) {
-            try fm.copyItem(at: root.appendingPathComponent("site4/archives/\(name)"), to: root.appendingPathComponent("site/archives/\(name)"))
-        }
         let transfersBefore = try fm.contentsOfDirectory(atPath: root.appendingPathComponent("store/transfers").path).sorted()
         let rollback = try await Self.run(
             ["download", "com.example.extra", "--store", "store", "--token-key", "token.key", "--no-install"], in: root,

@@ -457,7 +457,7 @@ _iapcontent_restore() {
     repeating_flags=(--verbose -v)
     non_repeating_flags=(--quiet -q --json --version -h --help)
     repeating_options=(--public-key)
-    non_repeating_options=(--catalog --store --ca-file)
+    non_repeating_options=(--catalog --store --concurrency --max-rate --ca-file --max-attempts --retry-delay --stall-timeout)
     __iapcontent_offer_flags_options 0
 
     # Offer option value completions
@@ -471,7 +471,22 @@ _iapcontent_restore() {
     '--store')
         return
         ;;
+    '--concurrency')
+        return
+        ;;
+    '--max-rate')
+        return
+        ;;
     '--ca-file')
+        return
+        ;;
+    '--max-attempts')
+        return
+        ;;
+    '--retry-delay')
+        return
+        ;;
+    '--stall-timeout')
         return
         ;;
     esac

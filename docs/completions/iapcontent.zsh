@@ -304,7 +304,12 @@ _iapcontent_restore() {
         '(--quiet -q)'{--quiet,-q}'[Only errors\: no progress display, no notes.]'
         '*'{--verbose,-v}'[More detail on stderr (debug logging; twice for trace).]'
         '--json[Progress as JSON lines (the keys of `status --json` plus "event"); nothing else on stdout.]'
+        '--concurrency[Downloads running at once.]:concurrency:'
+        '--max-rate[Total receive cap in bytes per second (divided among downloads).]:max-rate:'
         '--ca-file[A PEM file of extra trusted certificate authorities.]:ca-file:'
+        '--max-attempts[Attempts per download on network errors before failing.]:max-attempts:'
+        '--retry-delay[First retry delay in seconds (doubles per attempt).]:retry-delay:'
+        '--stall-timeout[Seconds without data before a connection is retried.]:stall-timeout:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -40,15 +40,15 @@ extension IAPContent {
                 expiresIn: expiresIn.map { TimeInterval($0) }, signingKey: key)
             let result = try builder.build()
             for skipped in result.superseded {
-                print("note: \(skipped.archive): \(skipped.productID) \(skipped.skipped) superseded by \(skipped.kept)")
+                Output.line("note: \(skipped.archive): \(skipped.productID) \(skipped.skipped) superseded by \(skipped.kept)")
             }
             for product in result.catalog.products {
-                print("\(product.productID) \(product.contentVersion) \(product.path) \(product.length) bytes")
+                Output.line("\(product.productID) \(product.contentVersion) \(product.path) \(product.length) bytes")
             }
             var summary = "wrote \(result.catalogURL.path) (catalogVersion \(result.catalog.catalogVersion)"
             if let signature = result.signature { summary += ", signed by key \(signature.keyID)" }
             if let expires = result.catalog.expires { summary += ", expires \(CatalogDate.string(from: expires))" }
-            print(summary + ")")
+            Output.line(summary + ")")
         }
     }
 }

@@ -10,18 +10,15 @@ extension IAPContent {
             abstract: "Print a product's installed content folder (ContentInfo.plist + Contents/); exit 1 if not installed.",
             discussion: HelpText.content)
 
-        @Argument(help: "The product identifier.")
-        var productID: String
-
-        @OptionGroup var storeOptions: StoreLocationOptions
+        @OptionGroup var product: InstalledProductOptions
 
         func run() async throws {
-            let store = try storeOptions.openStore()
-            guard let url = store.contentURL(forProductID: productID) else {
-                printError("\(productID) is not installed in \(store.root.path); download it with `iapcontent download \(productID) --catalog <URL> --store \(store.root.path)`")
-                throw ExitCode(1)
+            let store = try product.openStore()
+            guard let url = store.contentURL(forProductID: product.productID) else {
+                throw product.notInstalled(
+                    in: store, "download it with `iapcontent download \(product.productID) --catalog <URL> --store \(store.root.path)`")
             }
-            printLine(url.path)
+            Output.line(url.path)
         }
     }
 }

@@ -10,18 +10,14 @@ extension IAPContent {
             abstract: "Delete a product's installed content (atomically); exit 1 if it was not installed.",
             discussion: HelpText.delete)
 
-        @Argument(help: "The product identifier.")
-        var productID: String
-
-        @OptionGroup var storeOptions: StoreLocationOptions
+        @OptionGroup var product: InstalledProductOptions
 
         func run() async throws {
-            let store = try storeOptions.openStore()
-            guard try store.deleteContent(forProductID: productID) else {
-                printError("\(productID) is not installed in \(store.root.path); nothing deleted")
-                throw ExitCode(1)
+            let store = try product.openStore()
+            guard try store.deleteContent(forProductID: product.productID) else {
+                throw product.notInstalled(in: store, "nothing deleted")
             }
-            printLine("\(productID): deleted")
+            Output.line("\(product.productID): deleted")
         }
     }
 }

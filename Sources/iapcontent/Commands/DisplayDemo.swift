@@ -58,7 +58,7 @@ extension IAPContent {
                         await reporter.update(rows[index])
                     }
                     await reporter.finish(summary: nil)
-                    if !json { FileHandle.standardOutput.write(Data("Paused. Run the same command again to resume.\n".utf8)) }
+                    if !json { Output.line("Paused. Run the same command again to resume.") }
                     throw ExitStatus.interrupted
                 }
                 step += 1
@@ -77,12 +77,10 @@ extension IAPContent {
                 if step > steps * 6 { break }  // the stalled one never finishes: stop after a while
                 try await Task.sleep(for: .milliseconds(100))
             }
-            let elapsed = started.duration(to: .now)
             let finished = rows.filter { $0.state == "finished" }
             await reporter.finish(
                 summary: RunSummary(
-                    files: finished.count, bytes: finished.reduce(0) { $0 + $1.downloadedBytes },
-                    elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+                    files: finished.count, bytes: finished.reduce(0) { $0 + $1.downloadedBytes }, since: started))
             if finished.count < rows.count { throw ExitStatus.failure }
         }
     }

@@ -3,7 +3,6 @@ import ContentCommandLine
 import ContentDelivery
 import ContentDownloads
 import Foundation
-import Synchronization
 
 extension IAPContent {
     /// `iapcontent download`: fetch and verify products' archives into a store, resumably.
@@ -27,23 +26,7 @@ extension IAPContent {
         @Flag(help: "Progress as JSON lines (the keys of `status --json` plus \"event\"); nothing else on stdout.")
         var json = false
 
-        @Option(help: "Downloads running at once.")
-        var concurrency: Int = 3
-
-        @Option(name: .customLong("max-rate"), help: "Total receive cap in bytes per second (divided among downloads).")
-        var maxRate: Int64?
-
-        @Option(name: .customLong("ca-file"), help: "A PEM file of extra trusted certificate authorities.")
-        var caFile: String?
-
-        @Option(name: .customLong("max-attempts"), help: "Attempts per download on network errors before failing.")
-        var maxAttempts: Int = 5
-
-        @Option(name: .customLong("retry-delay"), help: "First retry delay in seconds (doubles per attempt).")
-        var retryDelay: Double = 1
-
-        @Option(name: .customLong("stall-timeout"), help: "Seconds without data before a connection is retried.")
-        var stallTimeout: Int = 30
+        @OptionGroup var transfer: TransferOptions
 
         @Flag(name: .customLong("no-finish"), help: "Leave the transactions unfinished (for inspection with `status`).")
         var noFinish = false
@@ -54,43 +37,23 @@ extension IAPContent {
         @Flag(name: .customLong("verify-first"), help: "Extract only after the whole archive's SHA-256 matched (no unverified byte reaches libarchive; slower: no extraction while downloading).")
         var verifyFirst = false
 
-        func validate() throws {
-            guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
-            if let maxRate, maxRate < 1 { throw ValidationError("--max-rate must be a positive number of bytes per second") }
-        }
-
         func run() async throws {
             global.bootstrapLogging()
             let catalog = try catalogOptions.catalog()
             let keys = catalogOptions.publicKeys()
             if keys.isEmpty {
-                printError("warning: no --public-key pinned; accepting an unsigned catalog (development only — anyone controlling the server controls the content)")
+                Output.error("warning: no --public-key pinned; accepting an unsigned catalog (development only — anyone controlling the server controls the content)")
             }
             let store = try storeOptions.openStore()
-            let source: CatalogSource
-            var products: [CatalogProduct] = []
-            do {
-                source = try loadCatalog(catalog, caFile: caFile, publicKeys: keys, store: store)
+            let (source, products) = try exitingOnDownloadError { () throws(DownloadError) in
+                let source = try transfer.loadCatalog(catalog, publicKeys: keys, store: store)
+                var products: [CatalogProduct] = []
                 for id in productIDs { products.append(try source.product(id)) }
                 for product in products { try store.checkNoDowngrade(product) }
-            } catch {
-                printError(error.message)
-                throw ExitStatus.failure
+                return (source, products)
             }
-            var authorizer: ArchiveURLAuthorizer?
-            if let tokenKey {
-                do { authorizer = URLTokenSigner(key: try URLTokenKey.read(from: URL(fileURLWithPath: tokenKey))).authorizer() } catch {
-                    printError("cannot read the token key \(tokenKey): \(error)")
-                    throw ExitCode(1)
-                }
-            }
-            var options = DownloadOptions()
-            options.concurrency = concurrency
-            options.maxBytesPerSecond = maxRate ?? 0
-            options.maxAttempts = maxAttempts
-            options.retryBaseDelay = retryDelay
-            options.transfer.caFile = caFile
-            options.transfer.lowSpeedTime = stallTimeout
+            let authorizer = try archiveURLAuthorizer()
+            let options = transfer.downloadOptions()
             if noInstall {
                 try await fetchOnly(store: store, source: source, products: products, options: options, authorizer: authorizer)
                 return
@@ -99,66 +62,43 @@ extension IAPContent {
                 store: store, catalog: source, options: options,
                 installOptions: ContentInstaller.Options(overlapWithDownload: !verifyFirst, deferDeletion: true))
             await queue.setArchiveURLAuthorizer(authorizer)
-            try await openForRun(queue)
-            // Old versions and used archives go to the trash as each install completes; a detached
-            // `empty-trash` deletes them once this command is done, whatever its outcome.
-            defer { TrashEmptier.startIfNeeded(store: store) }
-            let started = ContinuousClock.now
-            let reporter = ProgressReporters.make(json: json, quiet: global.quiet)
-            let interrupted = InterruptFlag()
-            let signals = Self.onTerminationSignals {
-                interrupted.set()
-                Task { await queue.close() }
-            }
-            defer { signals.forEach { $0.cancel() } }
-
-            // One transaction per product version; a rerun reattaches to it (and retries a failed
-            // or cancelled download).
-            var transactions: [ContentTransaction] = []
-            do {
-                for product in products {
-                    let id = "cli-\(product.productID)-\(product.contentVersion)"
-                    var transaction = try await queue.add(VerifiedPurchase(transactionID: id, productID: product.productID))
-                    for download in transaction.downloads where download.state == .failed || download.state == .cancelled {
-                        try await queue.start(download)
-                    }
-                    transaction = await queue.transaction(id: id) ?? transaction
-                    transactions.append(transaction)
-                }
-            } catch {
-                await reporter.finish(summary: nil)
-                await queue.close()
-                throw error
-            }
-            let waiter = QueueWaiter(store: store.root.path, reporter: reporter, interrupted: interrupted)
-            let outcome = await waiter.wait(for: transactions, queue: queue)
-            try await RunEnding(
-                json: json, quiet: global.quiet, reporter: reporter, interrupted: interrupted, started: started
-            ).end(transactions: transactions, outcome: outcome, queue: queue, finishTransactions: !noFinish) { count in
+            try await QueueRun(queue: queue, json: json, quiet: global.quiet).run(
+                finishTransactions: !noFinish, transactions: { try await Self.addTransactions(for: products, to: $0) }
+            ) { count in
                 noFinish
                     ? "All \(count) product(s) installed; transactions left unfinished (--no-finish)."
                     : "All \(count) product(s) installed and their transactions finished."
             }
         }
 
-        /// Installs SIGINT/SIGTERM handlers (the default actions are disabled while they live).
-        static func onTerminationSignals(_ handler: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
-            [SIGINT, SIGTERM].map { number in
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler(handler: handler)
-                source.resume()
-                return source
+        /// `--token-key`: archive URLs get tokens minted locally with that key; nil without the flag. An
+        /// unreadable key is a message and exit status 1.
+        private func archiveURLAuthorizer() throws -> ArchiveURLAuthorizer? {
+            guard let tokenKey else { return nil }
+            do {
+                return URLTokenSigner(key: try URLTokenKey.read(from: URL(fileURLWithPath: tokenKey))).authorizer()
+            } catch {
+                Output.error("cannot read the token key \(tokenKey): \(error)")
+                throw ExitStatus.failure
             }
         }
-    }
-}
 
-/// Set once by a signal handler, read by the command.
-final class InterruptFlag: Sendable {
-    private let value = Mutex(false)
-    /// Records the interrupt.
-    func set() { value.withLock { $0 = true } }
-    /// Whether an interrupt arrived.
-    var isSet: Bool { value.withLock { $0 } }
+        /// One transaction per product version; a rerun reattaches to it (and retries a failed or cancelled
+        /// download).
+        private static func addTransactions(
+            for products: [CatalogProduct], to queue: ContentQueue
+        ) async throws -> [ContentTransaction] {
+            var transactions: [ContentTransaction] = []
+            for product in products {
+                let id = "cli-\(product.productID)-\(product.contentVersion)"
+                var transaction = try await queue.add(VerifiedPurchase(transactionID: id, productID: product.productID))
+                for download in transaction.downloads where download.state == .failed || download.state == .cancelled {
+                    try await queue.start(download)
+                }
+                transaction = await queue.transaction(id: id) ?? transaction
+                transactions.append(transaction)
+            }
+            return transactions
+        }
+    }
 }

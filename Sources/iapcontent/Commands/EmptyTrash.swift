@@ -23,7 +23,7 @@ extension IAPContent {
             do {
                 _ = try Store.emptyTrash(atRoot: location.url)
             } catch {
-                printError("cannot empty the trash of \(location.url.path): \(error.description)")
+                Output.error("cannot empty the trash of \(location.url.path): \(error.description)")
                 throw ExitStatus.failure
             }
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ContentCommandLine
 import ContentPackaging
 import Foundation
 
@@ -17,8 +18,8 @@ extension IAPContent {
             do {
                 report = try PackageInspector().inspect(archive: URL(fileURLWithPath: archive))
             } catch {
-                Output.error(error.description)
-                throw ExitCode(1)
+                Output.note(error.description)
+                throw ExitStatus.failure
             }
             Output.line("product: \(report.contentInfo?.productID ?? "?")")
             Output.line("version: \(report.contentInfo?.contentVersion.description ?? "?")")
@@ -36,8 +37,8 @@ extension IAPContent {
             } else {
                 Output.line("manifest: not found beside the archive (not verified)")
             }
-            for problem in report.problems { Output.error(problem.description) }
-            if !report.isValid { throw ExitCode(1) }
+            for problem in report.problems { Output.note(problem.description) }
+            if !report.isValid { throw ExitStatus.failure }
         }
     }
 }

@@ -52,7 +52,7 @@ extension IAPContent {
             let installed = try ContentInstaller.install(
                 archive: url, product: catalogProduct, store: contentStore,
                 options: .init(verifySHA256: false, removeArchive: !keepArchive, spacePreflight: nil))
-            print(installed.path)
+            Output.line(installed.path)
         }
     }
 }

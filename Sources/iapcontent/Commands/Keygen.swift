@@ -19,13 +19,13 @@ extension IAPContent {
             let url = URL(fileURLWithPath: output)
             if tokenKey {
                 try URLTokenKey.generate().write(to: url)
-                print("wrote URL-token key \(url.path) (mode 0600)")
+                Output.line("wrote URL-token key \(url.path) (mode 0600)")
                 return
             }
             let key = SigningKey.generate()
             try KeyFile.write(key, to: url)
-            print(key.publicKeyBase64)
-            FileHandle.standardError.write(Data("wrote signing key \(url.path) (mode 0600), keyID \(key.keyID); pin the public key above in the app\n".utf8))
+            Output.line(key.publicKeyBase64)
+            Output.note("wrote signing key \(url.path) (mode 0600), keyID \(key.keyID); pin the public key above in the app")
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ContentCommandLine
 import ContentPackaging
 import Foundation
 import SystemSupport
@@ -38,14 +39,14 @@ extension IAPContent {
                     folder: URL(fileURLWithPath: folder), outputDirectory: URL(fileURLWithPath: output),
                     registry: registry)
                 let manifest = result.manifest
-                Output.error(
+                Output.note(
                     "\(manifest.productID) \(manifest.contentVersion): \(manifest.files.count) files, "
                         + "\(manifest.uncompressedSize) bytes -> \(manifest.archiveSize) bytes, sha256 \(manifest.archiveSHA256)")
                 Output.line(result.manifestURL.path)
                 Output.line(result.archiveURL.path)
             } catch {
-                Output.error(error.description)
-                throw ExitCode(1)
+                Output.note(error.description)
+                throw ExitStatus.failure
             }
         }
     }

@@ -19,51 +19,23 @@ extension IAPContent {
         @Flag(help: "Progress as JSON lines (the keys of `status --json` plus \"event\"); nothing else on stdout.")
         var json = false
 
-        @Option(name: .customLong("ca-file"), help: "A PEM file of extra trusted certificate authorities.")
-        var caFile: String?
+        @OptionGroup var transfer: TransferOptions
 
         func run() async throws {
             global.bootstrapLogging()
             let catalog = try catalogOptions.catalog()
             let store = try storeOptions.openStore()
-            let source: CatalogSource
-            do {
-                source = try loadCatalog(catalog, caFile: caFile, publicKeys: catalogOptions.publicKeys(), store: store)
-            } catch {
-                printError(error.message)
-                throw ExitStatus.failure
+            let source = try exitingOnDownloadError { () throws(DownloadError) in
+                try transfer.loadCatalog(catalog, publicKeys: catalogOptions.publicKeys(), store: store)
             }
-            var options = DownloadOptions()
-            options.transfer.caFile = caFile
             let queue = try ContentQueue(
-                store: store, catalog: source, options: options,
+                store: store, catalog: source, options: transfer.downloadOptions(),
                 installOptions: ContentInstaller.Options(deferDeletion: true))
-            try await openForRun(queue)
-            defer { TrashEmptier.startIfNeeded(store: store) }  // as `download` does
-            let started = ContinuousClock.now
-            let reporter = ProgressReporters.make(json: json, quiet: global.quiet)
-            let interrupted = InterruptFlag()
-            let signals = Download.onTerminationSignals {
-                interrupted.set()
-                Task { await queue.close() }
-            }
-            defer { signals.forEach { $0.cancel() } }
-            let ending = RunEnding(json: json, quiet: global.quiet, reporter: reporter, interrupted: interrupted, started: started)
-            let restored: [ContentTransaction]
-            do { restored = try await queue.restoreCompletedTransactions() } catch {
-                await reporter.finish(summary: nil)
-                await queue.close()
-                throw error
-            }
-            if restored.isEmpty {
-                await reporter.finish(summary: nil)
-                await queue.close()
-                ending.note("Nothing to restore: every purchased product is installed at the catalog's version.", important: false)
-                return
-            }
-            let waiter = QueueWaiter(store: store.root.path, reporter: reporter, interrupted: interrupted)
-            let outcome = await waiter.wait(for: restored, queue: queue)
-            try await ending.end(transactions: restored, outcome: outcome, queue: queue, finishTransactions: true) { count in
+            try await QueueRun(queue: queue, json: json, quiet: global.quiet).run(
+                finishTransactions: true,
+                nothingToDo: "Nothing to restore: every purchased product is installed at the catalog's version.",
+                transactions: { try await $0.restoreCompletedTransactions() }
+            ) { count in
                 "Restored \(count) product(s)."
             }
         }

@@ -2,9 +2,9 @@ import ContentCommandLine
 import ContentDownloads
 import Foundation
 
-/// Shared end of `download` and `restore`: finish the transactions of installed downloads, close the
-/// progress display cleanly on every path, print results and pick the exit status — 0 all installed,
-/// 1 a download failed, 3 interrupted (Ctrl-C/SIGTERM: paused and checkpointed), 4 cancelled.
+/// Shared end of `download` (with or without `--no-install`) and `restore`: close the progress display cleanly
+/// on every path, print results and pick the exit status — 0 all done, 1 a download failed, 3 interrupted
+/// (Ctrl-C/SIGTERM: paused and checkpointed), 4 cancelled.
 struct RunEnding {
     /// `--json`: stdout holds JSON lines only, so notes go to stderr and result lines are left out.
     let json: Bool
@@ -17,68 +17,91 @@ struct RunEnding {
     /// When the run started, for the summary line.
     let started: ContinuousClock.Instant
 
-    /// Ends the run; throws the ``ExitStatus`` for anything but complete success.
+    /// What a run that was not interrupted did, as the person sees it.
+    struct Results {
+        /// Downloads that completed (the summary's file count).
+        var completed: Int
+        /// Bytes received in this run.
+        var bytes: Int64
+        /// Result lines for stdout (left out with `--json`).
+        var lines: [String] = []
+        /// One message per failed download.
+        var failures: [String] = []
+        /// One message per cancelled download.
+        var cancellations: [String] = []
+    }
+
+    /// Ends the queue's run: finishes the transactions of installed downloads (unless `finishTransactions` is
+    /// false), closes the queue and reports; throws the ``ExitStatus`` for anything but complete success.
     func end(
-        transactions: [ContentTransaction], outcome: QueueWaiter.Outcome, queue: ContentQueue,
+        transactions: [ContentTransaction], outcome: DownloadWaiter.Outcome<ContentDownload>, queue: ContentQueue,
         finishTransactions: Bool, allDone: (Int) -> String
     ) async throws {
-        if interrupted.isSet {
-            // The signal handler already closed the queue: every download is checkpointed and stopped
-            // (the journal keeps it `waiting`, so the next run resumes it); the person sees it paused.
-            for download in outcome.latest.values where download.state.isInFlight {
-                var row = ProgressRow(download.snapshot)
-                row.state = DownloadState.paused.rawValue
-                row.timeRemaining = -1
-                await reporter.update(row)
-            }
-            await reporter.finish(summary: nil)
-            note("Paused. Run the same command again to resume.", important: true)
-            throw ExitStatus.interrupted
-        }
-        var installed: [(productID: String, url: URL)] = []
-        var failed: [String] = []
-        var cancelled: [String] = []
+        // The signal handler already closed the queue.
+        if interrupted.isSet { try await endInterrupted(inFlight: outcome.inFlight) }
+        var results = Results(completed: 0, bytes: outcome.bytesThisRun)
         for transaction in transactions {
             guard let download = outcome.latest[transaction.id] else { continue }
             if download.state == .cancelled {
-                cancelled.append(download.productID)
+                results.cancellations.append(
+                    "\(download.productID) cancelled; its partial data was deleted. Run the same command to download it again.")
                 continue
             }
             guard download.state == .finished, let url = download.contentURL else {
-                failed.append("\(download.productID) \(download.state.rawValue)\(download.error.map { ": \($0.message)" } ?? "")")
+                results.failures.append(Self.failure(download.productID, download.state, download.error?.message))
                 continue
             }
             if finishTransactions {
                 do { try await queue.finish(transaction.id) } catch {
-                    failed.append("\(download.productID): installed, but finishing transaction \(transaction.id) failed: \(error.description)")
+                    results.failures.append(
+                        "\(download.productID): installed, but finishing transaction \(transaction.id) failed: \(error.description)")
                     continue
                 }
             }
-            installed.append((download.productID, url))
+            results.completed += 1
+            results.lines.append("\(download.productID): \(url.path)")
         }
         await queue.close()
-        let elapsed = started.duration(to: .now)
-        await reporter.finish(
-            summary: RunSummary(
-                files: installed.count, bytes: outcome.bytesThisRun,
-                elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
-        if !json { for item in installed { printLine("\(item.productID): \(item.url.path)") } }
-        for message in failed { printError(message) }
-        for productID in cancelled {
-            printError("\(productID) cancelled; its partial data was deleted. Run the same command to download it again.")
+        try await report(results, allDone: allDone(results.completed))
+    }
+
+    /// Ends an interrupted run: the downloads still in flight were checkpointed and stopped (the journal keeps
+    /// them `waiting`, so the next run resumes them) and are shown paused; then the resume hint and exit 3.
+    func endInterrupted(inFlight: [DownloadSnapshot]) async throws -> Never {
+        for snapshot in inFlight {
+            var row = ProgressRow(snapshot)
+            row.state = DownloadState.paused.rawValue
+            row.timeRemaining = -1
+            await reporter.update(row)
         }
-        if !failed.isEmpty { throw ExitStatus.failure }
-        if !cancelled.isEmpty { throw ExitStatus.cancelled }
-        note(allDone(installed.count), important: false)
+        await reporter.finish(summary: nil)
+        note("Paused. Run the same command again to resume.", important: true)
+        throw ExitStatus.interrupted
+    }
+
+    /// Ends a run that was not interrupted: the summary line, the result lines, every problem, then the exit
+    /// status (1 before 4) or, when all went well, the `allDone` note.
+    func report(_ results: Results, allDone: String) async throws {
+        await reporter.finish(summary: RunSummary(files: results.completed, bytes: results.bytes, since: started))
+        if !json { for line in results.lines { Output.line(line) } }
+        for message in results.failures + results.cancellations { Output.error(message) }
+        if !results.failures.isEmpty { throw ExitStatus.failure }
+        if !results.cancellations.isEmpty { throw ExitStatus.cancelled }
+        note(allDone, important: false)
+    }
+
+    /// The message for a download that ended in `state` instead of finishing: `<product> <state>[: <error>]`.
+    static func failure(_ productID: String, _ state: DownloadState?, _ error: String?) -> String {
+        "\(productID) \(state?.rawValue ?? "unknown")\(error.map { ": \($0)" } ?? "")"
     }
 
     /// A note for a person: stdout normally, stderr with `--json` (stdout is for JSON); with `--quiet`
     /// only `important` ones (what to do next), on stderr.
     func note(_ text: String, important: Bool) {
         if quiet || json {
-            if important { StandardOutput.writeError(text + "\n") }
+            if important { Output.note(text) }
             return
         }
-        printLine(text)
+        Output.line(text)
     }
 }

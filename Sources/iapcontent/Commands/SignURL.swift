@@ -32,7 +32,7 @@ extension IAPContent {
             let key = try URLTokenKey.read(from: URL(fileURLWithPath: tokenKey))
             let signed = URLTokenSigner(key: key).sign(
                 url: URL(string: url)!, product: product, expiresIn: TimeInterval(expiresIn))
-            print(signed.absoluteString)
+            Output.line(signed.absoluteString)
         }
     }
 }

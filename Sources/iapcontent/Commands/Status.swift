@@ -25,7 +25,7 @@ extension IAPContent {
             global.bootstrapLogging()
             let location = storeOptions.location
             guard Store.hasJournal(atRoot: location.url) else {
-                printError("no downloads in \(location.url.path) (no journal.sqlite); start one with `iapcontent download`")
+                Output.error("no downloads in \(location.url.path) (no journal.sqlite); start one with `iapcontent download`")
                 throw ExitStatus.failure
             }
             let store = try storeOptions.openStore()
@@ -45,35 +45,33 @@ extension IAPContent {
                         updates[update.productID] = update.catalogVersion.description
                     }
                 } catch {
-                    printError(error.message)
+                    Output.error(error.message)
                 }
             }
             if json {
                 let entries = StatusReport.entries(snapshots: snapshots, overview: overview, installed: installed, updates: updates)
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                printLine(String(decoding: try encoder.encode(entries), as: UTF8.self))
+                Output.line(try JSONText.encode(entries, pretty: true))
                 return
             }
             if snapshots.isEmpty {
-                printLine("No downloads in \(store.root.path).")
+                Output.line("No downloads in \(store.root.path).")
             } else {
                 var writer = PlainProgressWriter()
                 let now = ContinuousClock.now
                 for snapshot in snapshots {
-                    if let line = writer.line(for: ProgressRow(snapshot), at: now) { printLine(line) }
+                    if let line = writer.line(for: ProgressRow(snapshot), at: now) { Output.line(line) }
                 }
             }
             for transaction in overview.transactions {
-                printLine("transaction \(transaction.id): \(transaction.productID) \(transaction.kind.rawValue), \(transaction.state.rawValue) (unfinished)")
+                Output.line("transaction \(transaction.id): \(transaction.productID) \(transaction.kind.rawValue), \(transaction.state.rawValue) (unfinished)")
             }
             for entry in overview.history {
-                printLine("transaction \(entry.transactionID): \(entry.productID) \(entry.kind.rawValue) \(entry.contentVersion), finished")
+                Output.line("transaction \(entry.transactionID): \(entry.productID) \(entry.kind.rawValue) \(entry.contentVersion), finished")
             }
             for (id, version) in installed.sorted(by: { $0.key < $1.key }) {
                 var line = "installed \(id) \(version)"
                 if let update = updates[id] { line += ", update available: \(update)" }
-                printLine(line)
+                Output.line(line)
             }
         }
     }

@@ -10,17 +10,20 @@ import Foundation
 /// `transactions` (`id`, `kind`, `state`, `contentVersion`, `finished`). A product installed with no
 /// download record (its transaction finished) shows `state` "finished", progress 1 and zero bytes.
 struct StatusEntry: Encodable, Equatable {
-    var productID: String
-    var contentVersion: String
-    var state: String
-    var downloadedBytes: Int64
-    var expectedContentLength: Int64
-    var progress: Double
-    var timeRemaining: Double
-    var error: String?
-    var installedVersion: String?
-    var updateAvailable: String?
-    var transactions: [TransactionEntry]
+    /// The download keys.
+    var download: DownloadJSON
+    /// The keys beside them.
+    var store: StoreKeys
+
+    /// What the store knows around a download: every key always present (null when there is nothing).
+    struct StoreKeys: Encodable, Equatable {
+        /// The installed content version, null when not installed.
+        @NullWhenEmpty var installedVersion: String?
+        /// The catalog's newer version, null without a catalog or update.
+        @NullWhenEmpty var updateAvailable: String?
+        /// The product's transactions.
+        var transactions: [TransactionEntry]
+    }
 
     /// A transaction of the product: unfinished ones (`finished` false) and the finished history.
     struct TransactionEntry: Encodable, Equatable {
@@ -31,19 +34,10 @@ struct StatusEntry: Encodable, Equatable {
         var finished: Bool
     }
 
-    enum CodingKeys: String, CodingKey {
-        case installedVersion, updateAvailable, transactions
-    }
-
+    /// The download keys and the store's keys, in one object.
     func encode(to encoder: any Encoder) throws {
-        try DownloadJSONKeys.encode(
-            to: encoder, productID: productID, contentVersion: contentVersion, state: state,
-            downloadedBytes: downloadedBytes, expectedContentLength: expectedContentLength, progress: progress,
-            timeRemaining: timeRemaining, error: error)
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(installedVersion, forKey: .installedVersion)
-        try c.encode(updateAvailable, forKey: .updateAvailable)
-        try c.encode(transactions, forKey: .transactions)
+        try download.encode(to: encoder)
+        try store.encode(to: encoder)
     }
 }
 
@@ -63,20 +57,15 @@ enum StatusReport {
             transactions[t.productID, default: []].append(
                 .init(id: t.transactionID, kind: t.kind.rawValue, state: "finished", contentVersion: t.contentVersion, finished: true))
         }
-        var entries = snapshots.map { s in
-            StatusEntry(
-                productID: s.productID, contentVersion: s.contentVersion, state: s.state.rawValue,
-                downloadedBytes: s.downloadedBytes, expectedContentLength: s.expectedContentLength, progress: s.progress,
-                timeRemaining: s.timeRemaining, error: s.error?.message, installedVersion: installed[s.productID],
-                updateAvailable: updates[s.productID], transactions: transactions[s.productID] ?? [])
+        func keys(_ productID: String) -> StatusEntry.StoreKeys {
+            StatusEntry.StoreKeys(
+                installedVersion: installed[productID], updateAvailable: updates[productID],
+                transactions: transactions[productID] ?? [])
         }
+        var entries = snapshots.map { StatusEntry(download: DownloadJSON($0), store: keys($0.productID)) }
         let listed = Set(snapshots.map(\.productID))
         for (id, version) in installed.sorted(by: { $0.key < $1.key }) where !listed.contains(id) {
-            entries.append(
-                StatusEntry(
-                    productID: id, contentVersion: version, state: DownloadState.finished.rawValue, downloadedBytes: 0,
-                    expectedContentLength: 0, progress: 1, timeRemaining: downloadTimeRemainingUnknown, error: nil,
-                    installedVersion: version, updateAvailable: updates[id], transactions: transactions[id] ?? []))
+            entries.append(StatusEntry(download: DownloadJSON(installedProductID: id, version: version), store: keys(id)))
         }
         return entries
     }

@@ -1,4 +1,4 @@
-import ArgumentParser
+import ContentCommandLine
 import ContentDownloads
 import Foundation
 
@@ -8,13 +8,13 @@ func sendStoreCommand(_ command: RequestedCommand, productIDs: [String], store: 
     var unknown: [String] = []
     for id in productIDs {
         switch outcomes[id] {
-        case .sentToDriver: printLine("\(id): \(command.rawValue) sent to the running download")
-        case .applied(let state): printLine("\(id): \(state.rawValue)")
+        case .sentToDriver: Output.line("\(id): \(command.rawValue) sent to the running download")
+        case .applied(let state): Output.line("\(id): \(state.rawValue)")
         case .unknownProduct, .none: unknown.append(id)
         }
     }
     if !unknown.isEmpty {
-        printError("no download for \(unknown.joined(separator: ", ")) in \(store.root.path); see `iapcontent status --store \(store.root.path)`")
-        throw ExitCode(1)
+        Output.error("no download for \(unknown.joined(separator: ", ")) in \(store.root.path); see `iapcontent status --store \(store.root.path)`")
+        throw ExitStatus.failure
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ContentCommandLine
 import ContentPackaging
 import Foundation
 
@@ -24,15 +25,15 @@ extension IAPContent {
 
         func run() async throws {
             let report = PackageValidator(maxTotalBytes: maxSize).validate(folder: URL(fileURLWithPath: folder))
-            for note in report.notes { Output.error("note: \(note)") }
+            for note in report.notes { Output.note("note: \(note)") }
             if json {
-                Output.line(try ValidationJSON(report).encoded())
+                Output.line(try JSONText.encode(ValidationJSON(report), pretty: true))
             } else if let info = report.contentInfo, report.isValid {
                 Output.line("\(info.productID) \(info.contentVersion): \(report.fileCount) files, \(report.totalBytes) bytes")
             } else {
-                for problem in report.problems { Output.error(problem.description) }
+                for problem in report.problems { Output.note(problem.description) }
             }
-            if !report.isValid { throw ExitCode(1) }
+            if !report.isValid { throw ExitStatus.failure }
         }
     }
 }
@@ -55,11 +56,5 @@ private struct ValidationJSON: Encodable {
         totalBytes = report.totalBytes
         problems = report.problems
         notes = report.notes
-    }
-
-    func encoded() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 }

@@ -43,36 +43,21 @@ struct JSONEventWriter: Sendable {
 
     /// One event as a single line of JSON (sorted keys, no trailing newline).
     static func encode(_ event: Event, _ row: ProgressRow) -> String {
-        let object = EventObject(
-            event: event.rawValue, productID: row.productID, contentVersion: row.contentVersion, state: row.state,
-            downloadedBytes: row.downloadedBytes, expectedContentLength: row.expectedBytes, progress: row.progress,
-            timeRemaining: row.state == "active" && !row.stalled ? row.timeRemaining : -1, error: row.error)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(object) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+        (try? JSONText.encode(EventObject(event: event.rawValue, download: DownloadJSON(row)), pretty: false)) ?? "{}"
     }
 
+    /// An event: its `event` key beside the download keys.
     private struct EventObject: Encodable {
         var event: String
-        var productID: String
-        var contentVersion: String
-        var state: String
-        var downloadedBytes: Int64
-        var expectedContentLength: Int64
-        var progress: Double
-        var timeRemaining: Double
-        var error: String?
+        var download: DownloadJSON
 
         enum CodingKeys: String, CodingKey { case event }
 
+        /// `event`, then the download keys, in one object.
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(event, forKey: .event)
-            try DownloadJSONKeys.encode(
-                to: encoder, productID: productID, contentVersion: contentVersion, state: state,
-                downloadedBytes: downloadedBytes, expectedContentLength: expectedContentLength, progress: progress,
-                timeRemaining: timeRemaining, error: error)
+            try download.encode(to: encoder)
         }
     }
 }

@@ -32,20 +32,6 @@ enum ProgressReporters {
     }
 }
 
-/// Writes text to standard output unbuffered, so progress shows up at once in pipes and terminals.
-enum StandardOutput {
-    /// Writes `text` as is (no newline added). A reader that went away (`| head`, a closed `jq`: EPIPE)
-    /// loses the text but never crashes the command mid-download (`FileHandle.write(_:)` would trap).
-    @Sendable static func write(_ text: String) {
-        try? FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
-    }
-
-    /// The same for standard error.
-    @Sendable static func writeError(_ text: String) {
-        try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
-    }
-}
-
 /// Reports nothing but the summary's absence of noise: `--quiet`.
 actor SilentProgressReporter: ProgressReporter {
     func update(_ row: ProgressRow) {}
@@ -68,7 +54,7 @@ actor LineProgressReporter: ProgressReporter {
     private var finished = false
 
     /// A reporter writing `format` lines to `output` (standard output by default).
-    init(format: Format, output: @escaping @Sendable (String) -> Void = StandardOutput.write) {
+    init(format: Format, output: @escaping @Sendable (String) -> Void = Output.write) {
         self.format = format
         self.output = output
     }

@@ -40,8 +40,7 @@ struct ProgressTracker: Sendable {
         }
         let span = entry.sampleTime.duration(to: now)
         if span >= sampleInterval {
-            let seconds = Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18
-            let instant = Double(row.downloadedBytes - entry.sampleBytes) / seconds
+            let instant = Double(row.downloadedBytes - entry.sampleBytes) / span.inSeconds
             entry.speed = entry.speed.map { 0.7 * $0 + 0.3 * instant } ?? instant
             entry.sampleBytes = row.downloadedBytes
             entry.sampleTime = now

@@ -16,3 +16,15 @@ struct RunSummary: Sendable, Equatable, CustomStringConvertible {
         return text
     }
 }
+
+extension RunSummary {
+    /// A summary of a run that started at `started` and ends now.
+    init(files: Int, bytes: Int64, since started: ContinuousClock.Instant) {
+        self.init(files: files, bytes: bytes, elapsed: started.duration(to: .now).inSeconds)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, with its fraction.
+    var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

@@ -21,7 +21,7 @@ actor TerminalDisplay: ProgressReporter {
 
     /// A display writing to `output` (standard output by default) for a terminal `columns()` wide.
     init(
-        colour: Bool, output: @escaping @Sendable (String) -> Void = StandardOutput.write,
+        colour: Bool, output: @escaping @Sendable (String) -> Void = Output.write,
         columns: @escaping @Sendable () -> Int = { TerminalCapabilities.columns() }
     ) {
         self.colour = colour

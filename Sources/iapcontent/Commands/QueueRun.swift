@@ -1,0 +1,75 @@
+import ContentCommandLine
+import ContentDownloads
+import Foundation
+
+/// Shared run of `download` and `restore` on a queue: open it, add the run's transactions, follow them on the
+/// progress display until every download has stopped, then end through ``RunEnding``.
+struct QueueRun {
+    /// The queue the command made (not yet opened).
+    let queue: ContentQueue
+    /// `--json`: progress as JSON lines.
+    let json: Bool
+    /// `--quiet`: errors only.
+    let quiet: Bool
+
+    /// Runs it. `transactions` adds the run's transactions to the open queue (an error there closes the display
+    /// and the queue and is rethrown); when it adds none and `nothingToDo` is given, that note ends the run.
+    /// `finishTransactions` and `allDone` are as in ``RunEnding/end(transactions:outcome:queue:finishTransactions:allDone:)``.
+    func run(
+        finishTransactions: Bool, nothingToDo: String? = nil,
+        transactions: (ContentQueue) async throws -> [ContentTransaction], allDone: (Int) -> String
+    ) async throws {
+        try await open()
+        let store = queue.store
+        // Old versions and used archives go to the trash as each install completes; a detached
+        // `empty-trash` deletes them once this command is done, whatever its outcome.
+        defer { TrashEmptier.startIfNeeded(store: store) }
+        let started = ContinuousClock.now
+        let reporter = ProgressReporters.make(json: json, quiet: quiet)
+        let interrupted = InterruptFlag()
+        let signals = interrupted.trapTerminationSignals { [queue] in Task { await queue.close() } }
+        defer { signals.forEach { $0.cancel() } }
+        let ending = RunEnding(json: json, quiet: quiet, reporter: reporter, interrupted: interrupted, started: started)
+        let added: [ContentTransaction]
+        do { added = try await transactions(queue) } catch {
+            await reporter.finish(summary: nil)
+            await queue.close()
+            throw error
+        }
+        if added.isEmpty, let nothingToDo {
+            await reporter.finish(summary: nil)
+            await queue.close()
+            ending.note(nothingToDo, important: false)
+            return
+        }
+        let waiter = DownloadWaiter(store: store.root.path, reporter: reporter, interrupted: interrupted)
+        let outcome = await waiter.wait(for: added, queue: queue)
+        try await ending.end(
+            transactions: added, outcome: outcome, queue: queue, finishTransactions: finishTransactions, allDone: allDone)
+    }
+
+    /// Opens the queue: another driver holding the store, or a failed recovery of an interrupted install,
+    /// becomes a message naming the store and exit status 1.
+    private func open() async throws {
+        do {
+            try await queue.open()
+        } catch let error as DriverLockError {
+            Output.error(error.description)
+            throw ExitStatus.failure
+        } catch let error as InstallError {
+            Output.error("cannot recover the store \(queue.store.root.path): \(error.description)")
+            throw ExitStatus.failure
+        }
+    }
+}
+
+/// Runs `body` (loading the catalog, looking products up); a ``DownloadError`` it throws becomes its message
+/// on stderr and exit status 1.
+func exitingOnDownloadError<T>(_ body: () throws(DownloadError) -> T) throws(ExitStatus) -> T {
+    do {
+        return try body()
+    } catch {
+        Output.error(error.message)
+        throw ExitStatus.failure
+    }
+}
