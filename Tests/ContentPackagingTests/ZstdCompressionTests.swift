@@ -4,19 +4,27 @@ import Glibc
 import Testing
 import TestSupport
 
-/// The archive's zstd frame: written by libzstd straight into the output buffers
-/// (`ZstdFrameCompressor` behind `ArchiveSink`), replacing libarchive's zstd filter byte for byte.
+/// The archive's zstd frames, one per chunk: written by libzstd straight into the output buffers
+/// (`ZstdFrameCompressor` behind `ArchiveSink`), each exactly what the zstd tool writes for its bytes.
 @Suite("zstd compression")
 struct ZstdCompressionTests {
     /// Writes a one-file archive, feeding the file's bytes in pieces of `chunk` bytes.
     private static func archive(
         _ data: Data, chunk: Int, level: Int = ArchiveWriter.defaultCompressionLevel, in directory: TemporaryDirectory
     ) throws -> Data {
+        try indexedArchive(data, chunk: chunk, level: level, chunking: .standard, in: directory).archive
+    }
+
+    /// ``archive(_:chunk:level:in:)`` cut into chunks by `chunking`, with its chunk index.
+    private static func indexedArchive(
+        _ data: Data, chunk: Int, level: Int = ArchiveWriter.defaultCompressionLevel, chunking: ChunkingParameters,
+        in directory: TemporaryDirectory
+    ) throws -> (archive: Data, chunks: [ArchiveChunk]) {
         let path = directory.appending("chunk-\(chunk)-level-\(level).tar.zst").path
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         try #require(fd >= 0)
         defer { close(fd) }
-        var writer = try ArchiveWriter(fileDescriptor: fd, displayPath: path, compressionLevel: level)
+        var writer = try ArchiveWriter(fileDescriptor: fd, displayPath: path, compressionLevel: level, chunking: chunking)
         try writer.writeHeader(
             ArchiveEntryHeader(pathBytes: Array("Contents".utf8), kind: .directory, size: 0, permissions: 0o755),
             modificationTime: 0)
@@ -32,10 +40,10 @@ struct ZstdCompressionTests {
                 offset = end
             }
         }
-        let digest = try writer.finish()
+        let (digest, chunks) = try writer.finishIndexed()
         let written = try Data(contentsOf: URL(fileURLWithPath: path))
         #expect(digest.length == Int64(written.count))
-        return written
+        return (written, chunks)
     }
 
     /// Half compressible text, half incompressible bytes: both kinds of zstd block, several output buffers.
@@ -55,22 +63,32 @@ struct ZstdCompressionTests {
         #expect(whole.count > ArchiveOutputThread.bufferSize * 2)  // several output buffers were filled
     }
 
-    @Test("the frame is what the zstd tool writes single-threaded at level 3 without a checksum, and decompresses to the tar")
+    @Test("each chunk's frame is what the zstd tool writes single-threaded at level 3 without a checksum for its bytes, and the archive decompresses to the tar")
     func sameAsZstdTool() throws {
         let directory = try TemporaryDirectory("zstd")
-        let archive = try Self.archive(Self.content, chunk: 200_000, in: directory)
+        let chunking = try ChunkingParameters(minimum: 64 << 10, average: 256 << 10, maximum: 1 << 20)
+        let (archive, chunks) = try Self.indexedArchive(Self.content, chunk: 200_000, chunking: chunking, in: directory)
+        #expect(chunks.count >= 3)
         let compressed = directory.appending("a.tar.zst").path
         try archive.write(to: URL(fileURLWithPath: compressed))
         let tar = directory.appending("a.tar").path
         let decompress = try CommandRunner.run("/usr/bin/zstd", ["-d", "-q", "-f", compressed, "-o", tar])
         #expect(decompress.status == 0, "\(decompress.stderr)")
-        // From a pipe the tool does not know the size either, so it writes no content size; libarchive
-        // 3.6.2's zstd filter (which packed archives before) wrote exactly these bytes too.
-        let again = directory.appending("again.tar.zst").path
-        let recompress = try CommandRunner.run(
-            "/bin/sh", ["-c", "/usr/bin/zstd -3 --single-thread --no-check -q -c < '\(tar)' > '\(again)'"])
-        #expect(recompress.status == 0, "\(recompress.stderr)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: again)) == archive)
+        // From a pipe the tool does not know the size either, so it writes no content size.
+        let tarBytes = try Data(contentsOf: URL(fileURLWithPath: tar))
+        for (index, chunk) in chunks.enumerated() {
+            let piece = directory.appending("chunk-\(index).tar").path
+            let start = Int(chunk.uncompressedOffset)
+            try tarBytes[start..<start + Int(chunk.uncompressedLength)].write(to: URL(fileURLWithPath: piece))
+            let again = directory.appending("chunk-\(index).zst").path
+            let recompress = try CommandRunner.run(
+                "/bin/sh", ["-c", "/usr/bin/zstd -3 --single-thread --no-check -q -c < '\(piece)' > '\(again)'"])
+            #expect(recompress.status == 0, "\(recompress.stderr)")
+            let frame = archive[Int(chunk.offset)..<Int(chunk.offset + chunk.length)]
+            #expect(try Data(contentsOf: URL(fileURLWithPath: again)) == frame, "chunk \(index)")
+        }
+        #expect(chunks.last.map { Int($0.offset + $0.length) } == archive.count)
+        #expect(chunks.last.map { Int($0.uncompressedOffset + $0.uncompressedLength) } == tarBytes.count)
         // The frame header: magic, then a descriptor without the checksum flag (bit 2).
         #expect(Array(archive.prefix(4)) == [0x28, 0xB5, 0x2F, 0xFD])
         #expect(archive[4] & 0b100 == 0)

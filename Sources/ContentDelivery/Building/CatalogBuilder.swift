@@ -64,17 +64,19 @@ public struct CatalogBuilder: Sendable {
         let (kept, superseded) = try selectHighestVersions(inputs)
         let archives = outputDirectory.appendingPathComponent("archives", isDirectory: true)
         try createDirectory(archives)
+        let manifests = outputDirectory.appendingPathComponent("manifests", isDirectory: true)
 
         var products: [CatalogProduct] = []
         for input in kept {
             let digest = try publish(input, into: archives)
             let path = "archives/\(digest.sha256).tar.zst"
-            products.append(
-                CatalogProduct(
-                    productID: input.manifest.productID, contentVersion: input.manifest.contentVersion,
-                    path: path, url: baseURL.map { Self.join($0, path) }, length: digest.length,
-                    sha256: digest.sha256, uncompressedSize: input.manifest.uncompressedSize,
-                    entryCount: input.manifest.entryCount))
+            var product = CatalogProduct(
+                productID: input.manifest.productID, contentVersion: input.manifest.contentVersion,
+                path: path, url: baseURL.map { Self.join($0, path) }, length: digest.length,
+                sha256: digest.sha256, uncompressedSize: input.manifest.uncompressedSize,
+                entryCount: input.manifest.entryCount)
+            product.manifest = try publishManifest(input, into: manifests)
+            products.append(product)
         }
         products.sort { $0.productID.utf8.lexicographicallyPrecedes($1.productID.utf8) }
 
@@ -91,6 +93,9 @@ public struct CatalogBuilder: Sendable {
     struct Input {
         var archive: URL
         var manifest: PackageManifest
+        /// The manifest's bytes as packed (published as they are, so their SHA-256 is the packer's).
+        var manifestData: Data
+        var manifestURL: URL
     }
 
     func readInputs() throws(CatalogBuildError) -> [Input] {
@@ -106,14 +111,16 @@ public struct CatalogBuilder: Sendable {
                 throw .missingManifest(archive: archive.path, expected: manifestURL.path)
             }
             let manifest: PackageManifest
-            do { manifest = try PackageManifest.decode(try Data(contentsOf: manifestURL)) } catch let error
-                as DecodingError
-            {
+            let manifestData: Data
+            do {
+                manifestData = try Data(contentsOf: manifestURL)
+                manifest = try PackageManifest.decode(manifestData)
+            } catch let error as DecodingError {
                 throw .unreadableManifest(path: manifestURL.path, detail: error.humanDescription)
             } catch {
                 throw .unreadableManifest(path: manifestURL.path, detail: "\(error)")
             }
-            inputs.append(Input(archive: archive, manifest: manifest))
+            inputs.append(Input(archive: archive, manifest: manifest, manifestData: manifestData, manifestURL: manifestURL))
         }
         guard !inputs.isEmpty else { throw .noArchives(directory: inputDirectory.path) }
         return inputs

@@ -77,6 +77,10 @@ public struct CatalogProduct: Codable, Sendable, Equatable {
     public var entryCount: Int
     /// Archive format; `tar.zst` today.
     public var format: String
+    /// The package manifest, published content-addressed beside the archive, for a chunk-indexed
+    /// (schema 2) archive: its SHA-256 here binds the manifest, and through it every chunk's SHA-256,
+    /// to this signed catalog. `nil` for a schema-1 archive.
+    public var manifest: ManifestReference?
 
     /// Creates a product entry.
     public init(

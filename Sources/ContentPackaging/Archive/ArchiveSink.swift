@@ -3,9 +3,14 @@ import CZstd
 import Crypto
 import Glibc
 
-/// Where an ``ArchiveWriter`` sends its tar bytes: compressed with libzstd straight into large
-/// page-aligned buffers, hashed there, and handed to an ``ArchiveOutputThread`` that writes them
-/// while the writer goes on building the tar stream.
+/// Where an ``ArchiveWriter`` sends its tar bytes: cut into content-defined chunks, each compressed
+/// by libzstd as its own frame straight into large page-aligned buffers, hashed there, and handed to
+/// an ``ArchiveOutputThread`` that writes them while the writer goes on building the tar stream.
+///
+/// The chunker (``ContentDefinedChunker``) sees every tar byte; at each boundary the current zstd frame
+/// ends and the next chunk starts a new one, and the chunk's record (``ArchiveChunk``: its frame's
+/// range in the archive, its range in the tar stream, the SHA-256 of its tar bytes) joins ``chunks``.
+/// Concatenated frames are still one standard `tar.zst` to every zstd reader.
 ///
 /// libarchive writes an *uncompressed* tar through a C callback that calls ``write(_:)`` on the
 /// writer's thread. zstd's output lands directly in the buffer the output thread will write (no
@@ -33,6 +38,17 @@ final class ArchiveSink {
     private var filled = 0
     private var hasher = SHA256()
     private var size: Int64 = 0
+    private var chunker: ContentDefinedChunker
+    /// SHA-256 of the current chunk's tar bytes so far.
+    private var chunkHasher = SHA256()
+    /// Where the current chunk's frame starts in the archive.
+    private var chunkStart: Int64 = 0
+    /// Where the current chunk starts in the tar stream.
+    private var chunkStreamStart: Int64 = 0
+    /// Tar-stream bytes received so far: after a header, where its entry's data starts.
+    private(set) var streamOffset: Int64 = 0
+    /// The chunks completed so far, in order.
+    private(set) var chunks: [ArchiveChunk] = []
     /// The first compression failure, if any.
     private(set) var compressionError: ZstdError?
     /// The outcome once the sink stopped.
@@ -42,9 +58,12 @@ final class ArchiveSink {
     /// (not closed by the sink).
     ///
     /// - Throws: ``ZstdError`` for a level libzstd does not know (nothing is started then).
-    init(fileDescriptor: Int32, displayPath: String, compressionLevel: Int) throws(ZstdError) {
+    init(
+        fileDescriptor: Int32, displayPath: String, compressionLevel: Int, chunking: ChunkingParameters
+    ) throws(ZstdError) {
         self.displayPath = displayPath
         compressor = try ZstdFrameCompressor(level: compressionLevel)
+        chunker = ContentDefinedChunker(parameters: chunking)
         output = ArchiveOutputThread(fileDescriptor: fileDescriptor)
         current = output.spare.receive()
     }
@@ -56,8 +75,39 @@ final class ArchiveSink {
     /// `errno` of the first failed `write(2)` (e.g. `ENOSPC`), 0 when none failed.
     var failureErrno: Int32 { outcome?.failureErrno ?? output.failureErrno }
 
-    /// Compresses `buffer` into the output buffers; false once writing or compressing failed.
+    /// Chunks and compresses `buffer` into the output buffers; false once writing or compressing failed.
     func write(_ buffer: UnsafeRawBufferPointer) -> Bool {
+        var rest = buffer
+        while let cut = chunker.nextBoundary(in: rest) {
+            guard take(UnsafeRawBufferPointer(rebasing: rest[0..<cut])), endChunk() else { return false }
+            rest = UnsafeRawBufferPointer(rebasing: rest[cut...])
+        }
+        return take(rest)
+    }
+
+    /// Hashes and compresses `buffer`, all of it inside the current chunk.
+    private func take(_ buffer: UnsafeRawBufferPointer) -> Bool {
+        guard !buffer.isEmpty else { return true }
+        chunkHasher.update(bufferPointer: buffer)
+        streamOffset += Int64(buffer.count)
+        return compress(buffer)
+    }
+
+    /// Ends the current chunk's frame and records it; a chunk with no bytes is not a chunk.
+    private func endChunk() -> Bool {
+        guard streamOffset > chunkStreamStart else { return true }
+        guard endFrame() else { return false }
+        chunks.append(ArchiveChunk(
+            offset: chunkStart, length: size - chunkStart, uncompressedOffset: chunkStreamStart,
+            uncompressedLength: streamOffset - chunkStreamStart, sha256: chunkHasher.finalizeHex()))
+        chunkHasher = SHA256()
+        chunkStart = size
+        chunkStreamStart = streamOffset
+        return true
+    }
+
+    /// Compresses `buffer` into the output buffers; false once writing or compressing failed.
+    private func compress(_ buffer: UnsafeRawBufferPointer) -> Bool {
         guard output.failureErrno == 0, compressionError == nil, current != nil else { return false }
         var input = ZSTD_inBuffer(src: buffer.baseAddress, size: buffer.count, pos: 0)
         while input.pos < input.size {
@@ -73,22 +123,28 @@ final class ArchiveSink {
         return true
     }
 
-    /// Ends the zstd frame, writes what is left, waits for the output thread and returns the
+    /// Ends the last chunk, writes what is left, waits for the output thread and returns the
     /// outcome (idempotent).
     func finish() -> Outcome {
-        if outcome == nil, compressionError == nil, output.failureErrno == 0 {
-            do {
-                var done = false
-                while !done {
-                    var out = outBuffer()
-                    done = try compressor.end(into: &out)
-                    advance(to: out.pos)
-                }
-            } catch {
-                compressionError = error
-            }
-        }
+        if outcome == nil, compressionError == nil, output.failureErrno == 0 { _ = endChunk() }
         return stop()
+    }
+
+    /// Ends the current zstd frame into the output buffers; false when compressing failed.
+    private func endFrame() -> Bool {
+        guard output.failureErrno == 0, compressionError == nil, current != nil else { return false }
+        do {
+            var done = false
+            while !done {
+                var out = outBuffer()
+                done = try compressor.end(into: &out)
+                advance(to: out.pos)
+            }
+            return true
+        } catch {
+            compressionError = error
+            return false
+        }
     }
 
     /// Hands over the current buffer's bytes, waits for the output thread and frees the buffers

@@ -6,8 +6,9 @@ import Glibc
 /// Every header is normalized: the caller's modification time with zero nanoseconds, uid/gid 0,
 /// no user or group names, no atime/ctime/birthtime, no xattrs or ACLs, and names stored as UTF-8
 /// (`hdrcharset=UTF-8`, independent of the process locale). libarchive builds the *uncompressed*
-/// tar stream; libzstd compresses it straight into the output buffers (one zstd frame, the same
-/// bytes libarchive's zstd filter wrote). The compressed bytes are hashed on their way to the file
+/// tar stream; it is cut into content-defined chunks and libzstd compresses each straight into the
+/// output buffers as its own frame (``ArchiveChunk``: the chunk index a client fetches and verifies
+/// by). Any zstd reader sees one `tar.zst`. The compressed bytes are hashed on their way to the file
 /// (``FileDigest``), so nothing is read back; hashing and writing run on a second thread while
 /// the caller's thread compresses (see `ArchiveSink` and `ArchiveOutputThread`).
 ///
@@ -37,10 +38,20 @@ public struct ArchiveWriter: ~Copyable {
     public init(
         fileDescriptor: Int32, displayPath: String, compressionLevel: Int = ArchiveWriter.defaultCompressionLevel
     ) throws(ArchiveError) {
+        try self.init(
+            fileDescriptor: fileDescriptor, displayPath: displayPath, compressionLevel: compressionLevel,
+            chunking: .standard)
+    }
+
+    /// Starts an archive cut into chunks by `chunking` (see ``init(fileDescriptor:displayPath:compressionLevel:)``).
+    package init(
+        fileDescriptor: Int32, displayPath: String, compressionLevel: Int, chunking: ChunkingParameters
+    ) throws(ArchiveError) {
         let sinkObject: ArchiveSink
         do {
             sinkObject = try ArchiveSink(
-                fileDescriptor: fileDescriptor, displayPath: displayPath, compressionLevel: compressionLevel)
+                fileDescriptor: fileDescriptor, displayPath: displayPath, compressionLevel: compressionLevel,
+                chunking: chunking)
         } catch {
             throw ArchiveError(message: error.message, path: displayPath)
         }
@@ -149,6 +160,15 @@ public struct ArchiveWriter: ~Copyable {
     /// The corresponding C functions are `archive_write_close`, `archive_write_free` and
     /// `ZSTD_compressStream2(…, ZSTD_e_end)`.
     public consuming func finish() throws(ArchiveError) -> FileDigest {
+        try finishIndexed().digest
+    }
+
+    /// Where the next byte of the tar stream goes: called right after ``writeHeader(_:modificationTime:)``
+    /// of a regular file, where that file's data starts (libarchive hands every byte over unbuffered).
+    package var streamOffset: Int64 { sink.takeUnretainedValue().streamOffset }
+
+    /// ``finish()``, with the archive's chunk index.
+    package consuming func finishIndexed() throws(ArchiveError) -> (digest: FileDigest, chunks: [ArchiveChunk]) {
         let status = UTF8Locale.run { archive_write_close(handle) }
         let failure: ArchiveError? = status == ARCHIVE_OK ? nil : error(fallback: "cannot finish archive")
         let sinkObject = sink.takeRetainedValue()
@@ -158,7 +178,7 @@ public struct ArchiveWriter: ~Copyable {
         if let failure { throw failure }
         let outcome = sinkObject.finish()
         if let failure = Self.failure(of: sinkObject, errno: outcome.failureErrno) { throw failure }
-        return FileDigest(sha256: outcome.sha256, length: outcome.size)
+        return (FileDigest(sha256: outcome.sha256, length: outcome.size), sinkObject.chunks)
     }
 
     /// What went wrong downstream of libarchive, if anything: the compressor, or a write that failed with `errno`.

@@ -1,13 +1,13 @@
 import CZstd
 
-/// One zstd frame, compressed with libzstd's streaming API straight into the caller's buffers.
+/// zstd frames, compressed with libzstd's streaming API straight into the caller's buffers; after
+/// ``end(into:)`` the next input starts a new frame with the same parameters (one per archive chunk).
 ///
-/// The frame is what libarchive's own zstd filter (3.6.2) wrote before ``ArchiveWriter`` took
-/// compression over: single-threaded, the given level, no content checksum, no content size
-/// (the size is not known up front), window from the level's table. Input is fed with
-/// `ZSTD_e_continue` and the frame closed with `ZSTD_e_end` on empty input, exactly as that
-/// filter did, so the bytes are the same however the input is chunked: zstd's buffered mode
-/// cuts blocks at fixed 128 KiB input boundaries, not at call boundaries.
+/// Each frame is single-threaded, at the given level, with no content checksum (each chunk has its
+/// SHA-256 in the manifest) and no content size (it is not known up front), window from the level's
+/// table. Input is fed with `ZSTD_e_continue` and the frame closed with `ZSTD_e_end` on empty input,
+/// so the bytes are the same however the input is split into calls: zstd's buffered mode cuts blocks
+/// at fixed 128 KiB input boundaries, not at call boundaries.
 ///
 /// Noncopyable: one owner frees the context exactly once.
 struct ZstdFrameCompressor: ~Copyable {

@@ -10,7 +10,8 @@ import Glibc
 /// `Contents/`; no duplicate or colliding paths, parent directories included) and that
 /// `ContentInfo.plist` is a valid ``ContentInfo``. When `<name>.manifest.json` sits beside the
 /// archive, the archive's size and SHA-256 and every file's size and SHA-256 are compared with
-/// it. Everything streams: memory is flat.
+/// it, and a chunk index (schema 2) is checked the way a client uses it: each chunk decoded alone
+/// from its byte range, each file's bytes found at its data offset. Everything streams: memory is flat.
 public struct PackageInspector: Sendable {
     /// Block size for reading archive and entry data.
     public static let blockSize = 1 << 20
@@ -36,6 +37,10 @@ public struct PackageInspector: Sendable {
         if let data = try? Data(contentsOf: manifestURL) {
             report.manifestChecked = true
             report.problems += Self.compare(report, with: data, manifestPath: manifestURL.path)
+            if report.problems.isEmpty, let manifest = try? PackageManifest.decode(data) {
+                report.problems += ChunkIndexVerifier.problems(archiveAt: path, manifest: manifest)
+                    .map { ValidationProblem(path: manifestURL.path, message: $0) }
+            }
         }
         return report
     }

@@ -6,8 +6,9 @@ public import Foundation
 /// tells a client what sizes to expect. Encoding is deterministic (sorted keys, files sorted
 /// byte-wise by path), so the same folder gives the same manifest bytes.
 public struct PackageManifest: Codable, Sendable, Equatable {
-    /// The format version this code writes and reads.
-    public static let currentSchema = 1
+    /// The newest format version this code writes and reads: 2, a chunk-indexed archive (``chunks``).
+    /// Schema 1 (one zstd frame, no chunk index) is still read.
+    public static let currentSchema = 2
 
     /// Format version of this document.
     public var schema: Int
@@ -27,6 +28,10 @@ public struct PackageManifest: Codable, Sendable, Equatable {
     public var entryCount: Int
     /// Every regular file, sorted byte-wise by path (`ContentInfo.plist`, `Contents/...`).
     public var files: [File]
+    /// How the chunk boundaries were chosen (schema 2).
+    public var chunking: ChunkingDescription?
+    /// The archive's frames in order, covering it and its tar stream without gaps (schema 2).
+    public var chunks: [ArchiveChunk]?
 
     /// One regular file inside the archive.
     public struct File: Codable, Sendable, Equatable {
@@ -36,21 +41,28 @@ public struct PackageManifest: Codable, Sendable, Equatable {
         public var size: Int64
         /// Lowercase hex SHA-256 of the content.
         public var sha256: String
+        /// Where the file's data starts in the uncompressed tar stream (schema 2): with ``chunks`` it
+        /// says which chunks hold the file, so a client can fetch or check one file alone.
+        public var dataOffset: Int64?
 
         /// Creates a file record.
-        public init(path: String, size: Int64, sha256: String) {
+        public init(path: String, size: Int64, sha256: String, dataOffset: Int64? = nil) {
             self.path = path
             self.size = size
             self.sha256 = sha256
+            self.dataOffset = dataOffset
         }
     }
 
-    /// Creates a manifest.
+    /// Creates a manifest: schema 2 when it has a chunk index, else schema 1.
     public init(
         productID: String, contentVersion: ContentVersion, archiveName: String, archiveSize: Int64,
-        archiveSHA256: String, uncompressedSize: Int64, entryCount: Int, files: [File]
+        archiveSHA256: String, uncompressedSize: Int64, entryCount: Int, files: [File],
+        chunking: ChunkingDescription? = nil, chunks: [ArchiveChunk]? = nil
     ) {
-        self.schema = Self.currentSchema
+        self.schema = chunks == nil ? 1 : 2
+        self.chunking = chunking
+        self.chunks = chunks
         self.productID = productID
         self.contentVersion = contentVersion
         self.archiveName = archiveName

@@ -79,8 +79,9 @@ public struct Packer: Sendable {
         defer { registry?.unregister(temporary) }
         let digest: FileDigest
         let files: [PackageManifest.File]
+        let chunks: [ArchiveChunk]
         do {
-            (digest, files) = try writeArchive(
+            (digest, files, chunks) = try writeArchive(
                 entries: report.entries, root: folder.standardizedFileURL.path, fd: fd, displayPath: temporary)
         } catch {
             close(fd)
@@ -99,7 +100,8 @@ public struct Packer: Sendable {
         let manifest = PackageManifest(
             productID: info.productID, contentVersion: info.contentVersion, archiveName: archiveName,
             archiveSize: digest.length, archiveSHA256: digest.sha256,
-            uncompressedSize: files.reduce(0) { $0 + $1.size }, entryCount: report.entries.count, files: files)
+            uncompressedSize: files.reduce(0) { $0 + $1.size }, entryCount: report.entries.count, files: files,
+            chunking: ChunkingParameters.standard.manifestDescription, chunks: chunks)
         let data: Data
         do {
             data = try manifest.encoded()
@@ -130,12 +132,13 @@ public struct Packer: Sendable {
     /// memory stays flat; the bytes are the same as a single-threaded pack's.
     private func writeArchive(
         entries: [FolderEntry], root: String, fd: Int32, displayPath: String
-    ) throws(PackError) -> (FileDigest, [PackageManifest.File]) {
+    ) throws(PackError) -> (FileDigest, [PackageManifest.File], [ArchiveChunk]) {
         var files: [PackageManifest.File] = []
         files.reserveCapacity(entries.count)
         var writer: ArchiveWriter
         do {
-            writer = try ArchiveWriter(fileDescriptor: fd, displayPath: displayPath, compressionLevel: compressionLevel)
+            writer = try ArchiveWriter(
+                fileDescriptor: fd, displayPath: displayPath, compressionLevel: compressionLevel, chunking: .standard)
         } catch {
             throw .archive(error)
         }
@@ -152,6 +155,7 @@ public struct Packer: Sendable {
                 }
                 continue
             }
+            var dataOffset: Int64 = 0
             while true {
                 guard let (slice, bytes) = try reader.next() else {
                     throw .io(path: entry.path, errno: 0, message: "was not read; validate and pack again")
@@ -163,6 +167,7 @@ public struct Packer: Sendable {
                             ArchiveEntryHeader(
                                 pathBytes: entry.pathBytes, kind: .regular, size: slice.fileSize, permissions: 0o644),
                             modificationTime: modificationTime)
+                        dataOffset = writer.streamOffset
                     }
                     try writer.writeData(bytes)
                 } catch {
@@ -172,13 +177,15 @@ public struct Packer: Sendable {
                     throw .invalid([PackageValidator.executableProblem(path: entry.path, kind: kind)])
                 }
                 if let sha256 = slice.sha256 {
-                    files.append(PackageManifest.File(path: entry.path, size: slice.fileSize, sha256: sha256))
+                    files.append(PackageManifest.File(
+                        path: entry.path, size: slice.fileSize, sha256: sha256, dataOffset: dataOffset))
                     break
                 }
             }
         }
         do {
-            return (try writer.finish(), files)
+            let (digest, chunks) = try writer.finishIndexed()
+            return (digest, files, chunks)
         } catch {
             throw .archive(error)
         }

@@ -1,0 +1,71 @@
+extension PackageManifest {
+    /// What is wrong with the chunk index, one sentence each naming the chunk or file and the byte offset;
+    /// empty when the index is sound or the manifest has none (schema 1).
+    ///
+    /// Sound means: the chunks follow each other without gap or overlap from offset 0, in the archive and in
+    /// the tar stream; the last ends at ``archiveSize``; none is empty or longer than the chunking's maximum;
+    /// every hash is 64 lowercase hex digits; and every file's data lies inside the tar stream, after the
+    /// previous file's. A client checks this before it trusts a single offset, so a manifest that lies about
+    /// offsets or lengths is refused as a whole instead of steering reads or writes somewhere else.
+    public func chunkIndexProblems() -> [String] {
+        guard schema >= 2 || chunks != nil else { return [] }
+        guard let chunks, !chunks.isEmpty else { return ["schema \(schema) manifest has no chunk index; pack it again"] }
+        var problems: [String] = []
+        if chunking == nil { problems.append("the chunk index has no chunking description; pack it again") }
+        var offset: Int64 = 0
+        var uncompressed: Int64 = 0
+        for (index, chunk) in chunks.enumerated() {
+            problems += Self.problems(of: chunk, index: index, offset: offset, uncompressed: uncompressed, maximum: chunking?.maximum)
+            offset = chunk.offset + chunk.length
+            uncompressed = chunk.uncompressedOffset + chunk.uncompressedLength
+        }
+        if offset != archiveSize {
+            problems.append("the chunks end at archive byte \(offset) but the archive has \(archiveSize) bytes")
+        }
+        return problems + fileOffsetProblems(streamLength: uncompressed)
+    }
+
+    /// The problems of one chunk that should start at `offset` and `uncompressed`.
+    private static func problems(
+        of chunk: ArchiveChunk, index: Int, offset: Int64, uncompressed: Int64, maximum: Int64?
+    ) -> [String] {
+        var problems: [String] = []
+        let name = "chunk \(index)"
+        if chunk.offset != offset {
+            problems.append("\(name) starts at archive byte \(chunk.offset), expected \(offset)")
+        }
+        if chunk.uncompressedOffset != uncompressed {
+            problems.append("\(name) starts at tar-stream byte \(chunk.uncompressedOffset), expected \(uncompressed)")
+        }
+        if chunk.length <= 0 || chunk.uncompressedLength <= 0 {
+            problems.append("\(name) at archive byte \(chunk.offset) is empty or negative")
+        }
+        if let maximum, chunk.uncompressedLength > maximum {
+            problems.append("\(name) at archive byte \(chunk.offset) holds \(chunk.uncompressedLength) bytes, more than the maximum \(maximum)")
+        }
+        if chunk.sha256.utf8.count != 64 || !chunk.sha256.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) {
+            problems.append("\(name) at archive byte \(chunk.offset) has no valid SHA-256 ('\(chunk.sha256)')")
+        }
+        return problems
+    }
+
+    /// Files whose data offsets are missing, out of order or outside a tar stream of `streamLength` bytes.
+    private func fileOffsetProblems(streamLength: Int64) -> [String] {
+        var problems: [String] = []
+        var end: Int64 = 0
+        for file in files {
+            guard let start = file.dataOffset else {
+                problems.append("\(file.path) has no data offset in the chunk index; pack it again")
+                continue
+            }
+            if start < end || start < 0 {
+                problems.append("\(file.path)'s data starts at tar-stream byte \(start), inside the data before it (ends at \(end))")
+            }
+            if start > streamLength - file.size {
+                problems.append("\(file.path)'s data (\(file.size) bytes at tar-stream byte \(start)) runs past the tar stream's \(streamLength) bytes")
+            }
+            end = max(end, start + file.size)
+        }
+        return problems
+    }
+}
