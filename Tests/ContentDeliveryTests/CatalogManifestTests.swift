@@ -14,7 +14,7 @@ import TestSupport
         let folder = try PackageFixture.make(
             at: directory.appending("pkg"), productID: "com.example.maps",
             files: ["Contents/map.bin": PackageFixture.bytes(count: 6 << 20, seed: 3)])
-        return try Packer().pack(folder: folder, outputDirectory: directory.appending("in"))
+        return try Packer(chunked: true).pack(folder: folder, outputDirectory: directory.appending("in"))
     }
 
     @Test func theCatalogReferencesThePublishedManifestBySHA256() throws {

@@ -18,7 +18,7 @@ struct ChunkIndexTests {
     /// Packs the package into `directory/out`; returns the pack result.
     private static func pack(in directory: TemporaryDirectory) throws -> PackResult {
         let folder = try PackageFixture.make(at: directory.appending("pkg"), productID: "com.example.chunks", files: files)
-        return try Packer().pack(folder: folder, outputDirectory: directory.appending("out"))
+        return try Packer(chunked: true).pack(folder: folder, outputDirectory: directory.appending("out"))
     }
 
     /// Rewrites the manifest beside `result`'s archive with `change` applied, then inspects the archive.

@@ -12,12 +12,12 @@ struct ZstdCompressionTests {
     private static func archive(
         _ data: Data, chunk: Int, level: Int = ArchiveWriter.defaultCompressionLevel, in directory: TemporaryDirectory
     ) throws -> Data {
-        try indexedArchive(data, chunk: chunk, level: level, chunking: .standard, in: directory).archive
+        try indexedArchive(data, chunk: chunk, level: level, chunking: nil, in: directory).archive
     }
 
     /// ``archive(_:chunk:level:in:)`` cut into chunks by `chunking`, with its chunk index.
     private static func indexedArchive(
-        _ data: Data, chunk: Int, level: Int = ArchiveWriter.defaultCompressionLevel, chunking: ChunkingParameters,
+        _ data: Data, chunk: Int, level: Int = ArchiveWriter.defaultCompressionLevel, chunking: ChunkingParameters?,
         in directory: TemporaryDirectory
     ) throws -> (archive: Data, chunks: [ArchiveChunk]) {
         let path = directory.appending("chunk-\(chunk)-level-\(level).tar.zst").path
@@ -69,6 +69,8 @@ struct ZstdCompressionTests {
         let chunking = try ChunkingParameters(minimum: 64 << 10, average: 256 << 10, maximum: 1 << 20)
         let (archive, chunks) = try Self.indexedArchive(Self.content, chunk: 200_000, chunking: chunking, in: directory)
         #expect(chunks.count >= 3)
+        // Boundaries and frames do not depend on how the tar stream is cut into writes either.
+        #expect(try Self.indexedArchive(Self.content, chunk: 4_099, chunking: chunking, in: directory).archive == archive)
         let compressed = directory.appending("a.tar.zst").path
         try archive.write(to: URL(fileURLWithPath: compressed))
         let tar = directory.appending("a.tar").path
@@ -100,6 +102,23 @@ struct ZstdCompressionTests {
         let untar = try CommandRunner.run("/usr/bin/bsdtar", ["-xf", compressed, "-C", extracted.path])
         #expect(untar.status == 0, "\(untar.stderr)")
         #expect(try Data(contentsOf: extracted.appendingPathComponent("Contents/data.bin")) == Self.content)
+    }
+
+    @Test("without chunking the archive is one frame: what the zstd tool writes single-threaded at level 3 without a checksum")
+    func unchunkedIsOneFrame() throws {
+        let directory = try TemporaryDirectory("zstd")
+        let (archive, chunks) = try Self.indexedArchive(Self.content, chunk: 200_000, chunking: nil, in: directory)
+        #expect(chunks.isEmpty)
+        let compressed = directory.appending("one.tar.zst").path
+        try archive.write(to: URL(fileURLWithPath: compressed))
+        let tar = directory.appending("one.tar").path
+        let decompress = try CommandRunner.run("/usr/bin/zstd", ["-d", "-q", "-f", compressed, "-o", tar])
+        #expect(decompress.status == 0, "\(decompress.stderr)")
+        let again = directory.appending("one-again.tar.zst").path
+        let recompress = try CommandRunner.run(
+            "/bin/sh", ["-c", "/usr/bin/zstd -3 --single-thread --no-check -q -c < '\(tar)' > '\(again)'"])
+        #expect(recompress.status == 0, "\(recompress.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: again)) == archive)
     }
 
     @Test("other levels compress too, and a level libzstd does not know is an ArchiveError naming the range")

@@ -34,6 +34,26 @@ struct PackInspectCommandTests {
         #expect(result.stdout.contains("Contents/sub/b.bin"))
     }
 
+    @Test("pack --chunked writes a schema-2 manifest with a chunk index; inspect checks every chunk; the default stays schema 1")
+    func chunkedPack() throws {
+        let directory = try TemporaryDirectory("cli")
+        let folder = try PackageFixture.make(
+            at: directory.appending("pkg"), productID: "com.example.chunked",
+            files: ["Contents/big.bin": PackageFixture.bytes(count: 6 << 20, seed: 5)])
+        let chunked = try CommandRunner.iapcontent(["pack", folder.path, "--chunked", "--output", directory.appending("c").path])
+        #expect(chunked.status == 0, "\(chunked.stderr)")
+        let manifest = try PackageManifest.decode(Data(contentsOf: directory.appending("c/com.example.chunked-1.0.manifest.json")))
+        #expect(manifest.schema == 2)
+        #expect((manifest.chunks?.count ?? 0) >= 2)
+        let inspect = try CommandRunner.iapcontent(["inspect", try #require(chunked.stdoutLines.last)])
+        #expect(inspect.status == 0, "\(inspect.stderr)")
+        #expect(inspect.stdoutLines.contains("manifest: verified"))
+        let plain = try CommandRunner.iapcontent(["pack", folder.path, "--output", directory.appending("p").path])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        let schemaOne = try PackageManifest.decode(Data(contentsOf: directory.appending("p/com.example.chunked-1.0.manifest.json")))
+        #expect(schemaOne.schema == 1 && schemaOne.chunks == nil && schemaOne.files.allSatisfy { $0.dataOffset == nil })
+    }
+
     @Test("SOURCE_DATE_EPOCH from the environment changes the archive")
     func sourceDateEpochFromEnvironment() throws {
         let plain = try TemporaryDirectory("cli")

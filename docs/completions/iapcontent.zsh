@@ -102,6 +102,7 @@ _iapcontent_pack() {
         '(--output -o)'{--output,-o}'[Directory for the archive and manifest (default\: current directory).]:output:'
         '--max-size[Largest total size of the files, in bytes (default 2 GiB).]:max-size:'
         '--level[zstd compression level (1-19).]:level:'
+        '--chunked[Write a chunk-indexed archive\: one zstd frame per content-defined chunk (still a standard tar.zst), indexed in the manifest (schema 2).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -7,10 +7,11 @@ import Glibc
 /// by libzstd as its own frame straight into large page-aligned buffers, hashed there, and handed to
 /// an ``ArchiveOutputThread`` that writes them while the writer goes on building the tar stream.
 ///
-/// The chunker (``ContentDefinedChunker``) sees every tar byte; at each boundary the current zstd frame
+/// With chunking on, the chunker (``ContentDefinedChunker``) sees every tar byte; at each boundary the current zstd frame
 /// ends and the next chunk starts a new one, and the chunk's record (``ArchiveChunk``: its frame's
 /// range in the archive, its range in the tar stream, the SHA-256 of its tar bytes) joins ``chunks``.
-/// Concatenated frames are still one standard `tar.zst` to every zstd reader.
+/// Concatenated frames are still one standard `tar.zst` to every zstd reader. Without chunking the
+/// archive is one frame and nothing is hashed but the compressed bytes.
 ///
 /// libarchive writes an *uncompressed* tar through a C callback that calls ``write(_:)`` on the
 /// writer's thread. zstd's output lands directly in the buffer the output thread will write (no
@@ -38,7 +39,8 @@ final class ArchiveSink {
     private var filled = 0
     private var hasher = SHA256()
     private var size: Int64 = 0
-    private var chunker: ContentDefinedChunker
+    /// `nil`: one frame, no chunk index.
+    private var chunker: ContentDefinedChunker?
     /// SHA-256 of the current chunk's tar bytes so far.
     private var chunkHasher = SHA256()
     /// Where the current chunk's frame starts in the archive.
@@ -59,11 +61,11 @@ final class ArchiveSink {
     ///
     /// - Throws: ``ZstdError`` for a level libzstd does not know (nothing is started then).
     init(
-        fileDescriptor: Int32, displayPath: String, compressionLevel: Int, chunking: ChunkingParameters
+        fileDescriptor: Int32, displayPath: String, compressionLevel: Int, chunking: ChunkingParameters?
     ) throws(ZstdError) {
         self.displayPath = displayPath
         compressor = try ZstdFrameCompressor(level: compressionLevel)
-        chunker = ContentDefinedChunker(parameters: chunking)
+        chunker = chunking.map { ContentDefinedChunker(parameters: $0) }
         output = ArchiveOutputThread(fileDescriptor: fileDescriptor)
         current = output.spare.receive()
     }
@@ -77,8 +79,12 @@ final class ArchiveSink {
 
     /// Chunks and compresses `buffer` into the output buffers; false once writing or compressing failed.
     func write(_ buffer: UnsafeRawBufferPointer) -> Bool {
+        guard chunker != nil else {
+            streamOffset += Int64(buffer.count)
+            return compress(buffer)
+        }
         var rest = buffer
-        while let cut = chunker.nextBoundary(in: rest) {
+        while let cut = chunker!.nextBoundary(in: rest) {
             guard take(UnsafeRawBufferPointer(rebasing: rest[0..<cut])), endChunk() else { return false }
             rest = UnsafeRawBufferPointer(rebasing: rest[cut...])
         }
@@ -93,10 +99,12 @@ final class ArchiveSink {
         return compress(buffer)
     }
 
-    /// Ends the current chunk's frame and records it; a chunk with no bytes is not a chunk.
+    /// Ends the current chunk's frame and records it; a chunk with no bytes is not a chunk. Without
+    /// chunking this ends the archive's one frame and records nothing.
     private func endChunk() -> Bool {
         guard streamOffset > chunkStreamStart else { return true }
         guard endFrame() else { return false }
+        guard chunker != nil else { return true }
         chunks.append(ArchiveChunk(
             offset: chunkStart, length: size - chunkStart, uncompressedOffset: chunkStreamStart,
             uncompressedLength: streamOffset - chunkStreamStart, sha256: chunkHasher.finalizeHex()))

@@ -40,12 +40,13 @@ public struct ArchiveWriter: ~Copyable {
     ) throws(ArchiveError) {
         try self.init(
             fileDescriptor: fileDescriptor, displayPath: displayPath, compressionLevel: compressionLevel,
-            chunking: .standard)
+            chunking: nil)
     }
 
-    /// Starts an archive cut into chunks by `chunking` (see ``init(fileDescriptor:displayPath:compressionLevel:)``).
+    /// Starts an archive cut into chunks by `chunking`, one zstd frame each (`nil`: one frame; see
+    /// ``init(fileDescriptor:displayPath:compressionLevel:)``).
     package init(
-        fileDescriptor: Int32, displayPath: String, compressionLevel: Int, chunking: ChunkingParameters
+        fileDescriptor: Int32, displayPath: String, compressionLevel: Int, chunking: ChunkingParameters?
     ) throws(ArchiveError) {
         let sinkObject: ArchiveSink
         do {
@@ -167,7 +168,7 @@ public struct ArchiveWriter: ~Copyable {
     /// of a regular file, where that file's data starts (libarchive hands every byte over unbuffered).
     package var streamOffset: Int64 { sink.takeUnretainedValue().streamOffset }
 
-    /// ``finish()``, with the archive's chunk index.
+    /// ``finish()``, with the archive's chunk index (empty without chunking).
     package consuming func finishIndexed() throws(ArchiveError) -> (digest: FileDigest, chunks: [ArchiveChunk]) {
         let status = UTF8Locale.run { archive_write_close(handle) }
         let failure: ArchiveError? = status == ARCHIVE_OK ? nil : error(fallback: "cannot finish archive")

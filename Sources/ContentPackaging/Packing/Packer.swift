@@ -29,16 +29,20 @@ public struct Packer: Sendable {
     public var modificationTime: Int64
     /// zstd compression level.
     public var compressionLevel: Int
+    /// Write a chunk-indexed archive (manifest schema 2): one zstd frame per content-defined chunk of the
+    /// tar stream, indexed in the manifest. Off: one frame, schema 1, as every client reads today.
+    public var chunked: Bool
 
     /// Creates a packer.
     public init(
         validator: PackageValidator = PackageValidator(),
         modificationTime: Int64 = Packer.modificationTime(environment: ProcessInfo.processInfo.environment),
-        compressionLevel: Int = ArchiveWriter.defaultCompressionLevel
+        compressionLevel: Int = ArchiveWriter.defaultCompressionLevel, chunked: Bool = false
     ) {
         self.validator = validator
         self.modificationTime = modificationTime
         self.compressionLevel = compressionLevel
+        self.chunked = chunked
     }
 
     /// `SOURCE_DATE_EPOCH` when it is a non-negative integer, else ``defaultModificationTime``.
@@ -101,7 +105,7 @@ public struct Packer: Sendable {
             productID: info.productID, contentVersion: info.contentVersion, archiveName: archiveName,
             archiveSize: digest.length, archiveSHA256: digest.sha256,
             uncompressedSize: files.reduce(0) { $0 + $1.size }, entryCount: report.entries.count, files: files,
-            chunking: ChunkingParameters.standard.manifestDescription, chunks: chunks)
+            chunking: chunked ? ChunkingParameters.standard.manifestDescription : nil, chunks: chunked ? chunks : nil)
         let data: Data
         do {
             data = try manifest.encoded()
@@ -138,7 +142,8 @@ public struct Packer: Sendable {
         var writer: ArchiveWriter
         do {
             writer = try ArchiveWriter(
-                fileDescriptor: fd, displayPath: displayPath, compressionLevel: compressionLevel, chunking: .standard)
+                fileDescriptor: fd, displayPath: displayPath, compressionLevel: compressionLevel,
+                chunking: chunked ? .standard : nil)
         } catch {
             throw .archive(error)
         }
@@ -155,7 +160,7 @@ public struct Packer: Sendable {
                 }
                 continue
             }
-            var dataOffset: Int64 = 0
+            var dataOffset: Int64?
             while true {
                 guard let (slice, bytes) = try reader.next() else {
                     throw .io(path: entry.path, errno: 0, message: "was not read; validate and pack again")
@@ -167,7 +172,7 @@ public struct Packer: Sendable {
                             ArchiveEntryHeader(
                                 pathBytes: entry.pathBytes, kind: .regular, size: slice.fileSize, permissions: 0o644),
                             modificationTime: modificationTime)
-                        dataOffset = writer.streamOffset
+                        dataOffset = chunked ? writer.streamOffset : nil
                     }
                     try writer.writeData(bytes)
                 } catch {

@@ -23,6 +23,9 @@ extension IAPContent {
         @Option(help: "zstd compression level (1-19).")
         var level: Int = ArchiveWriter.defaultCompressionLevel
 
+        @Flag(help: "Write a chunk-indexed archive: one zstd frame per content-defined chunk (still a standard tar.zst), indexed in the manifest (schema 2).")
+        var chunked = false
+
         func validate() throws {
             guard maxSize > 0 else { throw ValidationError("--max-size must be a positive number of bytes") }
             guard (1...19).contains(level) else { throw ValidationError("--level must be between 1 and 19") }
@@ -33,7 +36,7 @@ extension IAPContent {
             let signals = InterruptCleanup(registry: registry)
             defer { signals.cancel() }
             let packer = Packer(
-                validator: PackageValidator(maxTotalBytes: maxSize), compressionLevel: level)
+                validator: PackageValidator(maxTotalBytes: maxSize), compressionLevel: level, chunked: chunked)
             do {
                 let result = try packer.pack(
                     folder: URL(fileURLWithPath: folder), outputDirectory: URL(fileURLWithPath: output),
