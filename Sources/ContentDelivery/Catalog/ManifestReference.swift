@@ -6,11 +6,4 @@ public struct ManifestReference: Codable, Sendable, Equatable {
     public var length: Int64
     /// Lowercase hex SHA-256 of the manifest bytes.
     public var sha256: String
-
-    /// Creates a reference.
-    public init(path: String, length: Int64, sha256: String) {
-        self.path = path
-        self.length = length
-        self.sha256 = sha256
-    }
 }

@@ -15,15 +15,6 @@ public struct ArchiveChunk: Codable, Sendable, Equatable {
     public var uncompressedLength: Int64
     /// Lowercase hex SHA-256 of those uncompressed bytes.
     public var sha256: String
-
-    /// Creates a chunk record.
-    public init(offset: Int64, length: Int64, uncompressedOffset: Int64, uncompressedLength: Int64, sha256: String) {
-        self.offset = offset
-        self.length = length
-        self.uncompressedOffset = uncompressedOffset
-        self.uncompressedLength = uncompressedLength
-        self.sha256 = sha256
-    }
 }
 
 /// How an archive's chunk boundaries were chosen, so a reader knows what to expect of its chunks.
@@ -36,12 +27,4 @@ public struct ChunkingDescription: Codable, Sendable, Equatable {
     public var average: Int64
     /// No chunk is longer.
     public var maximum: Int64
-
-    /// Creates a description.
-    public init(algorithm: String, minimum: Int64, average: Int64, maximum: Int64) {
-        self.algorithm = algorithm
-        self.minimum = minimum
-        self.average = average
-        self.maximum = maximum
-    }
 }
