@@ -37,12 +37,8 @@ package struct ExitOutcome: Equatable, Sendable {
     /// Whether `message` goes to stderr (errors) or stdout (help, version).
     package var toStandardError: Bool
 
-    /// An outcome as given.
-    package init(status: Int32, message: String, toStandardError: Bool) {
-        self.status = status
-        self.message = message
-        self.toStandardError = toStandardError
-    }
+    /// Success: status 0, nothing to print.
+    package static let success = ExitOutcome(status: 0, message: "", toStandardError: false)
 
     /// Maps an error thrown by parsing or running `command` (the root command, which words help and usage
     /// messages) to its outcome. Never includes a stack trace or a Swift type dump: our errors print their

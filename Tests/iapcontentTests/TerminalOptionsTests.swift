@@ -61,7 +61,7 @@ import Testing
         func outcome(_ arguments: [String]) -> ExitOutcome {
             do {
                 _ = try IAPContent.parseAsRoot(arguments)
-                return ExitOutcome(status: 0, message: "", toStandardError: false)
+                return .success
             } catch {
                 return ExitOutcome.of(error, command: IAPContent.self)
             }

@@ -151,13 +151,7 @@ public struct Packer: Sendable {
         defer { reader.close() }
         for (index, entry) in entries.enumerated() {
             if entry.kind == .directory {
-                do {
-                    try writer.writeHeader(
-                        ArchiveEntryHeader(pathBytes: entry.pathBytes, kind: .directory, size: 0, permissions: 0o755),
-                        modificationTime: modificationTime)
-                } catch {
-                    throw .archive(error)
-                }
+                try writeDirectory(entry, to: &writer)
                 continue
             }
             var dataOffset: Int64?
@@ -191,6 +185,17 @@ public struct Packer: Sendable {
         do {
             let (digest, chunks) = try writer.finishIndexed()
             return (digest, files, chunks)
+        } catch {
+            throw .archive(error)
+        }
+    }
+
+    /// Writes a directory entry's header (no data follows).
+    private func writeDirectory(_ entry: FolderEntry, to writer: inout ArchiveWriter) throws(PackError) {
+        do {
+            try writer.writeHeader(
+                ArchiveEntryHeader(pathBytes: entry.pathBytes, kind: .directory, size: 0, permissions: 0o755),
+                modificationTime: modificationTime)
         } catch {
             throw .archive(error)
         }
