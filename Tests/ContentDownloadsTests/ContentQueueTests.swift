@@ -1,5 +1,5 @@
 import ContentDelivery
-import ContentDownloads
+@testable import ContentDownloads
 import ContentPackaging
 import Foundation
 import Synchronization

@@ -11,8 +11,8 @@ internal import Foundation
 /// Observe ``updates``: every state change is delivered, in order; progress at most ~10/s per download.
 public actor DownloadManager {
     /// Snapshots as downloads change.
-    public nonisolated let updates: AsyncStream<DownloadSnapshot>
-    let updatesContinuation: AsyncStream<DownloadSnapshot>.Continuation
+    public nonisolated var updates: AsyncStream<DownloadSnapshot> { published.stream }
+    let published = UpdateStream<DownloadSnapshot>()
     let store: Store
     let options: DownloadOptions
     let journal: SQLiteJournal
@@ -51,7 +51,6 @@ public actor DownloadManager {
         self.options = options
         self.journal = try store.journal()
         engine = try TransferEngine(settings: options.transfer)
-        (updates, updatesContinuation) = AsyncStream.makeStream(of: DownloadSnapshot.self, bufferingPolicy: .unbounded)
     }
 
     /// Installs the step that runs after verification (the installer).
@@ -110,7 +109,7 @@ public actor DownloadManager {
             save(&record)
         }
         active.removeAll()
-        updatesContinuation.finish()
+        published.finish()
         lock = nil
     }
 
@@ -208,7 +207,7 @@ public actor DownloadManager {
         guard let snapshot = snapshot(of: id) else { return }
         if !force, let last = live[id]?.lastEmit, now - last < 0.1 { return }
         live[id]?.lastEmit = now
-        updatesContinuation.yield(snapshot)
+        published.yield(snapshot)
     }
 
     func insufficientSpace(for record: TransferRecord) -> DownloadError? {

@@ -111,7 +111,7 @@ extension ContentQueue {
                 deliveredStates[download.transactionID] = download.state
             }
         }
-        continuation.yield(update)
+        published.yield(update)
         guard let observer else { return }
         switch update {
         case .transactions(let transactions): await observer.updatedTransactions(transactions)

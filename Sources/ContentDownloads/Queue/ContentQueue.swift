@@ -14,8 +14,8 @@ public import Foundation
 /// re-delivers every unfinished transaction. ``close()`` pauses and checkpoints.
 public actor ContentQueue {
     /// Every transaction and download change, in order.
-    public nonisolated let updates: AsyncStream<ContentQueueUpdate>
-    let continuation: AsyncStream<ContentQueueUpdate>.Continuation
+    public nonisolated var updates: AsyncStream<ContentQueueUpdate> { published.stream }
+    let published = UpdateStream<ContentQueueUpdate>()
     /// The store this queue drives: installed content, its journal and its locks.
     public nonisolated let store: Store
     let journal: SQLiteJournal
@@ -44,7 +44,6 @@ public actor ContentQueue {
         journal = try store.journal()
         overlapped = OverlappedInstalls(store: store, options: installOptions)
         manager = try DownloadManager(store: store, options: options)
-        (updates, continuation) = AsyncStream.makeStream(of: ContentQueueUpdate.self, bufferingPolicy: .unbounded)
     }
 
     /// Sets (or clears) the delegate-style observer.
@@ -99,7 +98,7 @@ public actor ContentQueue {
         await manager.shutdown()
         overlapped.discardAll()
         await forwardTask?.value
-        continuation.finish()
+        published.finish()
         isOpen = false
     }
 

@@ -103,11 +103,4 @@ public struct ContentUpdate: Sendable, Equatable {
     public var installedVersion: ContentVersion
     /// The newer version the catalog offers.
     public var catalogVersion: ContentVersion
-
-    /// An update of `productID` from `installedVersion` to `catalogVersion`.
-    public init(productID: String, installedVersion: ContentVersion, catalogVersion: ContentVersion) {
-        self.productID = productID
-        self.installedVersion = installedVersion
-        self.catalogVersion = catalogVersion
-    }
 }

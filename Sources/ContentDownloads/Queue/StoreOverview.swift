@@ -19,8 +19,8 @@ public struct StoreOverview: Sendable {
         public var contentVersion: String
     }
 
-    /// A finished transaction (the history restore uses).
-    public struct Finished: Sendable, Equatable {
+    /// A finished transaction (the history restore uses), as the journal stores it.
+    public struct Finished: Sendable, Equatable, Codable {
         /// The transaction identifier.
         public var transactionID: String
         /// The product identifier.
@@ -48,9 +48,6 @@ public struct StoreOverview: Sendable {
             Transaction(id: $0.id, productID: $0.productID, kind: $0.kind, state: $0.state,
                         contentVersion: $0.product.contentVersion.description)
         }
-        history = try journal.historyRows().map {
-            Finished(transactionID: $0.transactionID, productID: $0.productID, kind: $0.kind,
-                     contentVersion: $0.contentVersion, finishedAt: $0.finishedAt)
-        }
+        history = try journal.historyRows()
     }
 }

@@ -47,14 +47,9 @@ struct TransactionRow: Sendable, Equatable, JournalRecord {
     var createdAt: Date
 }
 
-/// One finished transaction as stored (table `history`).
-struct HistoryRow: Sendable, Equatable, JournalRecord {
+/// A finished transaction is stored as it is shown (table `history`).
+extension StoreOverview.Finished: JournalRecord {
     static let databaseTableName = "history"
-    var transactionID: String
-    var productID: String
-    var kind: TransactionKind
-    var contentVersion: String
-    var finishedAt: Date
 }
 
 extension SQLiteJournal {
@@ -73,7 +68,7 @@ extension SQLiteJournal {
     func finishTransaction(_ row: TransactionRow, at date: Date) throws {
         try queue.write { db in
             _ = try row.delete(db)
-            try HistoryRow(
+            try StoreOverview.Finished(
                 transactionID: row.id, productID: row.productID, kind: row.kind,
                 contentVersion: row.product.contentVersion.description, finishedAt: date
             ).insert(db, onConflict: .replace)
@@ -81,8 +76,10 @@ extension SQLiteJournal {
     }
 
     /// Finished transactions, oldest first.
-    func historyRows() throws -> [HistoryRow] {
-        try queue.read { db in try HistoryRow.order(Column("finishedAt"), Column("transactionID")).fetchAll(db) }
+    func historyRows() throws -> [StoreOverview.Finished] {
+        try queue.read { db in
+            try StoreOverview.Finished.order(Column("finishedAt"), Column("transactionID")).fetchAll(db)
+        }
     }
 
     /// Records an install phase of a transfer (`installing`, `installed`).
