@@ -5,7 +5,22 @@
 public struct ArchiveEntryHeader: Sendable, Equatable {
     /// The kind of file system object an entry describes.
     public enum Kind: Sendable, Equatable, CustomStringConvertible {
-        case regular, directory, symlink, hardlink, fifo, characterDevice, blockDevice, socket
+        /// A regular file: the only kind with data.
+        case regular
+        /// A directory.
+        case directory
+        /// A symbolic link (never installed).
+        case symlink
+        /// A second name for an earlier entry (never installed).
+        case hardlink
+        /// A named pipe (never installed).
+        case fifo
+        /// A character device (never installed).
+        case characterDevice
+        /// A block device (never installed).
+        case blockDevice
+        /// A socket (never installed).
+        case socket
         /// A type libarchive reports that none of the above matches (raw `S_IFMT` bits).
         case unknown(UInt32)
 
