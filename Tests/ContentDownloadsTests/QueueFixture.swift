@@ -37,12 +37,15 @@ final class QueueFixture: @unchecked Sendable {
         return folder
     }
 
-    /// Packs the folders and publishes them (with every earlier archive) as the catalog nginx serves.
+    /// Packs the folders (chunk-indexed when `chunked`) and publishes them (with every earlier archive) as the
+    /// catalog nginx serves.
     @discardableResult
-    func publish(_ folders: [URL], signingKey: SigningKey? = nil, catalogVersion explicit: UInt64? = nil) throws -> Catalog {
+    func publish(
+        _ folders: [URL], signingKey: SigningKey? = nil, catalogVersion explicit: UInt64? = nil, chunked: Bool = false
+    ) throws -> Catalog {
         let packed = root.appendingPathComponent("packed", isDirectory: true)
         for folder in folders {
-            _ = try Packer().pack(folder: folder, outputDirectory: packed)
+            _ = try Packer(chunked: chunked).pack(folder: folder, outputDirectory: packed)
         }
         catalogVersion = explicit ?? catalogVersion + 1
         return try CatalogBuilder(
