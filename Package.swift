@@ -98,6 +98,7 @@ let package = Package(
                 "ContentPackaging", "ContentDelivery",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
 

@@ -1,3 +1,4 @@
+internal import Logging
 public import ContentDelivery
 internal import ContentPackaging
 internal import Foundation
@@ -138,7 +139,7 @@ extension DownloadManager {
         guard let key = routes[id]?.catalogKey, let url = records[id]?.url, let origin = ArchiveRoute.origin(of: url)
         else { return }
         do { try journal.recordPreferredMirror(origin, catalogURL: key) } catch {
-            FileHandle.standardError.write(Data("iapcontent: cannot remember the mirror \(origin): \(error)\n".utf8))
+            DownloadLog.transfer.warning("cannot remember the mirror", metadata: ["origin": "\(origin)", "error": "\(error)"])
         }
     }
 }

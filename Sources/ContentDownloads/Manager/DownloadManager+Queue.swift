@@ -1,4 +1,5 @@
 internal import Foundation
+internal import Logging
 
 extension DownloadManager {
     /// Starts waiting downloads while fewer than `concurrency` run, oldest first.
@@ -28,6 +29,9 @@ extension DownloadManager {
             live[id]?.stopIntent = nil
             live[id]?.downloadedBytes = record.durableOffset
             live[id]?.estimator.start(at: now, bytes: record.durableOffset)
+            DownloadLog.transfer.debug(
+                "start", metadata: ["product": "\(id)", "offset": "\(record.durableOffset)", "length": "\(record.expectedLength)",
+                                    "attempt": "\(record.attempts + 1)", "url": "\(record.url)"])
             submit(TransferRequest(
                 id: id, url: record.url, partialPath: record.partialPath,
                 archivePath: store.archiveFile(productID: id, version: record.contentVersion).path,
@@ -57,7 +61,8 @@ extension DownloadManager {
     func handle(_ event: TransferEvent) async {
         let now = Transfer.now()
         switch event {
-        case .started(let id, let offset, _):
+        case .started(let id, let offset, let restartedFromZero):
+            logStart(id, offset: offset, restartedFromZero: restartedFromZero)
             if var record = records[id], record.writtenInBoot != BootIdentity.current, record.downloadState == .active {
                 // The file is now cut to what this attempt keeps; what it writes next is this boot's.
                 record.writtenInBoot = BootIdentity.current
@@ -85,7 +90,7 @@ extension DownloadManager {
                     id, offset: offset, validator: validator, timeRemaining: record.timeRemaining,
                     writtenInBoot: record.writtenInBoot)
             } catch {
-                FileHandle.standardError.write(Data("iapcontent: cannot record a checkpoint: \(error)\n".utf8))
+                DownloadLog.transfer.error("cannot record a checkpoint", metadata: ["product": "\(id)", "error": "\(error)"])
             }
         case .verified(let id, let archivePath):
             active.remove(id)
@@ -114,6 +119,7 @@ extension DownloadManager {
     private func verified(_ id: String, archivePath: String) async {
         guard var record = records[id] else { return }
         live[id]?.estimator.stop()
+        DownloadLog.transfer.debug("verified", metadata: ["product": "\(id)", "archive": "\(archivePath)"])
         if record.downloadState == .cancelled {
             unlink(archivePath)
             return
@@ -179,12 +185,15 @@ extension DownloadManager {
         }
         record.attempts += 1
         if let final {
+            DownloadLog.transfer.debug("failed", metadata: ["product": "\(id)", "reason": "\(final.message)"])
             record.downloadState = .failed
             record.lastErrorCode = final.code.rawValue
             record.lastError = final.message
         } else if record.attempts >= options.maxAttempts {
             record.downloadState = .failed
         } else {
+            DownloadLog.transfer.debug(
+                "retry", metadata: ["product": "\(id)", "attempt": "\(record.attempts)", "reason": "\(verdict.error.message)"])
             record.downloadState = .waiting
             scheduleRetry(id, attempt: record.attempts, verdict: verdict)
         }
@@ -210,6 +219,8 @@ extension DownloadManager {
         live[id]?.estimator.stop()
         let intent = live[id]?.stopIntent
         live[id]?.stopIntent = nil
+        DownloadLog.transfer.debug(
+            "stopped", metadata: ["product": "\(id)", "offset": "\(offset)", "why": "\(intent.map { "\($0)" } ?? "interrupted")"])
         if offset >= 0, !deleted, record.downloadState != .cancelled {
             record.durableOffset = offset
             live[id]?.downloadedBytes = offset
@@ -227,5 +238,13 @@ extension DownloadManager {
         }
         save(&record)
         emit(id, force: true)
+    }
+
+    /// Logs how a transfer attempt began: resumed with a range the server honoured, restarted from zero
+    /// because it sent the whole file (range ignored, or the file changed), or from the first byte.
+    private func logStart(_ id: String, offset: Int64, restartedFromZero: Bool) {
+        let decision = restartedFromZero ? "server sent the whole file: restarting from byte 0"
+            : offset > 0 ? "resuming at byte \(offset)" : "from byte 0"
+        DownloadLog.transfer.debug("range decision", metadata: ["product": "\(id)", "decision": "\(decision)"])
     }
 }

@@ -1,3 +1,4 @@
+internal import Logging
 public import ContentDelivery
 internal import ContentPackaging
 internal import Foundation
@@ -198,7 +199,8 @@ public actor DownloadManager {
         records[record.productID] = record
         do { try journal.save(record) } catch {
             // The journal is the crash-recovery record; without it continuing would lie later.
-            FileHandle.standardError.write(Data("iapcontent: cannot write the journal \(store.journalFile.path): \(error)\n".utf8))
+            DownloadLog.transfer.error(
+                "cannot write the journal", metadata: ["path": "\(store.journalFile.path)", "error": "\(error)"])
         }
     }
 

@@ -1,3 +1,4 @@
+internal import Logging
 internal import ContentDelivery
 internal import ContentPackaging
 internal import Foundation
@@ -32,11 +33,16 @@ extension ContentQueue {
                 message: "no transaction or catalog entry describes \(archive.productID) \(archive.contentVersion); add the purchase again with a current catalog")
         }
         try? journal.recordPhase(archive.productID, .installing)
+        let metadata: Logger.Metadata = ["product": "\(product.productID)", "version": "\(product.contentVersion)"]
         if let running = overlapped.take(productID: product.productID, sha256: product.sha256) {
             if case .success(let staging) = await running.result() {
-                _ = try await Self.runCommit(staging, product: product, archive: archive.archivePath, store: store, options: installOptions)
+                DownloadLog.install.debug("commit: extracted while downloading, swapping in", metadata: metadata)
+                let url = try await Self.runCommit(
+                    staging, product: product, archive: archive.archivePath, store: store, options: installOptions)
+                DownloadLog.install.debug("installed", metadata: metadata.merging(["contentURL": "\(url.path)"]) { $1 })
                 return
             }
+            DownloadLog.install.debug("extraction while downloading was abandoned; installing from the verified archive", metadata: metadata)
             // Abandoned or refused while streaming: install from the verified archive, which
             // gives the definitive answer (and the same words for a refused entry).
         }
@@ -46,8 +52,10 @@ extension ContentQueue {
         // store. Archives found on disk after a restart (recovery, `--no-install`) are re-hashed.
         var options = installOptions
         options.verifySHA256 = false
-        _ = try await Self.runInstall(
+        DownloadLog.install.debug("extracting the verified archive", metadata: metadata)
+        let url = try await Self.runInstall(
             archive: URL(fileURLWithPath: archive.archivePath), product: product, store: store, options: options)
+        DownloadLog.install.debug("installed", metadata: metadata.merging(["contentURL": "\(url.path)"]) { $1 })
     }
 
     /// The catalog product a transaction (or the catalog) gives for this product version.
@@ -112,6 +120,9 @@ extension ContentQueue {
             }
             guard record.downloadState != .cancelled, phase == .verified || phase == .installing else { continue }
             if let archive, let product = product(record.productID, version: record.contentVersion) {
+                DownloadLog.queue.debug(
+                    "recovery: installing the archive a crash left verified",
+                    metadata: ["product": "\(record.productID)", "version": "\(record.contentVersion)"])
                 do {
                     _ = try await Self.runInstall(
                         archive: URL(fileURLWithPath: archive), product: product, store: store, options: installOptions)

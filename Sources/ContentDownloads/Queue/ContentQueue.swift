@@ -1,3 +1,4 @@
+internal import Logging
 public import ContentDelivery
 public import ContentPackaging
 public import Foundation
@@ -68,7 +69,12 @@ public actor ContentQueue {
         // takes the lock again right after (flock is per open file, so it cannot be shared).
         do {
             let lock = try DriverLock(store: store)
-            try ContentInstaller.recover(store: store)
+            let recovery = try ContentInstaller.recover(store: store)
+            if !recovery.removedStaging.isEmpty || !recovery.removedTrash.isEmpty {
+                DownloadLog.queue.debug(
+                    "recovery: removed what interrupted installs left",
+                    metadata: ["staging": "\(recovery.removedStaging)", "trash": "\(recovery.removedTrash.count) item(s)"])
+            }
             for row in try journal.transactionRows() { rows[row.id] = row }
             try await recoverInstalls()
             withExtendedLifetime(lock) {}
