@@ -82,6 +82,23 @@ struct ChunkIndexTests {
         #expect(short.contains { $0.contains("the chunks end at archive byte") }, "\(short)")
     }
 
+    @Test("a chunk index cannot make a reader allocate: a huge chunking maximum or frame length is refused before any read")
+    func hugeDeclarationsAreRefused() throws {
+        let directory = try TemporaryDirectory("chunks")
+        let result = try Self.pack(in: directory)
+        let bigMaximum = try Self.inspect(result) { $0.chunking!.maximum = 1 << 40 }
+        #expect(bigMaximum.contains { $0.contains("chunking maximum 1099511627776 is outside") }, "\(bigMaximum)")
+        let bigFrame = try Self.inspect(result) { manifest in
+            manifest.chunks![0].length = 1 << 40
+            manifest.archiveSize += (1 << 40) - result.manifest.chunks![0].length
+        }
+        #expect(bigFrame.contains { $0.contains("larger than any chunk") } || bigFrame.contains { $0.contains("archiveSize") }, "\(bigFrame)")
+        var manifest = result.manifest
+        manifest.chunks![0].length = 1 << 40
+        manifest.archiveSize += (1 << 40) - result.manifest.chunks![0].length
+        #expect(manifest.chunkIndexProblems().contains { $0.contains("chunk 0 at archive byte 0 is a 1099511627776-byte frame") })
+    }
+
     @Test("a chunk whose bytes do not match its SHA-256, or a file not where the index says, is refused")
     func lyingContentIsRefused() throws {
         let directory = try TemporaryDirectory("chunks")

@@ -17,7 +17,8 @@ package enum ChunkIndexVerifier {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return ["cannot open \(path): \(String(cString: strerror(errno)))"] }
         defer { close(fd) }
-        let maximum = Int(manifest.chunking?.maximum ?? chunks.map(\.uncompressedLength).max() ?? 0)
+        // Sound index: every length is within the chunking maximum, itself at most `largestChunk`.
+        let maximum = Int(chunks.map(\.uncompressedLength).max() ?? 0)
         var decoder = ChunkDecoder(maximumLength: maximum)
         let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(chunks.map(\.length).max() ?? 1), alignment: 64)
         defer { frame.deallocate() }

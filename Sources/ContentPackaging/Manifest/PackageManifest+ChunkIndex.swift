@@ -1,4 +1,12 @@
 extension PackageManifest {
+    /// The largest chunk (uncompressed) any reader accepts, whatever the manifest's chunking says: a reader
+    /// holds one chunk in memory, so a manifest must not be able to make it allocate more.
+    public static let largestChunk: Int64 = 64 << 20
+
+    /// The most bytes a zstd frame of `length` uncompressed bytes can take (libzstd's `ZSTD_compressBound`,
+    /// rounded up), so a chunk index cannot declare a frame larger than any encoder writes.
+    static func largestFrame(holding length: Int64) -> Int64 { length + length / 128 + (128 << 10) }
+
     /// What is wrong with the chunk index, one sentence each naming the chunk or file and the byte offset;
     /// empty when the index is sound or the manifest has none (schema 1).
     ///
@@ -12,10 +20,14 @@ extension PackageManifest {
         guard let chunks, !chunks.isEmpty else { return ["schema \(schema) manifest has no chunk index; pack it again"] }
         var problems: [String] = []
         if chunking == nil { problems.append("the chunk index has no chunking description; pack it again") }
+        if let maximum = chunking?.maximum, maximum > Self.largestChunk || maximum <= 0 {
+            problems.append("the chunking maximum \(maximum) is outside 1…\(Self.largestChunk) bytes; pack it again")
+        }
+        let maximum = min(chunking?.maximum ?? Self.largestChunk, Self.largestChunk)
         var offset: Int64 = 0
         var uncompressed: Int64 = 0
         for (index, chunk) in chunks.enumerated() {
-            problems += Self.problems(of: chunk, index: index, offset: offset, uncompressed: uncompressed, maximum: chunking?.maximum)
+            problems += Self.problems(of: chunk, index: index, offset: offset, uncompressed: uncompressed, maximum: maximum)
             offset = chunk.offset + chunk.length
             uncompressed = chunk.uncompressedOffset + chunk.uncompressedLength
         }
@@ -27,7 +39,7 @@ extension PackageManifest {
 
     /// The problems of one chunk that should start at `offset` and `uncompressed`.
     private static func problems(
-        of chunk: ArchiveChunk, index: Int, offset: Int64, uncompressed: Int64, maximum: Int64?
+        of chunk: ArchiveChunk, index: Int, offset: Int64, uncompressed: Int64, maximum: Int64
     ) -> [String] {
         var problems: [String] = []
         let name = "chunk \(index)"
@@ -40,8 +52,11 @@ extension PackageManifest {
         if chunk.length <= 0 || chunk.uncompressedLength <= 0 {
             problems.append("\(name) at archive byte \(chunk.offset) is empty or negative")
         }
-        if let maximum, chunk.uncompressedLength > maximum {
+        if chunk.uncompressedLength > maximum {
             problems.append("\(name) at archive byte \(chunk.offset) holds \(chunk.uncompressedLength) bytes, more than the maximum \(maximum)")
+        }
+        if chunk.length > largestFrame(holding: maximum) {
+            problems.append("\(name) at archive byte \(chunk.offset) is a \(chunk.length)-byte frame, larger than any chunk of \(maximum) bytes compresses to")
         }
         if chunk.sha256.utf8.count != 64 || !chunk.sha256.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) {
             problems.append("\(name) at archive byte \(chunk.offset) has no valid SHA-256 ('\(chunk.sha256)')")
