@@ -28,6 +28,8 @@ let package = Package(
         .library(name: "ContentDelivery", targets: ["ContentDelivery"]),
         .library(name: "ContentHost", targets: ["ContentHost"]),
         .library(name: "ContentDownloads", targets: ["ContentDownloads"]),
+        // Its one public type is `FileSystemError`, which the libraries' public errors carry; the rest is `package`.
+        .library(name: "SystemSupport", targets: ["SystemSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

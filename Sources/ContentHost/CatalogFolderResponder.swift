@@ -4,11 +4,12 @@ import Hummingbird
 import Logging
 
 /// Serves a catalog folder read-only: GET and HEAD, single byte ranges, strong ETags, `If-Range`,
-/// `If-None-Match`, cache headers, optional URL tokens on `archives/*`, and an access log.
+/// `If-None-Match`, cache headers, optional URL tokens on `archives/*` and `manifests/*`, and an access log.
 ///
 /// Headers on every file response: `Accept-Ranges: bytes`, `ETag`, `Last-Modified`,
 /// `Content-Type`, `Content-Length`, and `Cache-Control` — `public, max-age=31536000, immutable`
-/// for `archives/*` (content-addressed, never change) and `no-cache` for everything else
+/// for `archives/*` and `manifests/*` (content-addressed, never change; a manifest lists the files of paid
+/// content, so it is protected like its archive) and `no-cache` for everything else
 /// (`catalog.json` and its `.sig` change on every publish).
 struct CatalogFolderResponder: HTTPResponder {
     typealias Context = BasicRequestContext
@@ -33,6 +34,12 @@ struct CatalogFolderResponder: HTTPResponder {
         return response
     }
 
+    /// Whether `relative` (a path inside the catalog folder) is content-addressed, immutable and, with a
+    /// token key, purchaser-only: an archive or a published manifest.
+    static func isProtected(_ relative: String) -> Bool {
+        relative.hasPrefix("archives/") || relative.hasPrefix("manifests/")
+    }
+
     /// The response to one request, before logging: a refusal, or what ``respond(with:to:context:)`` makes.
     func makeResponse(_ request: Request, context: Context) async throws -> Response {
         guard request.method == .get || request.method == .head else {
@@ -40,7 +47,7 @@ struct CatalogFolderResponder: HTTPResponder {
         }
         // Tokens are checked before the file system is consulted, so an unauthorised client learns
         // nothing about which archives exist.
-        let claimsArchive = request.uri.path.hasPrefix("/archives/")
+        let claimsArchive = Self.isProtected(String(request.uri.path.dropFirst()))
         if claimsArchive, let refusal = checkToken(request) {
             return refusal
         }
@@ -50,8 +57,8 @@ struct CatalogFolderResponder: HTTPResponder {
         case .notFound: return Self.text(.notFound, "not found\n")
         case .file(let path, let rel): (realPath, relative) = (path, rel)
         }
-        let isArchive = relative.hasPrefix("archives/")
-        // A symlink elsewhere in the folder that points into archives/ still needs a token.
+        let isArchive = Self.isProtected(relative)
+        // A symlink elsewhere in the folder that points into archives/ or manifests/ still needs a token.
         if isArchive, !claimsArchive, let refusal = checkToken(request) {
             return refusal
         }

@@ -7,24 +7,25 @@ import Glibc
 /// is the only possible leftover. Used by every module that writes a file it must not lose: the packer's
 /// archive and manifest, keys, catalogs. Failures name the call and the path (``FileSystemError``).
 package enum DurableFile {
-    /// Creates `DIR/.<name>.tmp-<random>` exclusively with `permissions` (exactly, whatever the umask);
-    /// returns its path and descriptor.
+    /// Creates `DIR/.<name>.tmp-<random>` exclusively; returns its path and descriptor. With `permissions`
+    /// the mode is exactly that, whatever the umask (keys: 0600); without, 0644 as the umask allows.
     ///
     /// The path is registered in `registry` *before* the file exists, so a signal arriving just after
     /// creation still finds it; the caller unregisters it once it is renamed or removed.
     package static func createTemporary(
-        in directory: String, for name: String, permissions: mode_t = 0o644, registry: TemporaryFileRegistry? = nil
+        in directory: String, for name: String, permissions: mode_t? = nil, registry: TemporaryFileRegistry? = nil
     ) throws(FileSystemError) -> (path: String, fd: Int32) {
         let suffix = (0..<16).map { _ in String(UInt8.random(in: 0...15), radix: 16) }.joined()
         let path = "\(directory)/.\(name).tmp-\(suffix)"
         registry?.register(path)
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions ?? 0o644)
         guard fd >= 0 else {
             let error = FileSystemError(operation: "create temporary file", path: path, errno: errno)
             registry?.unregister(path)
             throw error
         }
-        // open() applies the umask; the mode must be exactly what was asked for (keys: 0600).
+        // open() applies the umask; an explicit mode must be exactly what was asked for (keys: 0600).
+        guard let permissions else { return (path, fd) }
         guard fchmod(fd, permissions) == 0 else {
             let error = FileSystemError(operation: "fchmod", path: path, errno: errno)
             close(fd)
@@ -47,9 +48,10 @@ package enum DurableFile {
         try commit(URL(fileURLWithPath: temporary), to: URL(fileURLWithPath: final))
     }
 
-    /// Atomically replaces `url` with `data`, as a file of mode `permissions`.
+    /// Atomically replaces `url` with `data`, as a file of exactly mode `permissions` (default 0644: what a
+    /// web server must be able to read), or 0644 as the umask allows when `permissions` is `nil`.
     package static func write(
-        _ data: Data, to url: URL, permissions: mode_t = 0o644, registry: TemporaryFileRegistry? = nil
+        _ data: Data, to url: URL, permissions: mode_t? = 0o644, registry: TemporaryFileRegistry? = nil
     ) throws(FileSystemError) {
         let (temporary, fd) = try createTemporary(
             in: url.deletingLastPathComponent().path, for: url.lastPathComponent, permissions: permissions, registry: registry)

@@ -44,6 +44,24 @@ import Testing
         }
     }
 
+    @Test func publishedManifestsNeedATokenAndAreImmutable() async throws {
+        let folder = try HostedFolder(size: 512)
+        defer { folder.remove() }
+        let manifests = folder.site.appendingPathComponent("manifests", isDirectory: true)
+        try FileManager.default.createDirectory(at: manifests, withIntermediateDirectories: true)
+        let name = "manifests/\(String(repeating: "b", count: 64)).manifest.json"
+        try Data("{\"files\": []}\n".utf8).write(to: folder.site.appendingPathComponent(name))
+        let key = URLTokenKey.generate()
+        try await withLiveServer(root: folder.site, tokenKey: key) { base in
+            let url = URL(string: base.absoluteString + name)!
+            #expect(try await curl(url.absoluteString).status == 403)
+            let signed = URLTokenSigner(key: key).sign(url: url, product: "com.example.levels", expiresIn: 60)
+            let ok = try await curl(signed.absoluteString)
+            #expect(ok.status == 200)
+            #expect(ok.headers["cache-control"]?.contains("immutable") == true, "\(ok.headers)")
+        }
+    }
+
     @Test func symlinkIntoArchivesStillNeedsToken() async throws {
         let folder = try HostedFolder(size: 512)
         defer { folder.remove() }

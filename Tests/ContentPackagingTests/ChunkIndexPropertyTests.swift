@@ -42,6 +42,25 @@ struct ChunkIndexPropertyTests {
         }
     }
 
+    @Test("numbers at the ends of Int64 are problems, never an overflow")
+    func extremeNumbersAreRefused() {
+        let extremes: [Int64] = [.max, .min, .max - 1, -1]
+        for value in extremes {
+            for field in 0..<6 {
+                var manifest = Self.manifest([(100, 2048), (100, 2048)])
+                switch field {
+                case 0: manifest.chunks![0].offset = value
+                case 1: manifest.chunks![0].length = value
+                case 2: manifest.chunks![1].uncompressedLength = value
+                case 3: manifest.files[1].dataOffset = value
+                case 4: manifest.files[1].size = value
+                default: manifest.archiveSize = value
+                }
+                #expect(!manifest.chunkIndexProblems().isEmpty, "field \(field) = \(value)")
+            }
+        }
+    }
+
     @Test("moving any one offset, length or data offset by any amount is a problem")
     func anyMovedNumberIsRefused() async {
         await propertyCheck(input: Self.lengths, Gen.int(in: 0...4), Gen.int(in: 0...100), Gen.int(in: 1...5000)) {

@@ -2,8 +2,9 @@ internal import Logging
 
 /// The library's loggers (swift-log): what a transfer, the queue and the installer decided, and why.
 ///
-/// Nothing is written unless the host bootstraps a logging backend (the CLI sends it to stderr, `-v` for
-/// debug, `-vv` for trace); the library itself never writes to stderr. Labels let a host route each part:
+/// Where lines go is the host's choice (`LoggingSystem.bootstrap`; the CLI sends them to stderr, `-v` for
+/// debug, `-vv` for trace). Without a bootstrap, swift-log's default handler prints info and above to stderr,
+/// which here means only the errors and warnings below; the library never writes to stderr by itself. Labels let a host route each part:
 /// `iapcontent.transfer` (start, resume or restart, retry with its reason, verified, stopped),
 /// `iapcontent.queue` (transactions, recovery), `iapcontent.install` (install phases). Decisions log at
 /// debug level (what a caller already reports as state changes stays out of its default output); only

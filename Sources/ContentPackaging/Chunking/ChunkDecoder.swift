@@ -15,7 +15,8 @@ package struct ChunkDecoder: ~Copyable {
 
     /// A decoder for chunks of at most `maximumLength` uncompressed bytes.
     package init(maximumLength: Int) {
-        context = ZSTD_createDCtx()
+        guard let context = ZSTD_createDCtx() else { fatalError("libzstd could not allocate a decompression context (out of memory)") }
+        self.context = context
         buffer = .allocate(byteCount: max(1, maximumLength), alignment: 64)
     }
 

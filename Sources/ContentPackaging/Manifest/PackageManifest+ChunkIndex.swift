@@ -27,7 +27,10 @@ extension PackageManifest {
         var offset: Int64 = 0
         var uncompressed: Int64 = 0
         for (index, chunk) in chunks.enumerated() {
-            problems += Self.problems(of: chunk, index: index, offset: offset, uncompressed: uncompressed, maximum: maximum)
+            // The first chunk out of place ends the walk: its numbers cannot place the next one, and adding
+            // them could overflow. A sound chunk is at most `largestFrame` long, so the sums stay small.
+            let found = Self.problems(of: chunk, index: index, offset: offset, uncompressed: uncompressed, maximum: maximum)
+            guard found.isEmpty else { return problems + found }
             offset = chunk.offset + chunk.length
             uncompressed = chunk.uncompressedOffset + chunk.uncompressedLength
         }
@@ -73,11 +76,16 @@ extension PackageManifest {
                 problems.append("\(file.path) has no data offset in the chunk index; pack it again")
                 continue
             }
-            if start < end || start < 0 {
+            guard start >= 0, file.size >= 0 else {
+                problems.append("\(file.path) has a negative data offset (\(start)) or size (\(file.size))")
+                continue
+            }
+            if start < end {
                 problems.append("\(file.path)'s data starts at tar-stream byte \(start), inside the data before it (ends at \(end))")
             }
-            if start > streamLength - file.size {
+            guard start <= streamLength - file.size else {
                 problems.append("\(file.path)'s data (\(file.size) bytes at tar-stream byte \(start)) runs past the tar stream's \(streamLength) bytes")
+                continue
             }
             end = max(end, start + file.size)
         }

@@ -22,7 +22,7 @@ enum PackFiles {
     /// Writes `data` to `DIR/name` crash-safe.
     static func write(_ data: Data, to name: String, in directory: String, registry: TemporaryFileRegistry?) throws(PackError) {
         let url = URL(fileURLWithPath: directory, isDirectory: true).appendingPathComponent(name, isDirectory: false)
-        do { try DurableFile.write(data, to: url, registry: registry) } catch { throw PackError(error) }
+        do { try DurableFile.write(data, to: url, permissions: nil, registry: registry) } catch { throw PackError(error) }
     }
 
     /// A ``PackError/io(path:errno:message:)`` for `operation` on `path` from the current `errno`.
@@ -32,8 +32,20 @@ enum PackFiles {
 }
 
 extension PackError {
-    /// A failed file-system call in an author's words: `cannot <operation>: <reason>`, naming the file.
+    /// A failed file-system call in an author's words (`cannot flush to disk: No space left on device`),
+    /// naming the file; a failed rename names the archive it was for.
     init(_ error: FileSystemError) {
-        self = .io(path: error.path, errno: error.errno, message: "cannot \(error.operation): \(error.reason)")
+        var path = error.path
+        let what: String
+        switch error.operation {
+        case "fsync": what = "cannot flush to disk"
+        case "open": what = "cannot open"
+        case "create temporary file": what = "cannot create temporary file"
+        case let operation where operation.hasPrefix("rename to "):
+            path = String(operation.dropFirst("rename to ".count))
+            what = "cannot rename temporary file into place"
+        default: what = "cannot \(error.operation)"
+        }
+        self = .io(path: path, errno: error.errno, message: "\(what): \(error.reason)")
     }
 }

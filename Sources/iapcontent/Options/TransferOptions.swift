@@ -27,6 +27,10 @@ struct TransferOptions: ParsableArguments {
     func validate() throws {
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         if let maxRate, maxRate < 1 { throw ValidationError("--max-rate must be a positive number of bytes per second") }
+        guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1") }
+        guard retryDelay >= 0 else { throw ValidationError("--retry-delay must be zero or more seconds") }
+        // 0 would turn libcurl's stall detection off, and a stalled connection would then hang the run.
+        guard stallTimeout >= 1 else { throw ValidationError("--stall-timeout must be at least 1 second") }
     }
 
     /// The engine's options for these flags (its defaults for everything they do not set).
