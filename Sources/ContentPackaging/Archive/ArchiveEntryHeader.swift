@@ -5,22 +5,9 @@
 public struct ArchiveEntryHeader: Sendable, Equatable {
     /// The kind of file system object an entry describes.
     public enum Kind: Sendable, Equatable, CustomStringConvertible {
-        /// A regular file: the only kind with data.
-        case regular
-        /// A directory.
-        case directory
-        /// A symbolic link (never installed).
-        case symlink
-        /// A second name for an earlier entry (never installed).
-        case hardlink
-        /// A named pipe (never installed).
-        case fifo
-        /// A character device (never installed).
-        case characterDevice
-        /// A block device (never installed).
-        case blockDevice
-        /// A socket (never installed).
-        case socket
+        /// The kinds a tar header can name: a regular file (the only kind with data), a directory, and the
+        /// kinds that are never installed — symbolic and hard links, FIFOs, character and block devices, sockets.
+        case regular, directory, symlink, hardlink, fifo, characterDevice, blockDevice, socket
         /// A type libarchive reports that none of the above matches (raw `S_IFMT` bits).
         case unknown(UInt32)
 
