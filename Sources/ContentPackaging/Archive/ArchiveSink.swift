@@ -41,8 +41,8 @@ final class ArchiveSink {
     private var size: Int64 = 0
     /// `nil`: one frame, no chunk index.
     private var chunker: ContentDefinedChunker?
-    /// SHA-256 of the current chunk's tar bytes so far.
-    private var chunkHasher = SHA256()
+    /// Hands each chunk's tar bytes to the thread that hashes them (with chunking only).
+    private var hashFeeder: ChunkHashThread.Feeder?
     /// Where the current chunk's frame starts in the archive.
     private var chunkStart: Int64 = 0
     /// Where the current chunk starts in the tar stream.
@@ -66,6 +66,7 @@ final class ArchiveSink {
         self.displayPath = displayPath
         compressor = try ZstdFrameCompressor(level: compressionLevel)
         chunker = chunking.map { ContentDefinedChunker(parameters: $0) }
+        if chunking != nil { hashFeeder = ChunkHashThread.Feeder(ChunkHashThread()) }
         output = ArchiveOutputThread(fileDescriptor: fileDescriptor)
         current = output.spare.receive()
     }
@@ -94,7 +95,7 @@ final class ArchiveSink {
     /// Hashes and compresses `buffer`, all of it inside the current chunk.
     private func take(_ buffer: UnsafeRawBufferPointer) -> Bool {
         guard !buffer.isEmpty else { return true }
-        chunkHasher.update(bufferPointer: buffer)
+        hashFeeder?.add(buffer)
         streamOffset += Int64(buffer.count)
         return compress(buffer)
     }
@@ -105,10 +106,10 @@ final class ArchiveSink {
         guard streamOffset > chunkStreamStart else { return true }
         guard endFrame() else { return false }
         guard chunker != nil else { return true }
-        chunks.append(ArchiveChunk(
+        hashFeeder?.endChunk()
+        chunks.append(ArchiveChunk(  // its SHA-256 arrives from the hash thread in `stop()`
             offset: chunkStart, length: size - chunkStart, uncompressedOffset: chunkStreamStart,
-            uncompressedLength: streamOffset - chunkStreamStart, sha256: chunkHasher.finalizeHex()))
-        chunkHasher = SHA256()
+            uncompressedLength: streamOffset - chunkStreamStart, sha256: ""))
         chunkStart = size
         chunkStreamStart = streamOffset
         return true
@@ -159,6 +160,9 @@ final class ArchiveSink {
     /// (idempotent).
     private func stop() -> Outcome {
         if let outcome { return outcome }
+        if let feeder = hashFeeder.take() {
+            for (index, digest) in zip(chunks.indices, feeder.finish()) { chunks[index].sha256 = digest }
+        }
         output.work.send(.last(current!, count: filled))
         current = nil
         let failureErrno = output.done.receive()
