@@ -49,23 +49,26 @@ struct InstallHardCapTests {
         ArchiveEntryHeader(pathBytes: Array(path.utf8), kind: kind, size: size, permissions: 0o644)
     }
 
-    @Test("a catalog cannot lift the 100 000-entry and 2 GiB caps")
+    @Test("a catalog cannot lift the 10-million-entry and 1 TiB caps, and its own counts hold")
     func catalogCannotLiftCaps() throws {
-        let limits = InstallLimits(maxTotalBytes: 3 << 30, maxEntries: 1_000_000)
-        #expect(limits.maxEntries == InstallLimits.maxEntriesCap)
-        #expect(limits.maxTotalBytes == InstallLimits.maxTotalBytesCap)
+        let lifted = InstallLimits(maxTotalBytes: 2 << 40, maxEntries: 20_000_000)
+        #expect(lifted.maxEntries == InstallLimits.maxEntriesCap && InstallLimits.maxEntriesCap == 10_000_000)
+        #expect(lifted.maxTotalBytes == InstallLimits.maxTotalBytesCap && InstallLimits.maxTotalBytesCap == 1 << 40)
+        var huge = EntryPolicy(limits: lifted)
+        #expect(throws: InstallError.self) { try huge.admit(Self.header("Contents/huge", size: (1 << 40) + 1)) }
 
+        let limits = InstallLimits(maxTotalBytes: 2 << 30, maxEntries: 1_000)
         var policy = EntryPolicy(limits: limits)
         _ = try policy.admit(Self.header("ContentInfo.plist"))
         var refusal: InstallError?
-        for index in 1...InstallLimits.maxEntriesCap {
+        for index in 1...limits.maxEntries {
             do { _ = try policy.admit(Self.header("Contents/f\(index)", size: 0)) } catch { refusal = error; break }
         }
         guard case .tooManyEntries(let declared, let found) = refusal else {
             Issue.record("expected tooManyEntries, got \(String(describing: refusal))")
             return
         }
-        #expect(declared == 100_000 && found == 100_001)
+        #expect(declared == 1_000 && found == 1_001)
 
         var sizes = EntryPolicy(limits: limits)
         #expect(throws: InstallError.self) { try sizes.admit(Self.header("Contents/huge", size: (2 << 30) + 1)) }

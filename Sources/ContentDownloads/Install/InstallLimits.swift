@@ -4,14 +4,15 @@ public import ContentPackaging
 /// The caps one archive is held to while it is checked and extracted.
 ///
 /// Taken from what the (signed) catalog promised, optionally tightened by the package manifest,
-/// and never above the hard caps: hosted content is at most 2 GiB (StoreKit's limit) and at most
-/// ``maxEntriesCap`` entries. Bytes actually written are counted against the same caps, so a size
+/// and never above the hard caps: at most ``maxTotalBytesCap`` (1 TiB) and ``maxEntriesCap`` (10 million)
+/// entries, which any real package stays far below; a publisher sets a lower cap with `pack --max-size`. Bytes actually written are counted against the same caps, so a size
 /// lie or a compression bomb stops at the cap rather than at the end of the disk.
 public struct InstallLimits: Sendable, Equatable {
-    /// StoreKit's hosted-content limit: 2 GiB uncompressed.
-    public static let maxTotalBytesCap: Int64 = 2 << 30
+    /// The most content any package may hold: 1 TiB uncompressed (StoreKit stopped at 2 GB; game
+    /// launchers ship 5–100 GiB).
+    public static let maxTotalBytesCap: Int64 = 1 << 40
     /// Absolute entry-count cap, whatever the catalog says.
-    public static let maxEntriesCap = 100_000
+    public static let maxEntriesCap = 10_000_000
 
     /// Most bytes all regular files together may hold.
     public var maxTotalBytes: Int64

@@ -1,3 +1,4 @@
+import SystemSupport
 /// The archive writer's side of a ``FileReadAheadThread``: file data slice by slice, in entry order.
 ///
 /// ```swift

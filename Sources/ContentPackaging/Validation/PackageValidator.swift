@@ -12,15 +12,15 @@ import Glibc
 ///
 /// Only the first few bytes of each file are read, so memory stays flat for any package size.
 public struct PackageValidator: Sendable {
-    /// The default size limit: 2 GiB.
-    public static let defaultMaxTotalBytes: Int64 = 2 << 30
+    /// The default size limit: 1 TiB, what a client installs at most (`--max-size` sets a lower one).
+    public static let defaultMaxTotalBytes: Int64 = 1 << 40
     /// Name of the content directory at a package root.
     public static let contentsDirectoryName = "Contents"
 
     /// Largest total size of regular files accepted.
     public var maxTotalBytes: Int64
 
-    /// Creates a validator with a size limit (default 2 GiB).
+    /// Creates a validator with a size limit (default 1 TiB).
     public init(maxTotalBytes: Int64 = PackageValidator.defaultMaxTotalBytes) {
         self.maxTotalBytes = maxTotalBytes
     }

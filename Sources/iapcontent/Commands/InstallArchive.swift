@@ -26,11 +26,11 @@ extension IAPContent {
         @Option(help: "Store root folder.")
         var store: String
 
-        @Option(help: "Declared uncompressed size (defaults to the 2 GiB cap).")
-        var uncompressedSize: Int64 = 2 << 30
+        @Option(help: "Declared uncompressed size (defaults to the 1 TiB cap).")
+        var uncompressedSize: Int64 = 1 << 40
 
         @Option(help: "Declared entry count (defaults to the 100000 cap).")
-        var entryCount: Int = 100_000
+        var entryCount: Int = 10_000_000
 
         @Flag(help: "Keep the archive after installing.")
         var keepArchive = false

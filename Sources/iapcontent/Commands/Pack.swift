@@ -17,7 +17,7 @@ extension IAPContent {
         @Option(name: .shortAndLong, help: "Directory for the archive and manifest (default: current directory).")
         var output: String = "."
 
-        @Option(help: "Largest total size of the files, in bytes (default 2 GiB).")
+        @Option(help: "Largest total size of the files, in bytes (default 1 TiB).")
         var maxSize: Int64 = PackageValidator.defaultMaxTotalBytes
 
         @Option(help: "zstd compression level (1-19).")

@@ -16,7 +16,7 @@ extension IAPContent {
         @Flag(help: "Print the result as JSON on stdout.")
         var json = false
 
-        @Option(help: "Largest total size of the files, in bytes (default 2 GiB).")
+        @Option(help: "Largest total size of the files, in bytes (default 1 TiB).")
         var maxSize: Int64 = PackageValidator.defaultMaxTotalBytes
 
         func validate() throws {

@@ -1,4 +1,3 @@
-import SystemSupport
 
 /// A fixed-size, page-aligned byte buffer that pipeline threads hand to each other.
 ///
@@ -6,18 +5,18 @@ import SystemSupport
 /// cross threads without copying; it is `@unchecked Sendable` because ownership moves with it:
 /// only the thread that last received it through a ``BlockingChannel`` touches the bytes. The
 /// pipeline that allocates buffers frees them once every thread has handed them back.
-struct PageAlignedBuffer: @unchecked Sendable {
+package struct PageAlignedBuffer: @unchecked Sendable {
     /// The bytes.
-    let bytes: UnsafeMutableRawBufferPointer
+    package let bytes: UnsafeMutableRawBufferPointer
 
     /// Allocates `byteCount` bytes (rounded up to a page, ``DirectIO/alignment``), uninitialized.
-    static func allocate(byteCount: Int) -> PageAlignedBuffer {
+    package static func allocate(byteCount: Int) -> PageAlignedBuffer {
         PageAlignedBuffer(bytes: DirectIO.allocateBuffer(byteCount: byteCount))
     }
 
     /// Capacity in bytes.
-    var count: Int { bytes.count }
+    package var count: Int { bytes.count }
 
     /// Frees the memory; the buffer must not be used afterwards.
-    func deallocate() { bytes.deallocate() }
+    package func deallocate() { bytes.deallocate() }
 }

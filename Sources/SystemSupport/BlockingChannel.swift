@@ -7,7 +7,7 @@ import Synchronization
 /// The pack pipeline's threads (file reader, archive writer, output writer) pass buffers through
 /// these; a fixed capacity keeps memory flat however large the package is. The queue itself is a
 /// `Mutex` inbox; two counting semaphores do the waiting. Whoever receives a value owns it.
-final class BlockingChannel<Element: Sendable>: Sendable {
+package final class BlockingChannel<Element: Sendable>: Sendable {
     private let queue = Mutex<[Element]>([])
     /// Counts queued elements.
     private let filled = DispatchSemaphore(value: 0)
@@ -15,7 +15,7 @@ final class BlockingChannel<Element: Sendable>: Sendable {
     private let free = DispatchSemaphore(value: 0)
 
     /// Creates a channel holding at most `capacity` (≥ 1) elements.
-    init(capacity: Int) {
+    package init(capacity: Int) {
         precondition(capacity >= 1, "a channel needs room for one element")
         // Signalled up from 0 rather than created at `capacity`: libdispatch traps when a semaphore
         // is freed below its initial value, which a channel dropped while holding elements would be.
@@ -24,14 +24,14 @@ final class BlockingChannel<Element: Sendable>: Sendable {
     }
 
     /// Appends `element`, waiting for a free place.
-    func send(_ element: Element) {
+    package func send(_ element: Element) {
         free.wait()
         queue.withLock { $0.append(element) }
         filled.signal()
     }
 
     /// Removes the oldest element, waiting for one.
-    func receive() -> Element {
+    package func receive() -> Element {
         filled.wait()
         let element = queue.withLock { $0.removeFirst() }
         free.signal()

@@ -1,0 +1,134 @@
+internal import ContentPackaging
+
+/// A schema-2 manifest checked against the archive the signed catalog names, laid out for an install
+/// that writes the tar stream's file data straight into place.
+///
+/// Built once per transfer from the manifest the catalog vouches for (its SHA-256 is in the signed
+/// catalog; the manifest's `archiveSHA256` and `archiveSize` must name the very archive being fetched).
+/// Nothing here trusts a byte of the archive: it only says which chunk comes next, which file a tar-stream
+/// offset belongs to, and from which chunk an interrupted install can start again.
+struct ChunkedPackage: Sendable {
+    /// The manifest, as verified.
+    let manifest: PackageManifest
+    /// The chunk index, in archive order.
+    let chunks: [ArchiveChunk]
+    /// Regular files in tar-stream order (by data offset).
+    let files: [PackageManifest.File]
+    /// Length of the tar stream.
+    let streamLength: Int64
+    /// The longest frame, which sizes the receive buffers.
+    let largestFrame: Int
+    /// The longest chunk, which sizes the decode buffer.
+    let largestChunk: Int
+    /// For each chunk, whether installing can start at its first byte with no tar state from before it:
+    /// the byte is inside a file's data, or the first byte of the headers before a file or the archive's end.
+    let isRestartPoint: [Bool]
+
+    /// Checks `manifest` against the archive the catalog promised (`expectedLength`, `expectedSHA256`).
+    /// - Throws: ``InstallError/archiveMismatch(path:reason:)`` naming the first problem and what to do.
+    init(manifest: PackageManifest, expectedLength: Int64, expectedSHA256: String, display: String) throws(InstallError) {
+        func refuse(_ reason: String) -> InstallError {
+            .archiveMismatch(path: display, reason: "\(reason); the publisher must pack and publish it again")
+        }
+        guard manifest.archiveSHA256.lowercased() == expectedSHA256.lowercased(), manifest.archiveSize == expectedLength else {
+            throw refuse("the manifest describes another archive (\(manifest.archiveSize) bytes, SHA-256 \(manifest.archiveSHA256)) than the catalog (\(expectedLength) bytes, \(expectedSHA256))")
+        }
+        guard let chunks = manifest.chunks, !chunks.isEmpty else { throw refuse("the manifest has no chunk index") }
+        if let problem = manifest.chunkIndexProblems().first { throw refuse("the manifest's chunk index is wrong: \(problem)") }
+        let files = manifest.files.sorted { ($0.dataOffset ?? 0) < ($1.dataOffset ?? 0) }
+        let total = files.reduce(Int64(0)) { $0 + $1.size }
+        guard total == manifest.uncompressedSize, files.count <= InstallLimits.maxEntriesCap,
+              total <= InstallLimits.maxTotalBytesCap
+        else {
+            throw refuse("the manifest lists \(files.count) files of \(total) bytes, but says \(manifest.uncompressedSize) bytes (at most \(InstallLimits.maxTotalBytesCap) bytes and \(InstallLimits.maxEntriesCap) entries)")
+        }
+        for file in files where file.dataOffset! % Int64(TarHeaderBlock.length) != 0 {
+            throw refuse("\(file.path)'s data offset \(file.dataOffset!) is not on a 512-byte tar block")
+        }
+        self.manifest = manifest
+        self.chunks = chunks
+        self.files = files
+        streamLength = chunks.last!.uncompressedOffset + chunks.last!.uncompressedLength
+        largestFrame = Int(chunks.map(\.length).max()!)
+        largestChunk = Int(chunks.map(\.uncompressedLength).max()!)
+        isRestartPoint = Self.restartPoints(chunks: chunks, files: files)
+    }
+
+    /// Where a file's data ends.
+    static func end(of file: PackageManifest.File) -> Int64 { file.dataOffset! + file.size }
+
+    /// The first byte of the headers after `file` (its data rounded up to a tar block).
+    static func headersAfter(_ file: PackageManifest.File) -> Int64 {
+        let block = Int64(TarHeaderBlock.length)
+        return (end(of: file) + block - 1) / block * block
+    }
+
+    /// One walk over chunks and files together: a chunk start is a restart point when it lies inside a
+    /// file's data or exactly where a run of headers begins.
+    private static func restartPoints(chunks: [ArchiveChunk], files: [PackageManifest.File]) -> [Bool] {
+        var points: [Bool] = []
+        points.reserveCapacity(chunks.count)
+        var hint = 0  // files before it end (headers included) before the chunk starts
+        for chunk in chunks {
+            let start = chunk.uncompressedOffset
+            while hint < files.count, headersAfter(files[hint]) < start { hint += 1 }
+            points.append(restartState(at: start, files: files, from: hint) != nil)
+        }
+        return points
+    }
+
+    /// Where installing stands at tar-stream byte `offset`, if it can start there; `from` is a hint (the
+    /// first file that may be involved).
+    static func restartState(at offset: Int64, files: [PackageManifest.File], from: Int = 0) -> TarStreamPosition? {
+        if offset == 0 { return .headers(nextFile: 0) }
+        var index = from
+        while index < files.count {
+            let file = files[index]
+            if offset < file.dataOffset! {
+                return nil  // inside the headers before this file
+            }
+            if offset < end(of: file) { return .data(file: index, written: offset - file.dataOffset!) }
+            if offset == headersAfter(file) { return .headers(nextFile: index + 1) }
+            if offset < headersAfter(file) { return nil }  // the padding after its data
+            index += 1
+        }
+        return nil
+    }
+
+    /// The index of the chunk whose frame starts at archive byte `offset`, if any.
+    func chunkIndex(startingAt offset: Int64) -> Int? {
+        var low = 0, high = chunks.count
+        while low < high {
+            let middle = (low + high) / 2
+            if chunks[middle].offset < offset { low = middle + 1 } else { high = middle }
+        }
+        return low < chunks.count && chunks[low].offset == offset ? low : (offset == manifest.archiveSize ? chunks.count : nil)
+    }
+
+    /// The restart point at or before chunk `index` (`chunks.count`: the end, which is one).
+    func restartChunk(atOrBefore index: Int) -> Int {
+        guard index < chunks.count else { return chunks.count }
+        var candidate = index
+        while candidate > 0, !isRestartPoint[candidate] { candidate -= 1 }
+        return candidate
+    }
+
+    /// The file whose data holds tar-stream byte `offset`, found by binary search.
+    func fileIndex(containing offset: Int64) -> Int? {
+        var low = 0, high = files.count
+        while low < high {
+            let middle = (low + high) / 2
+            if Self.end(of: files[middle]) <= offset { low = middle + 1 } else { high = middle }
+        }
+        guard low < files.count, files[low].dataOffset! <= offset else { return nil }
+        return low
+    }
+}
+
+/// Where an install of a tar stream stands between two bytes.
+enum TarStreamPosition: Sendable, Equatable {
+    /// At the first byte of the headers before file `nextFile` (`files.count`: before the end of the archive).
+    case headers(nextFile: Int)
+    /// Inside file `file`'s data, `written` bytes of it already in place.
+    case data(file: Int, written: Int64)
+}

@@ -1,0 +1,158 @@
+internal import SystemSupport
+internal import CLinuxSystem
+import Glibc
+
+/// The folder a chunk-indexed download writes its files into, `transfers/<product>.tree/`: it survives
+/// pauses, crashes and reboots (unlike `staging/`, which recovery empties), so an interrupted install
+/// continues inside the file it was writing.
+///
+/// Every path is walked from the tree's descriptor with `O_NOFOLLOW|O_DIRECTORY`, directories are made
+/// `0755` and files `0644`, owners, times and modes from the archive are never restored — the same rules as
+/// ``SafeExtractor``. Writes start their writeback at once (`sync_file_range`, not waiting), so a checkpoint's
+/// ``sync()`` mostly finds the data on its way already. ``sync()`` is what makes the install resumable: every
+/// file written and every directory given a new entry since the last one is fsynced.
+///
+/// - Important: Owned by one install thread (not thread-safe).
+final class StagingTree {
+    /// The tree's path, for messages.
+    let path: String
+    private let fd: Int32
+    /// The folder of the file written last, kept open: files of one folder follow each other.
+    private var parent: (components: ArraySlice<String>, fd: Int32)?
+    /// Files finished since the last ``sync()``.
+    private var finished = PendingFileSyncs()
+    /// Folders (relative, `""` for the root) given a new entry since the last ``sync()``.
+    private var changedFolders: Set<String> = []
+    /// Bytes the package needs in all, for the space error.
+    private let expectedBytes: Int64
+
+    /// Opens the tree at `path`, creating it (and leaving what it holds) when `wipe` is false, or empty.
+    init(path: String, wipe: Bool, expectedBytes: Int64) throws(InstallError) {
+        self.path = path
+        self.expectedBytes = expectedBytes
+        if wipe { try FileSystemCalls.removeTree(path) }
+        if mkdir(path, 0o755) != 0, errno != EEXIST {
+            throw Self.spaceError(errno, path: path, expected: expectedBytes) ?? .system(operation: "mkdir", path: path, errno: errno)
+        }
+        fd = try FileSystemCalls.openDirectory(path)
+        fchmod(fd, 0o755)
+        changedFolders.insert("")
+    }
+
+    deinit {
+        if let parent { close(parent.fd) }
+        close(fd)
+    }
+
+    /// Makes the folder `relative` (and its parents) if missing.
+    func makeDirectory(_ relative: String) throws(InstallError) {
+        close(try openFolder(relative.split(separator: "/").map(String.init)[...]))
+    }
+
+    /// Opens the file `relative` for writing (created `0644` if missing; emptied when `truncate`); the caller owns the descriptor.
+    func openFile(_ relative: String, truncate: Bool) throws(InstallError) -> Int32 {
+        let components = relative.split(separator: "/").map(String.init)
+        let folder = components.dropLast()
+        if parent == nil || parent!.components != folder {
+            if let parent { close(parent.fd) }
+            parent = nil
+            parent = (folder, try openFolder(folder))
+        }
+        let display = path + "/" + relative
+        var file = openat(parent!.fd, components.last!, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        if file >= 0 {
+            changedFolders.insert(folder.joined(separator: "/"))
+        } else if errno == EEXIST {
+            file = openat(parent!.fd, components.last!, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | (truncate ? O_TRUNC : 0))
+        }
+        guard file >= 0 else { throw spaceError(errno) ?? .system(operation: "create", path: display, errno: errno) }
+        fchmod(file, 0o644)
+        return file
+    }
+
+    /// Writes `bytes` at `offset` of `file` and starts their writeback.
+    func write(_ bytes: UnsafeRawBufferPointer, to file: Int32, at offset: Int64, display: String) throws(InstallError) {
+        var done = 0
+        while done < bytes.count {
+            let count = pwrite(file, bytes.baseAddress! + done, bytes.count - done, off_t(offset + Int64(done)))
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                let code = count < 0 ? errno : EIO
+                throw spaceError(code) ?? .system(operation: "write", path: path + "/" + display, errno: code)
+            }
+            done += count
+        }
+        _ = CLinuxSystem_startWriteback(file, offset, Int64(bytes.count))
+    }
+
+    /// Takes a file whose data is complete; it is fsynced and closed by a later ``sync()`` (or sooner, when many wait).
+    func finish(_ file: Int32, relative: String) throws(InstallError) {
+        try finished.add(file, path: path + "/" + relative, failure: syncFailure)
+    }
+
+    /// Makes everything written so far durable: the finished files, `open` (a file still being written),
+    /// then every folder that gained an entry, deepest first.
+    func sync(open: Int32? = nil) throws(InstallError) {
+        try finished.syncAll(failure: syncFailure)
+        if let open, fsync(open) != 0 { throw syncFailure("fsync", errno, path) }
+        for folder in changedFolders.sorted(by: { $0.count > $1.count }) {
+            let descriptor = try openFolder(folder.split(separator: "/").map(String.init)[...])
+            defer { close(descriptor) }
+            try FileSystemCalls.sync(descriptor, display: folder.isEmpty ? path : path + "/" + folder)
+        }
+        changedFolders.removeAll()
+    }
+
+    /// The size of the regular file `relative`, or `nil` when it is missing or not a regular file.
+    func size(of relative: String) -> Int64? {
+        var info = stat()
+        guard fstatat(fd, relative, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int64(info.st_size)
+    }
+
+    /// Opens (making as needed, `0755`) the folder `components` below the tree; returns an owned descriptor.
+    private func openFolder(_ components: ArraySlice<String>) throws(InstallError) -> Int32 {
+        var current = dup(fd)
+        guard current >= 0 else { throw .system(operation: "dup", path: path, errno: errno) }
+        var relative = ""
+        for component in components {
+            let parentRelative = relative
+            relative = relative.isEmpty ? component : relative + "/" + component
+            let display = path + "/" + relative
+            var next: Int32?
+            do throws(InstallError) {
+                next = try FileSystemCalls.openDirectory(in: current, component, display: display)
+                if next == nil {
+                    if mkdirat(current, component, 0o755) != 0, errno != EEXIST {
+                        throw spaceError(errno) ?? .system(operation: "mkdir", path: display, errno: errno)
+                    }
+                    changedFolders.insert(parentRelative)
+                    next = try FileSystemCalls.openDirectory(in: current, component, display: display)
+                    if let next { fchmod(next, 0o755) }
+                }
+            } catch {
+                close(current)
+                throw error
+            }
+            close(current)
+            guard let next else { throw .system(operation: "open directory", path: display, errno: ENOENT) }
+            current = next
+        }
+        return current
+    }
+
+    private var syncFailure: (_ operation: String, _ errno: Int32, _ path: String) -> InstallError {
+        let expected = expectedBytes
+        return { operation, code, path in
+            Self.spaceError(code, path: path, expected: expected) ?? .system(operation: operation, path: path, errno: code)
+        }
+    }
+
+    private func spaceError(_ code: Int32) -> InstallError? { Self.spaceError(code, path: path, expected: expectedBytes) }
+
+    /// ENOSPC/EDQUOT → ``InstallError/insufficientSpace(needed:available:)``.
+    private static func spaceError(_ code: Int32, path: String, expected: Int64) -> InstallError? {
+        guard code == ENOSPC || code == EDQUOT else { return nil }
+        return .insufficientSpace(needed: expected, available: FileSystemCalls.availableBytes(path))
+    }
+}
