@@ -30,7 +30,9 @@ final class OverlappedInstalls: Sendable {
 
     /// The feed for a transfer attempt: starts an extraction that follows it, replacing any
     /// earlier one for the product. `nil` when the product is unknown or its archive differs.
+    /// A chunk-indexed transfer installs by itself and gets none.
     func feed(for request: TransferRequest) -> GrowingArchive? {
+        guard request.chunked == nil else { return nil }
         let replaced: OverlappedInstall?
         let started: OverlappedInstall?
         (replaced, started) = state.withLock { state in

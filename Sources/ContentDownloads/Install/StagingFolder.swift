@@ -56,6 +56,25 @@ final class StagingFolder: Sendable {
         self.rootPath = rootPath
     }
 
+    /// Takes a finished folder where it is (a chunk-indexed download's tree in `transfers/`) and locks it, so
+    /// ``ContentInstaller/commit(_:product:store:archivePath:options:)`` swaps it in with one rename.
+    init(adopting path: String) throws(InstallError) {
+        let url = URL(fileURLWithPath: path)
+        let rootPath = url.deletingLastPathComponent().path
+        let rootFD = try FileSystemCalls.openDirectory(rootPath)
+        let fd: Int32
+        do { fd = try FileSystemCalls.openDirectory(path) } catch {
+            close(rootFD)
+            throw error
+        }
+        flock(fd, LOCK_EX | LOCK_NB)
+        self.name = url.lastPathComponent
+        self.path = path
+        self.fd = fd
+        self.rootFD = rootFD
+        self.rootPath = rootPath
+    }
+
     deinit {
         close(fd)
         close(rootFD)

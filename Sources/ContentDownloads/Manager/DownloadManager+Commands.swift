@@ -49,7 +49,7 @@ extension DownloadManager {
             live[productID]?.stopIntent = .cancel
             engine.cancel(productID)
         case .waiting, .paused, .failed:
-            unlink(record.partialPath)
+            store.discardTransfer(productID: productID, version: record.contentVersion, partialPath: record.partialPath)
         }
         record.downloadState = .cancelled
         record.durableOffset = 0

@@ -118,9 +118,9 @@ extension DownloadManager {
             failOver = givingUp || error.code == .couldNotConnect || error.code == .couldNotResolveHost
         case .httpStatus(let status, _, _):
             failOver = givingUp || status >= 500 || status == 404
-        case .checksumMismatch, .lengthMismatch, .endlessData:
+        case .checksumMismatch, .lengthMismatch, .endlessData, .badChunk:
             failOver = givingUp
-        case .cannotResume, .io:
+        case .cannotResume, .io, .install:
             failOver = false
         }
         guard failOver else { return .unchanged }

@@ -37,7 +37,8 @@ extension DownloadManager {
                 archivePath: store.archiveFile(productID: id, version: record.contentVersion).path,
                 offset: record.durableOffset, keepsWrittenTail: record.keepsWrittenTail, expectedLength: record.expectedLength,
                 expectedSHA256: record.expectedSHA256, validator: record.validator,
-                maxBytesPerSecond: rateCap(for: record)))
+                maxBytesPerSecond: rateCap(for: record),
+                chunked: store.chunkedTarget(productID: id, version: record.contentVersion)))
             emit(id, force: true)
         }
         rebalanceRates()
@@ -121,7 +122,7 @@ extension DownloadManager {
         live[id]?.estimator.stop()
         DownloadLog.transfer.debug("verified", metadata: ["product": "\(id)", "archive": "\(archivePath)"])
         if record.downloadState == .cancelled {
-            unlink(archivePath)
+            store.discardTransfer(productID: id, version: record.contentVersion, partialPath: archivePath)
             return
         }
         record.durableOffset = record.expectedLength
@@ -166,7 +167,7 @@ extension DownloadManager {
         record.lastErrorCode = verdict.error.code.rawValue
         record.lastError = verdict.error.message
         if verdict.restartFromZero {
-            unlink(record.partialPath)
+            store.discardPartial(productID: id, partialPath: record.partialPath)
             record.durableOffset = 0
             record.validator = nil
             live[id]?.downloadedBytes = 0
@@ -232,7 +233,7 @@ extension DownloadManager {
             if record.downloadState == .active { record.downloadState = .waiting }  // interrupted: continue next run
         }
         if record.downloadState == .cancelled {
-            unlink(record.partialPath)
+            store.discardTransfer(productID: id, version: record.contentVersion, partialPath: record.partialPath)
             record.durableOffset = 0
             live[id]?.downloadedBytes = 0
         }

@@ -148,7 +148,7 @@ public actor DownloadManager {
             live[id]?.stopIntent = .cancel
         }
         let partial = store.partialFile(productID: id).path
-        unlink(partial)
+        store.discardPartial(productID: id, partialPath: partial)
         var record = TransferRecord(product, url: url, partialPath: partial, transactionID: transactionID)
         if let needed = insufficientSpace(for: record) {
             record.downloadState = .failed

@@ -38,6 +38,13 @@ extension TransferFailure {
         case .endlessData(let expected, let url):
             let error = DownloadError.endlessData(expected: expected, url: url)
             return FailureVerdict(error: error, final: error)
+        case .badChunk(let message):
+            record.checksumFailures += 1
+            let error = DownloadError(code: .checksumMismatch, message: "\(message); the download was damaged in transit or the archive on \(record.url) differs from its signed manifest")
+            return FailureVerdict(error: error, final: record.checksumFailures >= 2 ? error : nil)
+        case .install(let message):
+            let error = DownloadError(code: .install, message: "cannot install: \(message)")
+            return FailureVerdict(error: error, final: error)
         case .io(let operation, let path, let code):
             let error: DownloadError = code == ENOSPC
                 ? .insufficientSpace(needed: record.expectedLength - record.durableOffset, path: path)

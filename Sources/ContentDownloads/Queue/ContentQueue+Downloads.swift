@@ -3,8 +3,12 @@ internal import ContentPackaging
 internal import Foundation
 
 extension ContentQueue {
+    /// Free space kept beyond the content for an install in place: the 64 MiB the install may use at most.
+    static let inPlaceMargin: Int64 = 64 << 20
+
     /// Enqueues a transaction's content unless it is installed at its version (or newer);
-    /// preflights free space first (archive still to fetch + uncompressed size + margin).
+    /// preflights free space first (content + 64 MiB for a chunk-indexed archive installed in place;
+    /// archive still to fetch + uncompressed size + margin otherwise).
     func startDownload(_ row: TransactionRow) async throws {
         let product = row.product
         localFailures[row.productID] = nil
@@ -14,9 +18,13 @@ extension ContentQueue {
         let existing = await manager.snapshot(of: row.productID)
         let sameVersion = existing?.contentVersion == product.contentVersion.description
         let have = sameVersion ? (existing?.downloadedBytes ?? 0) : 0
+        let inPlace = await prepareChunkedInstall(product)
         if let preflight = installOptions.spacePreflight {
-            let needed = preflight.required(
-                archiveLength: max(0, product.length - have), uncompressedSize: product.uncompressedSize)
+            // In place: the content and a few frames in memory, no archive copy (what is installed so far
+            // counts as used). Whole archive: the archive still to fetch, then the content beside it.
+            let needed = inPlace
+                ? max(0, product.uncompressedSize - product.uncompressedSize * have / max(1, product.length)) + Self.inPlaceMargin
+                : preflight.required(archiveLength: max(0, product.length - have), uncompressedSize: product.uncompressedSize)
             var available = SpacePreflight.availableBytes(atPath: store.root.path)
             if available < needed, store.hasTrash, (try? store.emptyTrash()) != nil {
                 // Old versions and used archives awaiting deletion hold space that is free to take back.

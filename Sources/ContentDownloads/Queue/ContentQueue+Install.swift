@@ -34,6 +34,17 @@ extension ContentQueue {
         }
         try? journal.recordPhase(archive.productID, .installing)
         let metadata: Logger.Metadata = ["product": "\(product.productID)", "version": "\(product.contentVersion)"]
+        if Self.isFolder(archive.archivePath) {
+            DownloadLog.install.debug("commit: installed chunk by chunk while downloading, swapping in", metadata: metadata)
+            let url = try await Self.runCommit(
+                try StagingFolder(adopting: archive.archivePath), product: product, archive: nil, store: store,
+                options: installOptions)
+            store.discardTransfer(
+                productID: product.productID, version: archive.contentVersion,
+                partialPath: store.partialFile(productID: product.productID).path)
+            DownloadLog.install.debug("installed", metadata: metadata.merging(["contentURL": "\(url.path)"]) { $1 })
+            return
+        }
         if let running = overlapped.take(productID: product.productID, sha256: product.sha256) {
             if case .success(let staging) = await running.result() {
                 DownloadLog.install.debug("commit: extracted while downloading, swapping in", metadata: metadata)
@@ -83,9 +94,15 @@ extension ContentQueue {
         }
     }
 
+    /// Whether `path` is a folder: the tree of a chunk-indexed download rather than an archive file.
+    nonisolated static func isFolder(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+
     /// Swaps an extracted staging folder in, on a dispatch queue (never on a cooperative thread).
     nonisolated static func runCommit(
-        _ staging: StagingFolder, product: CatalogProduct, archive: String, store: Store,
+        _ staging: StagingFolder, product: CatalogProduct, archive: String?, store: Store,
         options: ContentInstaller.Options
     ) async throws -> URL {
         try await withCheckedThrowingContinuation { continuation in
@@ -102,7 +119,8 @@ extension ContentQueue {
     }
 
     /// Crash recovery of installs, before transfers start (the caller holds the driver lock):
-    /// - `verified`/`installing` with the archive on disk → install it again (re-extract);
+    /// - `verified`/`installing` with the archive on disk → install it again (re-extract), or with the tree of
+    ///   a chunk-indexed download → swap it in (unless this version is installed: then the tree is the old one);
     /// - archive gone but this version installed → the crash came after the swap: `finished`;
     /// - neither → download again from zero;
     /// - `finished` rows whose archive is still there (crash before cleanup) → delete the archive.
@@ -114,18 +132,25 @@ extension ContentQueue {
                 if phase == .installed || phase == .installing, let archive, installOptions.removeArchive,
                    store.installedVersion(forProductID: record.productID)?.description == record.contentVersion
                 {
-                    unlink(archive)
+                    store.discardTransfer(productID: record.productID, version: record.contentVersion, partialPath: archive)
                 }
                 continue
             }
             guard record.downloadState != .cancelled, phase == .verified || phase == .installing else { continue }
-            if let archive, let product = product(record.productID, version: record.contentVersion) {
+            let installedNow = store.installedVersion(forProductID: record.productID)?.description == record.contentVersion
+            if let archive, !(installedNow && Self.isFolder(archive)), let product = product(record.productID, version: record.contentVersion) {
                 DownloadLog.queue.debug(
                     "recovery: installing the archive a crash left verified",
                     metadata: ["product": "\(record.productID)", "version": "\(record.contentVersion)"])
                 do {
-                    _ = try await Self.runInstall(
-                        archive: URL(fileURLWithPath: archive), product: product, store: store, options: installOptions)
+                    if Self.isFolder(archive) {
+                        _ = try await Self.runCommit(
+                            try StagingFolder(adopting: archive), product: product, archive: nil, store: store, options: installOptions)
+                        store.discardTransfer(productID: record.productID, version: record.contentVersion, partialPath: record.partialPath)
+                    } else {
+                        _ = try await Self.runInstall(
+                            archive: URL(fileURLWithPath: archive), product: product, store: store, options: installOptions)
+                    }
                     record.downloadState = .finished
                     record.phase = TransferPhase.installed.rawValue
                     record.lastError = nil
@@ -140,6 +165,9 @@ extension ContentQueue {
             } else if let installed = store.installedVersion(forProductID: record.productID),
                       installed.description == record.contentVersion || ContentVersion(record.contentVersion).map({ installed >= $0 }) == true
             {
+                if let archive, Self.isFolder(archive) {  // the swap happened: the tree holds the old version
+                    store.discardTransfer(productID: record.productID, version: record.contentVersion, partialPath: record.partialPath)
+                }
                 record.downloadState = .finished
                 record.phase = TransferPhase.installed.rawValue
             } else {

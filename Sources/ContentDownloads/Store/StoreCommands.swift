@@ -38,7 +38,7 @@ public enum StoreCommands {
                 record.downloadState = .waiting
                 record.attempts = 0
             case (.cancel, .waiting), (.cancel, .active), (.cancel, .paused), (.cancel, .failed):
-                unlink(record.partialPath)
+                store.discardTransfer(productID: record.productID, version: record.contentVersion, partialPath: record.partialPath)
                 record.downloadState = .cancelled
                 record.durableOffset = 0
                 record.validator = nil

@@ -137,37 +137,10 @@ final class Transfer {
 
     func configure() throws(TransferFailure) {
         do {
-            try easy.setURL(request.url)
-            try easy.set(CURLOPT_NOSIGNAL, 1)
-            try easy.set(CURLOPT_FOLLOWLOCATION, 1)
-            try easy.set(CURLOPT_MAXREDIRS, settings.maxRedirects)
-            try easy.set(CURLOPT_CONNECTTIMEOUT, settings.connectTimeout)
-            try easy.set(CURLOPT_LOW_SPEED_LIMIT, settings.lowSpeedLimit)
-            try easy.set(CURLOPT_LOW_SPEED_TIME, settings.lowSpeedTime)
-            try easy.set(CURLOPT_PIPEWAIT, 1)
-            try easy.set(CURLOPT_BUFFERSIZE, TransferSettings.receiveBufferSize(forCap: request.maxBytesPerSecond))
-            try easy.set(CURLOPT_SSL_VERIFYPEER, 1)
-            try easy.set(CURLOPT_SSL_VERIFYHOST, 2)
-            if let caFile = settings.caFile { try easy.set(CURLOPT_CAINFO, caFile) }
-            if request.maxBytesPerSecond > 0 {
-                try easy.set(large: CURLOPT_MAX_RECV_SPEED_LARGE, request.maxBytesPerSecond)
-            }
-            let me = Unmanaged.passUnretained(self).toOpaque()
-            try easy.set(pointer: CURLOPT_PRIVATE, me)
-            try easy.set(pointer: CURLOPT_WRITEDATA, me)
-            try easy.set(pointer: CURLOPT_HEADERDATA, me)
-            _ = CCurl_easy_setopt_write_function(easy.raw, CURLOPT_WRITEFUNCTION, Transfer.writeCallback)
-            _ = CCurl_easy_setopt_write_function(easy.raw, CURLOPT_HEADERFUNCTION, Transfer.headerCallback)
-            if isFileURL {
-                if fileOffset > 0 { try easy.set(large: CURLOPT_RESUME_FROM_LARGE, fileOffset) }
-            } else {
-                var headers = ["Accept-Encoding: identity"]
-                if fileOffset > 0 {
-                    try easy.set(CURLOPT_RANGE, "\(fileOffset)-")
-                    if let ifRange = validator?.ifRange { headers.append("If-Range: \(ifRange)") }
-                }
-                try easy.setHeaders(headers)
-            }
+            try easy.configureArchiveRequest(
+                url: request.url, settings: settings, maxBytesPerSecond: request.maxBytesPerSecond, offset: fileOffset,
+                ifRange: validator?.ifRange, owner: Unmanaged.passUnretained(self).toOpaque(),
+                body: Transfer.writeCallback, header: Transfer.headerCallback)
         } catch {
             throw .network(error)
         }
@@ -241,16 +214,8 @@ final class Transfer {
         let status = head.status
         switch status {
         case 206:
-            guard let range = head.contentRange, range.first == requestedOffset,
-                  range.complete == request.expectedLength
-            else {
-                let got = head.contentRange.map { "\($0.first)-\($0.last)/\($0.complete.map(String.init) ?? "*")" }
-                decision = .reject(.cannotResume(
-                    reason: "asked for bytes \(requestedOffset)- of \(request.expectedLength), server sent range \(got ?? "none")"))
-                return
-            }
-            if let sent = validator?.etag, let now = head.etag, sent != now {
-                decision = .reject(.cannotResume(reason: "the ETag changed from \(sent) to \(now)"))
+            if let refusal = head.partialContentRefusal(offset: requestedOffset, length: request.expectedLength, validator: validator) {
+                decision = .reject(refusal)
                 return
             }
             decision = .accept

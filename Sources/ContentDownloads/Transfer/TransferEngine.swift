@@ -87,8 +87,8 @@ private final class EngineLoop {
     private let multi: MultiHandle
     private let settings: TransferSettings
     private let emit: @Sendable (TransferEvent) -> Void
-    private var byID: [String: Transfer] = [:]
-    private var byHandle: [UnsafeMutableRawPointer: Transfer] = [:]
+    private var byID: [String: any EngineTransfer] = [:]
+    private var byHandle: [UnsafeMutableRawPointer: any EngineTransfer] = [:]
     private let syncer: CheckpointSyncer
 
     init(multi: MultiHandle, settings: TransferSettings, emit: @escaping @Sendable (TransferEvent) -> Void) {
@@ -119,6 +119,7 @@ private final class EngineLoop {
                 transfer.finish(result: result)
             }
             deliverSyncs()
+            for transfer in byID.values { transfer.poll() }
             multi.poll(timeoutMilliseconds: 1000)
         }
     }
@@ -131,9 +132,15 @@ private final class EngineLoop {
             return
         }
         do {
-            let transfer = try Transfer(
-                request: request, settings: settings, syncer: syncer, deliverSyncs: { [unowned self] in self.deliverSyncs() },
-                emit: emit)
+            let transfer: any EngineTransfer
+            if let target = request.chunked {
+                transfer = try ChunkTransfer(
+                    request: request, target: target, settings: settings, wake: { [multi] in multi.wakeup() }, emit: emit)
+            } else {
+                transfer = try Transfer(
+                    request: request, settings: settings, syncer: syncer,
+                    deliverSyncs: { [unowned self] in self.deliverSyncs() }, emit: emit)
+            }
             guard multi.add(transfer.easy) else {
                 emit(.failed(id: request.id, failure: .io(operation: "curl_multi_add_handle", path: request.url, errno: 0),
                              offset: request.offset))
@@ -161,9 +168,34 @@ private final class EngineLoop {
         if delete { transfer.stopDeleting() } else { transfer.stopKeeping() }
     }
 
-    private func detach(_ transfer: Transfer) {
+    private func detach(_ transfer: any EngineTransfer) {
         multi.remove(transfer.easy)
         byID[transfer.request.id] = nil
         byHandle[transfer.easy.raw] = nil
     }
+}
+
+/// What the engine loop needs of a running transfer, whole-archive (``Transfer``) or chunk-indexed
+/// (``ChunkTransfer``). Both live on the transfer thread only.
+protocol EngineTransfer: AnyObject {
+    /// What is being fetched.
+    var request: TransferRequest { get }
+    /// Its libcurl handle, on the multi handle while it runs.
+    var easy: EasyHandle { get }
+    /// libcurl finished it with `result`.
+    func finish(result: CURLcode)
+    /// Pause: keep what arrived, durable.
+    func stopKeeping()
+    /// Cancel: delete what arrived.
+    func stopDeleting()
+    /// A new receive-rate cap (0 = none).
+    func setRate(_ bytesPerSecond: Int64)
+    /// A background fsync of this transfer finished.
+    func checkpointSynced(_ result: CheckpointSyncer.Completed)
+    /// Once per loop turn: report what happened off the thread (durable offsets).
+    func poll()
+}
+
+extension Transfer: EngineTransfer {
+    func poll() {}
 }

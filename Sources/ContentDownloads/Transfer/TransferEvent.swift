@@ -6,7 +6,8 @@ package enum TransferEvent: Sendable, Equatable {
     case progress(id: String, bytesOnDisk: Int64)
     /// The partial file is fsynced up to `offset`; safe to record in the journal.
     case checkpoint(id: String, offset: Int64, validator: Validator?)
-    /// The archive is complete, its SHA-256 matches and it was renamed to `archivePath`.
+    /// The archive is complete, its SHA-256 matches and it was renamed to `archivePath` (for a chunk-indexed
+    /// archive: every chunk matched its signed hash and `archivePath` is the finished tree).
     case verified(id: String, archivePath: String)
     /// The transfer ended without a verified archive; the partial file is kept up to `offset`.
     case failed(id: String, failure: TransferFailure, offset: Int64)
@@ -30,5 +31,9 @@ package enum TransferFailure: Sendable, Equatable {
     case lengthMismatch(expected: Int64, actual: Int64, url: String)
     /// A local file operation failed.
     case io(operation: String, path: String, errno: Int32)
+    /// A chunk of a chunk-indexed archive failed its signed hash or length (the message names it).
+    case badChunk(String)
+    /// A chunk-indexed archive cannot be installed as it arrives: what its headers or manifest got wrong.
+    case install(String)
 }
 extension TransferFailure: Error {}

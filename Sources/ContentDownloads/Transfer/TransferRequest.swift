@@ -26,12 +26,14 @@ package struct TransferRequest: Sendable, Equatable {
     package var maxBytesPerSecond: Int64
     /// Told how far the partial file is written, so an overlapped install can follow it; `nil` = nobody follows.
     package var feed: GrowingArchive?
+    /// Set for a chunk-indexed archive installed as it arrives (no archive file); `nil` fetches the archive file.
+    package var chunked: ChunkedInstallTarget?
 
     /// Creates a request.
     package init(
         id: String, url: String, partialPath: String, archivePath: String, offset: Int64,
         keepsWrittenTail: Bool = false, expectedLength: Int64, expectedSHA256: String, validator: Validator?, maxBytesPerSecond: Int64 = 0,
-        feed: GrowingArchive? = nil
+        feed: GrowingArchive? = nil, chunked: ChunkedInstallTarget? = nil
     ) {
         self.id = id
         self.url = url
@@ -44,6 +46,21 @@ package struct TransferRequest: Sendable, Equatable {
         self.validator = validator
         self.maxBytesPerSecond = maxBytesPerSecond
         self.feed = feed
+        self.chunked = chunked
+    }
+}
+
+/// Where a chunk-indexed download installs: the verified manifest it follows and the tree it writes.
+package struct ChunkedInstallTarget: Sendable, Equatable {
+    /// The manifest the signed catalog vouches for, kept in the store (`transfers/<product>-<version>.manifest.json`).
+    package var manifestPath: String
+    /// The folder the files are written into (`transfers/<product>.tree`); it becomes the installed version.
+    package var treePath: String
+
+    /// Creates a target.
+    package init(manifestPath: String, treePath: String) {
+        self.manifestPath = manifestPath
+        self.treePath = treePath
     }
 }
 

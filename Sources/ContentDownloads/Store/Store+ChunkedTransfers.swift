@@ -1,0 +1,52 @@
+internal import SystemSupport
+package import ContentDelivery
+internal import ContentPackaging
+package import Foundation
+internal import Crypto
+import Glibc
+
+/// The files of a download in `transfers/`: the partial archive of a whole-archive download, or, for a
+/// chunk-indexed one, the verified manifest it follows and the tree it writes in place.
+extension Store {
+    /// The tree a chunk-indexed download writes its files into (it becomes the installed folder).
+    package func treeDirectory(productID: String) -> URL {
+        transfersDirectory.appendingPathComponent("\(Self.safeName(productID)).tree", isDirectory: true)
+    }
+
+    /// The manifest of a product version, kept once its SHA-256 matched the signed catalog's.
+    package func manifestFile(productID: String, version: String) -> URL {
+        transfersDirectory.appendingPathComponent(
+            "\(Self.safeName(productID))-\(Self.safeName(version)).manifest.json", isDirectory: false)
+    }
+
+    /// Where a download of `productID` at `version` installs in place, when its manifest is in the store.
+    package func chunkedTarget(productID: String, version: String) -> ChunkedInstallTarget? {
+        let manifest = manifestFile(productID: productID, version: version)
+        guard FileManager.default.fileExists(atPath: manifest.path) else { return nil }
+        return ChunkedInstallTarget(manifestPath: manifest.path, treePath: treeDirectory(productID: productID).path)
+    }
+
+    /// Deletes what a download wrote so far: its partial archive and its tree (best effort).
+    package func discardPartial(productID: String, partialPath: String) {
+        unlink(partialPath)
+        try? FileSystemCalls.removeTree(treeDirectory(productID: productID).path)
+    }
+
+    /// Deletes a download's files, its manifest included (cancelled, or installed).
+    package func discardTransfer(productID: String, version: String, partialPath: String) {
+        discardPartial(productID: productID, partialPath: partialPath)
+        unlink(manifestFile(productID: productID, version: version).path)
+    }
+
+    /// Keeps `data` as the manifest of `product`, after checking it against the signed catalog's reference.
+    /// - Throws: ``DownloadError`` (`.checksumMismatch`) when length or SHA-256 differ, or a write failure.
+    package func keepManifest(_ data: Data, of product: CatalogProduct, reference: ManifestReference, from url: String) throws {
+        let sha256 = SHA256.hash(data: data).lowercaseHex
+        guard Int64(data.count) == reference.length, sha256 == reference.sha256.lowercased() else {
+            throw DownloadError(
+                code: .checksumMismatch,
+                message: "the manifest at \(url) is \(data.count) bytes with SHA-256 \(sha256), but the signed catalog says \(reference.length) bytes, \(reference.sha256); the mirror serves another file — tell the publisher")
+        }
+        try DurableFile.write(data, to: manifestFile(productID: product.productID, version: product.contentVersion.description))
+    }
+}

@@ -1,0 +1,55 @@
+internal import CCurl
+
+extension EasyHandle {
+    /// Sets up an archive request: timeouts, stall detection, TLS checks, the receive buffer and rate cap,
+    /// identity encoding, and a range from `offset` (with `If-Range` when a validator is known); the body and
+    /// header callbacks get `owner`. Shared by whole-archive and chunk-indexed transfers.
+    func configureArchiveRequest(
+        url: String, settings: TransferSettings, maxBytesPerSecond: Int64, offset: Int64, ifRange: String?,
+        owner: UnsafeMutableRawPointer, body: curl_write_callback, header: curl_write_callback
+    ) throws(CurlError) {
+        try setURL(url)
+        try set(CURLOPT_NOSIGNAL, 1)
+        try set(CURLOPT_FOLLOWLOCATION, 1)
+        try set(CURLOPT_MAXREDIRS, settings.maxRedirects)
+        try set(CURLOPT_CONNECTTIMEOUT, settings.connectTimeout)
+        try set(CURLOPT_LOW_SPEED_LIMIT, settings.lowSpeedLimit)
+        try set(CURLOPT_LOW_SPEED_TIME, settings.lowSpeedTime)
+        try set(CURLOPT_PIPEWAIT, 1)
+        try set(CURLOPT_BUFFERSIZE, TransferSettings.receiveBufferSize(forCap: maxBytesPerSecond))
+        try set(CURLOPT_SSL_VERIFYPEER, 1)
+        try set(CURLOPT_SSL_VERIFYHOST, 2)
+        if let caFile = settings.caFile { try set(CURLOPT_CAINFO, caFile) }
+        if maxBytesPerSecond > 0 { try set(large: CURLOPT_MAX_RECV_SPEED_LARGE, maxBytesPerSecond) }
+        try set(pointer: CURLOPT_PRIVATE, owner)
+        try set(pointer: CURLOPT_WRITEDATA, owner)
+        try set(pointer: CURLOPT_HEADERDATA, owner)
+        _ = CCurl_easy_setopt_write_function(raw, CURLOPT_WRITEFUNCTION, body)
+        _ = CCurl_easy_setopt_write_function(raw, CURLOPT_HEADERFUNCTION, header)
+        if url.lowercased().hasPrefix("file:") {
+            if offset > 0 { try set(large: CURLOPT_RESUME_FROM_LARGE, offset) }
+            return
+        }
+        var headers = ["Accept-Encoding: identity"]
+        if offset > 0 {
+            try set(CURLOPT_RANGE, "\(offset)-")
+            if let ifRange { headers.append("If-Range: \(ifRange)") }
+        }
+        try setHeaders(headers)
+    }
+}
+
+extension ResponseHead {
+    /// Why a 206 reply cannot continue a download at `offset` of a `length`-byte archive (RFC 9110 §14.4, §13.1.5):
+    /// a range other than the one asked for, or an ETag other than the one recorded; `nil` when it can.
+    func partialContentRefusal(offset: Int64, length: Int64, validator: Validator?) -> TransferFailure? {
+        guard let range = contentRange, range.first == offset, range.complete == length else {
+            let got = contentRange.map { "\($0.first)-\($0.last)/\($0.complete.map(String.init) ?? "*")" }
+            return .cannotResume(reason: "asked for bytes \(offset)- of \(length), server sent range \(got ?? "none")")
+        }
+        if let sent = validator?.etag, let now = etag, sent != now {
+            return .cannotResume(reason: "the ETag changed from \(sent) to \(now)")
+        }
+        return nil
+    }
+}
