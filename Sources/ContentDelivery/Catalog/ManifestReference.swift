@@ -6,4 +6,11 @@ public struct ManifestReference: Codable, Sendable, Equatable {
     public var length: Int64
     /// Lowercase hex SHA-256 of the manifest bytes.
     public var sha256: String
+
+    /// A reference to the manifest at `path` of `length` bytes hashing to `sha256`.
+    public init(path: String, length: Int64, sha256: String) {
+        self.path = path
+        self.length = length
+        self.sha256 = sha256
+    }
 }
