@@ -64,19 +64,23 @@ struct QueueCrashTests {
         #expect(try diffTrees(source, installed).status == 0)
     }
 
-    @Test("killed while transferring, after verify, while extracting, after the swap", arguments: ["transfer", "verify", "extract", "swap"])
-    func killAndRestart(phase: String) async throws {
+    @Test("killed while transferring, after verify, while extracting, after the swap; whole or chunk-indexed archive",
+          arguments: ["transfer", "verify", "extract", "swap"], [false, true])
+    func killAndRestart(phase: String, chunked: Bool) async throws {
         let fixture = try QueueFixture(locationConfig: phase == "transfer" ? "limit_rate 512k;" : "")
-        let source = try fixture.source(Self.productID, version: "1.0", size: 2 << 20)
-        try fixture.publish([source])
+        // In place, a file grows a whole chunk (about 1 MiB) at a time: a larger file leaves time to see it grow.
+        let source = try fixture.source(Self.productID, version: "1.0", size: chunked && phase == "transfer" ? 6 << 20 : 2 << 20)
+        try fixture.publish([source], chunked: chunked)
         let arguments = ["download", Self.productID, "--catalog", fixture.catalogURL, "--store", fixture.store.root.path,
                          "--retry-delay", "0.1"]
 
         let (child, output) = try Self.spawn(arguments, environment: phase == "transfer" ? [:] : ["IAPCONTENT_TEST_CRASH_AT": phase])
         defer { try? FileManager.default.removeItem(at: output) }
         if phase == "transfer" {
-            // Kill once some bytes are durable (the partial file is past its first checkpoint).
-            let partial = fixture.store.partialFile(productID: Self.productID).path
+            // Kill once some bytes are durable (the partial file, or the file written in place, is past its first checkpoint).
+            let partial = chunked
+                ? fixture.store.treeDirectory(productID: Self.productID).appendingPathComponent("Contents/art/blob.bin").path
+                : fixture.store.partialFile(productID: Self.productID).path
             let deadline = Date().addingTimeInterval(30)
             while Date() < deadline {
                 let size = (try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0
