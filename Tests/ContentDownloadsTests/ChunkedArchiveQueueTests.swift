@@ -2,6 +2,7 @@ import ContentDelivery
 import ContentDownloads
 import ContentPackaging
 import Foundation
+import Glibc
 import Testing
 import TestSupport
 
@@ -42,5 +43,35 @@ import TestSupport
         #expect(left.isEmpty, "transfers/ keeps \(left)")
         let manifests = fixture.nginx.requests().filter { $0.request.contains("manifests/") }
         #expect(manifests.count == 1)
+    }
+}
+
+/// Past the old 2 GiB cap: a 3 GiB package (one file of zeros) packs and installs, and its zeros stay holes.
+@Suite struct LargeChunkedPackageTests {
+    @Test func aThreeGiBSparsePackagePacksAndInstalls() async throws {
+        let fixture = try QueueFixture()
+        let folder = fixture.root.appendingPathComponent("sources/com.example.huge-1.0", isDirectory: true)
+        try PackageFixture.make(at: folder, productID: "com.example.huge", version: "1.0", files: ["Contents/readme.txt": Data("zeros\n".utf8)])
+        let zeros = folder.appendingPathComponent("Contents/zeros.bin").path
+        let size: Int64 = 3 << 30
+        #expect(truncate(zeros, off_t(size)) == 0 || FileManager.default.createFile(atPath: zeros, contents: nil) && truncate(zeros, off_t(size)) == 0)
+        let catalog = try fixture.publish([folder], chunked: true)
+        let product = try #require(catalog.product("com.example.huge"))
+        #expect(product.uncompressedSize > size)
+
+        let queue = try fixture.queue()
+        try await queue.open()
+        try await queue.add(VerifiedPurchase(transactionID: "t-huge", productID: "com.example.huge"))
+        let ended = await waitForDownloads(queue, ["t-huge"], timeout: 600)
+        let download = try #require(ended["t-huge"]?.downloads.first)
+        #expect(download.state == .finished, "\(download.state) \(download.error?.message ?? "")")
+        await queue.close()
+        let installed = try #require(download.contentURL).appendingPathComponent("Contents/zeros.bin").path
+        var info = stat()
+        #expect(stat(installed, &info) == 0)
+        #expect(Int64(info.st_size) == size)
+        #expect(Int64(info.st_blocks) * 512 < 64 << 20, "the zeros take \(Int64(info.st_blocks) * 512) bytes on disk")
+        let compare = try CommandRunner.run("/usr/bin/cmp", ["-n", String(size), installed, "/dev/zero"])
+        #expect(compare.status == 0, "\(compare.stdout)\(compare.stderr)")
     }
 }

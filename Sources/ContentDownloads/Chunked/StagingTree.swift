@@ -85,8 +85,14 @@ final class StagingTree {
         _ = CLinuxSystem_startWriteback(file, offset, Int64(bytes.count))
     }
 
-    /// Takes a file whose data is complete; it is fsynced and closed by a later ``sync()`` (or sooner, when many wait).
-    func finish(_ file: Int32, relative: String) throws(InstallError) {
+    /// Takes a file whose data is complete, sets its length to `size` (zeros that were never written become holes),
+    /// and fsyncs and closes it at a later ``sync()`` (or sooner, when many wait).
+    func finish(_ file: Int32, size: Int64, relative: String) throws(InstallError) {
+        if ftruncate(file, off_t(size)) != 0 {
+            let code = errno
+            close(file)
+            throw spaceError(code) ?? .system(operation: "truncate", path: path + "/" + relative, errno: code)
+        }
         try finished.add(file, path: path + "/" + relative, failure: syncFailure)
     }
 

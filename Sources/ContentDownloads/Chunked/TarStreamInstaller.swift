@@ -101,10 +101,12 @@ struct TarStreamInstaller: ~Copyable {
             case .data(let index, let fd, let written):
                 let file = package.files[index]
                 used = Int(min(Int64(rest.count), file.size - written))
-                try tree.write(UnsafeRawBufferPointer(rebasing: rest.prefix(used)), to: fd, at: written, display: file.path)
+                let piece = UnsafeRawBufferPointer(rebasing: rest.prefix(used))
+                // Runs of zeros stay holes: the file's size is set at its end, and reads give zeros all the same.
+                if !Self.isAllZero(piece) { try tree.write(piece, to: fd, at: written, display: file.path) }
                 if written + Int64(used) == file.size {
                     state = .padding(remaining: ChunkedPackage.headersAfter(file) - ChunkedPackage.end(of: file))
-                    try tree.finish(fd, relative: file.path)
+                    try tree.finish(fd, size: file.size, relative: file.path)
                 } else {
                     state = .data(file: index, fd: fd, written: written + Int64(used))
                 }
@@ -184,7 +186,7 @@ struct TarStreamInstaller: ~Copyable {
         let fd = try tree.openFile(planned.path, truncate: true)
         nextFile += 1
         if expected.size == 0 {
-            try tree.finish(fd, relative: expected.path)
+            try tree.finish(fd, size: 0, relative: expected.path)
         } else {
             state = .data(file: nextFile - 1, fd: fd, written: 0)
         }
@@ -200,6 +202,12 @@ struct TarStreamInstaller: ~Copyable {
         } catch {
             throw refusal("the pax header before stream byte \(streamOffset) is damaged: \(error.reason)")
         }
+    }
+
+    /// Whether every byte is zero: the first is, and each equals the next (glibc's `memcmp` runs at memory speed).
+    private static func isAllZero(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let first = bytes.first, first == 0 else { return bytes.isEmpty }
+        return memcmp(bytes.baseAddress!, bytes.baseAddress! + 1, bytes.count - 1) == 0
     }
 
     private static func parse(_ bytes: UnsafeRawBufferPointer) -> Result<TarHeaderBlock, TarHeaderError> {
