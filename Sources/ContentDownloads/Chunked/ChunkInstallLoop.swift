@@ -2,13 +2,12 @@ internal import SystemSupport
 internal import ContentPackaging
 import Glibc
 
-/// The work of a ``ChunkInstallThread``, on that thread only: decode and verify each frame in order, feed the
-/// tar installer, and checkpoint. `@unchecked Sendable` because it is built on the transfer thread and handed
+/// The second stage of a ``ChunkInstallPipeline``, on `iap-install` only: feed verified chunks to the tar
+/// installer in order, and checkpoint. `@unchecked Sendable` because it is built on the transfer thread and handed
 /// to the install thread once, at its start; from then on only that thread touches it.
 final class ChunkInstallLoop: @unchecked Sendable {
     private let package: ChunkedPackage
     private var installer: TarStreamInstaller
-    private var decoder: ChunkDecoder
     /// The chunk expected next.
     private(set) var nextChunk: Int
     private let checkpointBytes: Int64
@@ -29,34 +28,22 @@ final class ChunkInstallLoop: @unchecked Sendable {
         self.nextChunk = nextChunk
         self.checkpointBytes = checkpointBytes
         self.checkpointInterval = checkpointInterval
-        decoder = ChunkDecoder(maximumLength: package.largestChunk)
     }
 
-    /// Verifies and installs chunk `index`; returns a new durable offset when this made a checkpoint.
-    func install(index: Int, frame: PageAlignedBuffer) -> Result<Int64?, InstallError> {
+    /// Installs chunk `index`'s verified bytes; returns a new durable offset when this made a checkpoint.
+    func install(index: Int, bytes: UnsafeRawBufferPointer) -> Result<Int64?, InstallError> {
         do throws(InstallError) {
-            guard index == nextChunk, index < package.chunks.count else {
-                throw .archiveMismatch(path: "chunk \(index)", reason: "arrived out of order (expected chunk \(nextChunk))")
-            }
-            let chunk = package.chunks[index]
-            let bytes: UnsafeRawBufferPointer
-            do {
-                bytes = try decoder.decode(
-                    UnsafeRawBufferPointer(rebasing: frame.bytes[0..<Int(chunk.length)]), as: chunk, index: index)
-            } catch {
-                throw .archiveMismatch(path: Self.badChunkPath, reason: error.description)
-            }
             try installer.consume(bytes)
-            nextChunk += 1
-            sinceCheckpoint += chunk.length
+            nextChunk = index + 1
+            sinceCheckpoint += package.chunks[index].length
             CrashHook.reach(.extract)
             guard sinceCheckpoint >= checkpointBytes || Transfer.now() - lastCheckpoint >= checkpointInterval else {
                 return .success(nil)
             }
-            return checkpoint()
         } catch {
             return .failure(error)
         }
+        return checkpoint()
     }
 
     /// Makes everything installed so far durable; returns the restart offset it allows.

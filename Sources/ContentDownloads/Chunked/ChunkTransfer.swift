@@ -6,7 +6,7 @@ internal import Logging
 import Glibc
 
 /// One chunk-indexed download on the transfer thread: the easy handle, the response decisions, and the
-/// cutting of the body into frames for its ``ChunkInstallThread`` — no archive file.
+/// cutting of the body into frames for its ``ChunkInstallPipeline`` — no archive file.
 ///
 /// Byte offsets are archive offsets throughout, so the journal, the retry policy and the range rules are the
 /// engine's usual ones: a resume asks for `Range: bytes=<durable>-`, where the durable offset is always the
@@ -19,7 +19,7 @@ final class ChunkTransfer: EngineTransfer {
     let easy: EasyHandle
     let emit: @Sendable (TransferEvent) -> Void
     private let package: ChunkedPackage
-    let install: ChunkInstallThread
+    let install: ChunkInstallPipeline
     let target: ChunkedInstallTarget
     var head = ResponseHead()
     var decision: Transfer.Decision?
@@ -55,7 +55,7 @@ final class ChunkTransfer: EngineTransfer {
         received = requestedOffset
         lastCheckpointOffset = requestedOffset
         validator = requestedOffset > 0 ? request.validator : nil
-        install = ChunkInstallThread(package: package, loop: loop, onDurable: wake)
+        install = ChunkInstallPipeline(package: package, loop: loop, onDurable: wake)
         do { easy = try EasyHandle() } catch {
             install.stop()
             throw .network(error)
@@ -184,8 +184,8 @@ final class ChunkTransfer: EngineTransfer {
 
     /// Journals a durable offset the install thread published, and takes up its failure.
     func poll() {
-        if failure == nil, let failed = install.failure { failure = TransferFailure(failed) }
-        let durable = install.durableOffset
+        let (durable, failed) = install.status
+        if failure == nil, let failed { failure = TransferFailure(failed) }
         if durable > lastCheckpointOffset {
             lastCheckpointOffset = durable
             emit(.checkpoint(id: request.id, offset: durable, validator: validator))

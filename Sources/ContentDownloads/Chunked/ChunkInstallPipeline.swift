@@ -1,0 +1,180 @@
+internal import SystemSupport
+internal import ContentPackaging
+internal import Dispatch
+internal import Synchronization
+import Glibc
+
+/// The two threads that turn a chunk-indexed download's frames into installed files: `iap-verify` decompresses
+/// each frame and checks it against its signed chunk hash (``ChunkVerifier``); only a chunk that passed reaches
+/// `iap-install`, which writes its file data in place (``ChunkInstallLoop``). Two stages, so that hashing one
+/// chunk overlaps writing the previous one while the transfer thread receives the next.
+///
+/// Buffers go round: the transfer thread fills a frame buffer from ``spare`` and hands it over
+/// (``submit(index:buffer:)``); the verifier returns it once decoded into a chunk buffer, which the installer
+/// returns once written. Memory is a few frames and chunks whatever the package size. The installer makes
+/// what it wrote durable every `checkpointBytes` of archive (or `checkpointInterval` seconds) and only then
+/// publishes the restart offset (``durableOffset``). The first failure (a chunk that fails its hash, a header
+/// the manifest does not vouch for, a full disk) stops all writing; buffers keep coming back, so the transfer
+/// thread never waits forever.
+final class ChunkInstallPipeline: Sendable {
+    /// What travels down the pipeline, in order.
+    enum Work: @unchecked Sendable {
+        /// A complete frame (verifier) or a verified chunk of `length` bytes (installer).
+        case chunk(index: Int, buffer: PageAlignedBuffer, length: Int)
+        /// A chunk that failed verification: the installer records the failure.
+        case failed(InstallError)
+        /// Make everything so far durable, then signal.
+        case sync(DispatchSemaphore)
+        /// The stream is complete: finish (the end-of-archive, every file), sync, signal.
+        case finish(DispatchSemaphore)
+        /// End both threads.
+        case stop
+    }
+
+    private struct Shared: Sendable {
+        var durableOffset: Int64
+        var failure: InstallError?
+        var stopping = false
+    }
+
+    /// Frame buffers free for the transfer thread to fill, each ``ChunkedPackage/largestFrame`` bytes or more.
+    let spare: BlockingChannel<PageAlignedBuffer>
+    private let frames: BlockingChannel<Work>
+    private let chunks: BlockingChannel<Work>
+    private let decodedSpare: BlockingChannel<PageAlignedBuffer>
+    private let shared: Mutex<Shared>
+    private let buffers: [PageAlignedBuffer]
+    private let stopped = DispatchSemaphore(value: 0)
+    /// Told each time the durable offset moves or a failure arrives (the engine wakes its loop to journal it).
+    private let onDurable: @Sendable () -> Void
+
+    /// Frames in flight: being filled, queued, being decoded.
+    static let frameBuffers = 3
+    /// Verified chunks in flight: being decoded into, being written.
+    static let chunkBuffers = 2
+
+    /// Starts both threads; `loop` installs `package` from its next chunk (a restart point).
+    init(package: ChunkedPackage, loop: ChunkInstallLoop, onDurable: @escaping @Sendable () -> Void) {
+        let firstChunk = loop.nextChunk
+        shared = Mutex(Shared(durableOffset: firstChunk < package.chunks.count ? package.chunks[firstChunk].offset : package.manifest.archiveSize))
+        spare = BlockingChannel(capacity: Self.frameBuffers)
+        decodedSpare = BlockingChannel(capacity: Self.chunkBuffers)
+        frames = BlockingChannel(capacity: Self.frameBuffers + 2)
+        chunks = BlockingChannel(capacity: Self.chunkBuffers + 2)
+        let frameBuffers = (0..<Self.frameBuffers).map { _ in PageAlignedBuffer.allocate(byteCount: package.largestFrame) }
+        let chunkBuffers = (0..<Self.chunkBuffers).map { _ in PageAlignedBuffer.allocate(byteCount: package.largestChunk) }
+        buffers = frameBuffers + chunkBuffers
+        for buffer in frameBuffers { spare.send(buffer) }
+        for buffer in chunkBuffers { decodedSpare.send(buffer) }
+        self.onDurable = onDurable
+        let verifier = ChunkVerifier(package: package)
+        NamedThread.start("iap-verify") { [self] in verify(verifier) }
+        NamedThread.start("iap-install") { [self] in install(loop) }
+    }
+
+    deinit {
+        for buffer in buffers { buffer.deallocate() }
+    }
+
+    /// The archive offset up to which everything is installed durably (a chunk start; the restart point).
+    var durableOffset: Int64 { shared.withLock { $0.durableOffset } }
+    /// The first failure, if any.
+    var failure: InstallError? { shared.withLock { $0.failure } }
+    /// Both at once (one lock).
+    var status: (durableOffset: Int64, failure: InstallError?) { shared.withLock { ($0.durableOffset, $0.failure) } }
+
+    /// Hands over chunk `index`'s complete frame (in `buffer`, which comes back through ``spare``).
+    func submit(index: Int, buffer: PageAlignedBuffer) { frames.send(.chunk(index: index, buffer: buffer, length: 0)) }
+
+    /// Waits until every frame handed over is installed and durable; returns the durable offset and the failure.
+    func sync() -> (durableOffset: Int64, failure: InstallError?) {
+        let done = DispatchSemaphore(value: 0)
+        frames.send(.sync(done))
+        done.wait()
+        return status
+    }
+
+    /// Waits until the last frame is installed and the tree is complete and durable; the failure, if any.
+    func finish() -> InstallError? {
+        let done = DispatchSemaphore(value: 0)
+        frames.send(.finish(done))
+        done.wait()
+        return failure
+    }
+
+    /// Ends both threads (after what is queued) and waits for them; later calls return at once.
+    func stop() {
+        let first = shared.withLock { state in
+            defer { state.stopping = true }
+            return !state.stopping
+        }
+        guard first else { return }
+        frames.send(.stop)
+        stopped.wait()
+    }
+
+    /// `iap-verify`: frames in, verified chunks out; after a failure frames are only handed back.
+    private func verify(_ verifier: ChunkVerifier) {
+        var failed = false
+        while true {
+            let work = frames.receive()
+            guard case .chunk(let index, let frame, _) = work else {
+                chunks.send(work)
+                if case .stop = work { return }
+                continue
+            }
+            if failed {
+                spare.send(frame)
+                continue
+            }
+            let decoded = decodedSpare.receive()
+            let result = verifier.decode(index: index, frame: frame, into: decoded)
+            spare.send(frame)
+            switch result {
+            case .success(let length): chunks.send(.chunk(index: index, buffer: decoded, length: length))
+            case .failure(let error):
+                failed = true
+                decodedSpare.send(decoded)
+                chunks.send(.failed(error))
+            }
+        }
+    }
+
+    /// `iap-install`: verified chunks in, files out, checkpoints published.
+    private func install(_ loop: ChunkInstallLoop) {
+        while true {
+            switch chunks.receive() {
+            case .chunk(let index, let buffer, let length):
+                if failure == nil { record(loop.install(index: index, bytes: UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<length]))) }
+                decodedSpare.send(buffer)
+            case .failed(let error):
+                record(.failure(error))
+            case .sync(let done):
+                if failure == nil { record(loop.checkpoint()) }
+                done.signal()
+            case .finish(let done):
+                if failure == nil, case .failure(let error) = loop.finish() { record(.failure(error)) }
+                done.signal()
+            case .stop:
+                stopped.signal()
+                return
+            }
+        }
+    }
+
+    /// Publishes a new durable offset or the first failure.
+    private func record(_ result: Result<Int64?, InstallError>) {
+        let moved = shared.withLock { state in
+            switch result {
+            case .success(let offset?) where offset > state.durableOffset:
+                state.durableOffset = offset
+                return true
+            case .success: return false
+            case .failure(let error):
+                if state.failure == nil { state.failure = error }
+                return true
+            }
+        }
+        if moved { onDurable() }
+    }
+}
