@@ -1,3 +1,5 @@
+import Glibc
+
 
 /// A fixed-size, page-aligned byte buffer that pipeline threads hand to each other.
 ///
@@ -19,4 +21,12 @@ package struct PageAlignedBuffer: @unchecked Sendable {
 
     /// Frees the memory; the buffer must not be used afterwards.
     package func deallocate() { bytes.deallocate() }
+
+    /// Hands the pages past the first `bytes` (rounded up to a page) back to the kernel (`MADV_DONTNEED`), so a
+    /// buffer sized for the largest chunk holds only what typical chunks use; the next touch gets zeroed pages.
+    package func trim(keeping bytes: Int) {
+        let keep = (bytes + DirectIO.alignment - 1) / DirectIO.alignment * DirectIO.alignment
+        guard keep < count, let base = self.bytes.baseAddress else { return }
+        madvise(base + keep, count - keep, MADV_DONTNEED)
+    }
 }

@@ -52,6 +52,9 @@ final class ChunkInstallPipeline: Sendable {
     static let frameBuffers = 3
     /// Verified chunks in flight: being decoded into, being written.
     static let chunkBuffers = 2
+    /// What a buffer keeps resident between chunks: the average chunk. Sized for the largest chunk (4 MiB), five
+    /// buffers would otherwise hold 20 MiB once each had met one large chunk.
+    static let residentBytes = 1 << 20
 
     /// Starts both threads; `loop` installs `package` from its next chunk (a restart point).
     init(package: ChunkedPackage, loop: ChunkInstallLoop, onDurable: @escaping @Sendable () -> Void) {
@@ -129,6 +132,7 @@ final class ChunkInstallPipeline: Sendable {
             }
             let decoded = decodedSpare.receive()
             let result = verifier.decode(index: index, frame: frame, into: decoded)
+            frame.trim(keeping: Self.residentBytes)
             spare.send(frame)
             switch result {
             case .success(let length): chunks.send(.chunk(index: index, buffer: decoded, length: length))
@@ -146,6 +150,7 @@ final class ChunkInstallPipeline: Sendable {
             switch chunks.receive() {
             case .chunk(let index, let buffer, let length):
                 if failure == nil { record(loop.install(index: index, bytes: UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<length]))) }
+                if length > Self.residentBytes { buffer.trim(keeping: Self.residentBytes) }
                 decodedSpare.send(buffer)
             case .failed(let error):
                 record(.failure(error))

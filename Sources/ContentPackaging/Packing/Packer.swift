@@ -32,6 +32,8 @@ public struct Packer: Sendable {
     /// Write a chunk-indexed archive (manifest schema 2): one zstd frame per content-defined chunk of the
     /// tar stream, indexed in the manifest. Off: one frame, schema 1, as every client reads today.
     public var chunked: Bool
+    /// The chunk sizes with ``chunked`` (tests use small ones to get many chunks from little data).
+    package var chunking: ChunkingParameters = .standard
 
     /// Creates a packer.
     public init(
@@ -105,7 +107,7 @@ public struct Packer: Sendable {
             productID: info.productID, contentVersion: info.contentVersion, archiveName: archiveName,
             archiveSize: digest.length, archiveSHA256: digest.sha256,
             uncompressedSize: files.reduce(0) { $0 + $1.size }, entryCount: report.entries.count, files: files,
-            chunking: chunked ? ChunkingParameters.standard.manifestDescription : nil, chunks: chunked ? chunks : nil)
+            chunking: chunked ? chunking.manifestDescription : nil, chunks: chunked ? chunks : nil)
         let data: Data
         do {
             data = try manifest.encoded()
@@ -143,7 +145,7 @@ public struct Packer: Sendable {
         do {
             writer = try ArchiveWriter(
                 fileDescriptor: fd, displayPath: displayPath, compressionLevel: compressionLevel,
-                chunking: chunked ? .standard : nil)
+                chunking: chunked ? chunking : nil)
         } catch {
             throw .archive(error)
         }
