@@ -26,6 +26,8 @@ int CLinuxSystem_startWriteback(int fd, long long offset, long long count) {
     return sync_file_range(fd, (off64_t)offset, (off64_t)count, SYNC_FILE_RANGE_WRITE);
 }
 
+int CLinuxSystem_syncFileSystem(int fd) { return syncfs(fd); }
+
 int CLinuxSystem_spawnDetached(const char *path, char *const argv[]) {
     extern char **environ;
     posix_spawnattr_t attributes;

@@ -19,6 +19,10 @@ int CLinuxSystem_nameThisThread(const char *name);
 /// Returns 0 or -1 with errno set. Hidden behind _GNU_SOURCE too.
 int CLinuxSystem_startWriteback(int fd, long long offset, long long count);
 
+/// syncfs(2): writes out every dirty page and inode of the file system holding `fd` and waits; 0 or -1 with errno.
+/// For a restart that must make what a killed process wrote durable before it records anything newer.
+int CLinuxSystem_syncFileSystem(int fd);
+
 /// Starts `path` with `argv` (NULL-terminated) as a detached process: its own session (setsid), standard
 /// input, output and error on /dev/null, default signal dispositions and an empty signal mask, and nobody
 /// waits for it (it is reparented when the caller exits). For work that may outlive the command that started

@@ -15,14 +15,17 @@ final class ChunkInstallLoop: @unchecked Sendable {
     /// Archive bytes installed since the last checkpoint, and when that was.
     private var sinceCheckpoint: Int64 = 0
     private var lastCheckpoint = Transfer.now()
+    /// Where the install has written to, for a restart in this boot.
+    private let note: WrittenProgressNote?
 
     /// The path of the ``InstallError/archiveMismatch(path:reason:)`` for a chunk that failed its hash.
     static let badChunkPath = "the downloaded chunk"
 
     init(
         package: ChunkedPackage, installer: consuming TarStreamInstaller, nextChunk: Int, checkpointBytes: Int64,
-        checkpointInterval: Double
+        checkpointInterval: Double, note: WrittenProgressNote?
     ) {
+        self.note = note
         self.package = package
         self.installer = installer
         self.nextChunk = nextChunk
@@ -35,6 +38,7 @@ final class ChunkInstallLoop: @unchecked Sendable {
         do throws(InstallError) {
             try installer.consume(bytes)
             nextChunk = index + 1
+            note?.record(package.chunks[package.restartChunk(atOrBefore: min(nextChunk, package.chunks.count - 1))].offset)
             sinceCheckpoint += package.chunks[index].length
             CrashHook.reach(.extract)
             guard sinceCheckpoint >= checkpointBytes || Transfer.now() - lastCheckpoint >= checkpointInterval else {

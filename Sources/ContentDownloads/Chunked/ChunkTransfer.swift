@@ -1,5 +1,6 @@
 internal import SystemSupport
 internal import CCurl
+internal import CLinuxSystem
 internal import ContentPackaging
 internal import Foundation
 internal import Logging
@@ -48,7 +49,7 @@ final class ChunkTransfer: EngineTransfer {
         self.target = target
         self.emit = emit
         package = try Self.loadPackage(request, target: target)
-        let start = Self.startingPoint(package, offset: request.offset)
+        let start = Self.startingPoint(package, offset: request.offset, treePath: target.treePath)
         let loop = try Self.openInstaller(package, target: target, startChunk: start, settings: settings)
         chunkIndex = loop.nextChunk
         requestedOffset = package.chunks[loop.nextChunk].offset
@@ -89,10 +90,25 @@ final class ChunkTransfer: EngineTransfer {
         }
     }
 
-    /// The chunk to start at: the one starting at the journal's durable offset when it is a restart point, else 0.
-    private static func startingPoint(_ package: ChunkedPackage, offset: Int64) -> Int {
-        guard offset > 0, let index = package.chunkIndex(startingAt: offset), index < package.chunks.count else { return 0 }
-        return package.restartChunk(atOrBefore: index)
+    /// The chunk to start at: the restart point at the journal's durable offset, or later where this boot's
+    /// ``WrittenProgressNote`` says the killed run had written to (made durable first, with `syncfs`); else 0.
+    private static func startingPoint(_ package: ChunkedPackage, offset: Int64, treePath: String) -> Int {
+        func chunk(at offset: Int64) -> Int? {
+            guard offset > 0, let index = package.chunkIndex(startingAt: offset), index < package.chunks.count else { return nil }
+            return package.restartChunk(atOrBefore: index)
+        }
+        let durable = chunk(at: offset) ?? 0
+        guard let written = WrittenProgressNote.offset(treePath: treePath).flatMap(chunk(at:)),
+              written > durable
+        else { return durable }
+        let fd = open(treePath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return durable }
+        defer { close(fd) }
+        guard CLinuxSystem_syncFileSystem(fd) == 0 else { return durable }
+        DownloadLog.transfer.debug(
+            "continuing where the last run wrote to, past its last checkpoint",
+            metadata: ["durable": "\(offset)", "written": "\(package.chunks[written].offset)"])
+        return written
     }
 
     /// The install work starting at chunk `startChunk`; when the files written before it are not as left,
@@ -108,8 +124,8 @@ final class ChunkTransfer: EngineTransfer {
                 let position = ChunkedPackage.restartState(at: streamOffset, files: package.files) ?? .headers(nextFile: 0)
                 let installer = try TarStreamInstaller(package: package, tree: tree, at: position, streamOffset: streamOffset)
                 return ChunkInstallLoop(
-                    package: package, installer: installer, nextChunk: chunk, checkpointBytes: settings.checkpointBytes,
-                    checkpointInterval: settings.checkpointInterval)
+                    package: package, installer: installer, nextChunk: chunk, checkpointBytes: settings.chunkedCheckpointBytes,
+                    checkpointInterval: settings.checkpointInterval, note: WrittenProgressNote(treePath: target.treePath))
             } catch {
                 if chunk == 0 { throw TransferFailure(error) }
                 DownloadLog.transfer.debug("the install cannot continue where it stopped; starting over", metadata: ["reason": "\(error)"])

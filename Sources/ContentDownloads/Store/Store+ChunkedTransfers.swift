@@ -30,6 +30,7 @@ extension Store {
     package func discardPartial(productID: String, partialPath: String) {
         unlink(partialPath)
         try? FileSystemCalls.removeTree(treeDirectory(productID: productID).path)
+        WrittenProgressNote.remove(treePath: treeDirectory(productID: productID).path)
     }
 
     /// Deletes a download's files, its manifest included (cancelled, or installed).
