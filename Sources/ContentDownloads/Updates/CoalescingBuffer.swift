@@ -3,8 +3,10 @@
 ///
 /// A progress-only update supersedes the unread progress-only update of the same download: that one is
 /// dropped and the new one is appended, so what the listener reads is always a subsequence of what was
-/// published, in order, with only stale progress left out. Without any read, the buffer holds at most
-/// (downloads) + (updates that were not progress-only) elements, however many progress updates arrive.
+/// published, in order, with only stale progress left out. That holds across a state change too: the
+/// state change stays and carries its own, newer snapshot of the same fields. Without any read, the buffer
+/// holds at most (downloads) + (updates that were not progress-only) elements, however many progress
+/// updates arrive.
 package struct CoalescingBuffer<Element, Key: Hashable> {
     private struct Entry {
         var element: Element

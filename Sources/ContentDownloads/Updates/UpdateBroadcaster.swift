@@ -13,13 +13,15 @@ package final class UpdateBroadcaster<Element: CoalescibleUpdate>: Sendable {
     package typealias Filter = @Sendable (Element) -> Element?
 
     private struct Listener {
+        let id: Int
         var buffer = CoalescingBuffer<Element, Element.DownloadKey>()
         let filter: Filter?
         let doorbell: AsyncStream<Void>.Continuation
     }
 
     private struct State {
-        var listeners: [Int: Listener] = [:]
+        /// Few, so an array: indexing it in place never copies a buffer (a dictionary's `values.indices` would).
+        var listeners: [Listener] = []
         var nextID = 0
         /// The last update published about each download: what the next one is compared with.
         var latest: [Element.DownloadKey: Element] = [:]
@@ -38,7 +40,7 @@ package final class UpdateBroadcaster<Element: CoalescibleUpdate>: Sendable {
             guard !state.isFinished else { return nil }
             let id = state.nextID
             state.nextID += 1
-            state.listeners[id] = Listener(filter: filter, doorbell: doorbell)
+            state.listeners.append(Listener(id: id, filter: filter, doorbell: doorbell))
             return id
         }
         guard let id else {
@@ -62,12 +64,12 @@ package final class UpdateBroadcaster<Element: CoalescibleUpdate>: Sendable {
                 state.latest[key] = element
             }
             var doorbells: [AsyncStream<Void>.Continuation] = []
-            for index in state.listeners.values.indices {
+            for index in state.listeners.indices {
                 let delivered: Element?
-                if let filter = state.listeners.values[index].filter { delivered = filter(element) } else { delivered = element }
+                if let filter = state.listeners[index].filter { delivered = filter(element) } else { delivered = element }
                 guard let delivered else { continue }
-                state.listeners.values[index].buffer.append(delivered, progressOf: progressOf)
-                doorbells.append(state.listeners.values[index].doorbell)
+                state.listeners[index].buffer.append(delivered, progressOf: progressOf)
+                doorbells.append(state.listeners[index].doorbell)
             }
             return doorbells
         }
@@ -79,7 +81,7 @@ package final class UpdateBroadcaster<Element: CoalescibleUpdate>: Sendable {
         let doorbells = state.withLock { state -> [AsyncStream<Void>.Continuation] in
             state.isFinished = true
             state.latest.removeAll()
-            return state.listeners.values.map(\.doorbell)
+            return state.listeners.map(\.doorbell)
         }
         for doorbell in doorbells { doorbell.finish() }
     }
@@ -87,10 +89,10 @@ package final class UpdateBroadcaster<Element: CoalescibleUpdate>: Sendable {
     /// The next update for `listener`; `.ended` once it was removed, or finished and read to the end.
     func take(listener: Int) -> Take {
         state.withLock { state in
-            guard state.listeners[listener] != nil else { return .ended }
-            if let element = state.listeners[listener]?.buffer.popFirst() { return .element(element) }
+            guard let index = state.listeners.firstIndex(where: { $0.id == listener }) else { return .ended }
+            if let element = state.listeners[index].buffer.popFirst() { return .element(element) }
             guard state.isFinished else { return .empty }
-            state.listeners[listener] = nil
+            state.listeners.remove(at: index)
             return .ended
         }
     }
@@ -104,12 +106,12 @@ package final class UpdateBroadcaster<Element: CoalescibleUpdate>: Sendable {
 
     /// Forgets a listener and what it had not read. Idempotent.
     func remove(listener: Int) {
-        _ = state.withLock { $0.listeners.removeValue(forKey: listener) }
+        state.withLock { $0.listeners.removeAll { $0.id == listener } }
     }
 
     /// How many listeners are subscribed.
     package var listenerCount: Int { state.withLock { $0.listeners.count } }
 
     /// How many updates each listener holds unread (for tests and diagnostics).
-    package var bufferedCounts: [Int] { state.withLock { $0.listeners.values.map(\.buffer.count) } }
+    package var bufferedCounts: [Int] { state.withLock { $0.listeners.map(\.buffer.count) } }
 }
