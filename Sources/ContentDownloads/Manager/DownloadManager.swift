@@ -18,7 +18,7 @@ public actor DownloadManager {
     /// another, so its buffer stays bounded. Ends after ``shutdown()`` once read; cancelling the iterating
     /// task or dropping the sequence removes the listener. Opaque so the implementation can change.
     public nonisolated var updates: some AsyncSequence<DownloadSnapshot, Never> & Sendable { published.subscribe() }
-    let published = UpdateBroadcaster<DownloadSnapshot>()
+    nonisolated let published = UpdateBroadcaster<DownloadSnapshot>()
     let store: Store
     let options: DownloadOptions
     let journal: SQLiteJournal

@@ -15,7 +15,7 @@ public import Foundation
 /// re-delivers every unfinished transaction. ``close()`` pauses and checkpoints.
 public actor ContentQueue {
     /// Every listener's buffer of ``updates`` (the queue publishes, listeners read at their own pace).
-    let published = UpdateBroadcaster<ContentQueueUpdate>()
+    nonisolated let published = UpdateBroadcaster<ContentQueueUpdate>()
     /// The store this queue drives: installed content, its journal and its locks.
     public nonisolated let store: Store
     let journal: SQLiteJournal
