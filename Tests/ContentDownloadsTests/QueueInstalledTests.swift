@@ -4,9 +4,9 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Waits (up to 10 s) until `queue` has `count` listeners: a waiting task has subscribed.
+/// Waits (up to 60 s) until `queue` has `count` listeners: a waiting task has subscribed.
 func waitForListeners(_ queue: ContentQueue, count: Int) async throws {
-    let deadline = ContinuousClock.now + .seconds(10)
+    let deadline = ContinuousClock.now + .seconds(60)
     while queue.published.listenerCount != count, ContinuousClock.now < deadline {
         try await Task.sleep(for: .milliseconds(10))
     }
@@ -62,7 +62,7 @@ struct QueueInstalledTests {
     }
 
     @Test func throwsWhenTheDownloadIsCancelledOrTheQueueCloses() async throws {
-        let fixture = try QueueFixture(locationConfig: "limit_rate 256k;")
+        let fixture = try QueueFixture(locationConfig: "limit_rate 128k;")
         try fixture.publish([
             try fixture.source("com.example.big", version: "1.0", size: 3 << 20),
             try fixture.source("com.example.other", version: "1.0", size: 3 << 20),
@@ -84,7 +84,7 @@ struct QueueInstalledTests {
 
     @Test("honours task cancellation: throws CancellationError and removes its listener")
     func honoursTaskCancellation() async throws {
-        let fixture = try QueueFixture(locationConfig: "limit_rate 256k;")
+        let fixture = try QueueFixture(locationConfig: "limit_rate 128k;")
         try fixture.publish([try fixture.source("com.example.big", version: "1.0", size: 3 << 20)])
         let queue = try fixture.queue()
         try await queue.open()
