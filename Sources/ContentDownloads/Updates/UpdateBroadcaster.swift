@@ -23,7 +23,7 @@ package final class UpdateBroadcaster<Element: CoalescibleUpdate>: Sendable {
         /// Few, so an array: indexing it in place never copies a buffer (a dictionary's `values.indices` would).
         var listeners: [Listener] = []
         var nextID = 0
-        /// The last update published about each download: what the next one is compared with.
+        /// The last update published about each download (one per product): what the next one is compared with.
         var latest: [Element.DownloadKey: Element] = [:]
         var isFinished = false
     }
@@ -33,7 +33,8 @@ package final class UpdateBroadcaster<Element: CoalescibleUpdate>: Sendable {
     /// A broadcaster with no listener yet.
     package init() {}
 
-    /// A new listener: the updates published from now on (those `filter` keeps, as it maps them).
+    /// A new listener: the updates published from now on (those `filter` keeps, as it maps them; it runs
+    /// under the broadcaster's lock, so it must only look at the update).
     package func subscribe(filter: Filter? = nil) -> UpdateSequence<Element> {
         let (bells, doorbell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let id = state.withLock { state -> Int? in
