@@ -45,16 +45,31 @@ extension Store {
 }
 
 /// Runs `manager` until `productID` reaches a terminal state (or `timeout`), then shuts it down.
-/// Returns every snapshot of that product, in order.
+/// Returns its snapshot when called, then every later one, in order.
 func runToEnd(
     _ manager: DownloadManager, _ productID: String, timeout: Double = 60
 ) async -> [DownloadSnapshot] {
+    let updates = manager.updates  // first: a change while the snapshot is read is still in it
+    let current = await manager.snapshot(of: productID)
+    return await runToEnd(manager, productID, updates: updates, from: current, timeout: timeout)
+}
+
+/// Follows `updates` (taken before the download started, so it holds every snapshot) until `productID`
+/// reaches a terminal state (or `timeout`), then shuts `manager` down. Returns `current` and what followed.
+func runToEnd(
+    _ manager: DownloadManager, _ productID: String, updates: some AsyncSequence<DownloadSnapshot, Never>,
+    from current: DownloadSnapshot? = nil, timeout: Double = 60
+) async -> [DownloadSnapshot] {
+    var seen = current.map { [$0] } ?? []
+    if let current, !current.state.isInFlight {
+        await manager.shutdown()
+        return seen
+    }
     let watchdog = Task {
         try await Task.sleep(for: .seconds(timeout))
         await manager.shutdown()
     }
-    var seen: [DownloadSnapshot] = []
-    for await snapshot in manager.updates where snapshot.productID == productID {
+    for await snapshot in updates where snapshot.productID == productID {
         seen.append(snapshot)
         if !snapshot.state.isInFlight { break }
     }
@@ -68,9 +83,10 @@ func download(
     _ product: CatalogProduct, url: String, store: Store, options: DownloadOptions, timeout: Double = 60
 ) async throws -> (final: DownloadSnapshot?, all: [DownloadSnapshot], record: TransferRecord?) {
     let manager = try DownloadManager(store: store, options: options)
+    let updates = manager.updates
     try await manager.start()
     try await manager.enqueue(product, url: url)
-    let all = await runToEnd(manager, product.productID, timeout: timeout)
+    let all = await runToEnd(manager, product.productID, updates: updates, timeout: timeout)
     let record = try store.journal().record(product.productID)
     return (all.last, all, record)
 }

@@ -88,6 +88,7 @@ func waitForDownloads(
     func complete(_ transactions: [String: ContentTransaction]) -> Bool {
         transactions.count == transactionIDs.count && transactions.values.allSatisfy { $0.downloads.allSatisfy(done) }
     }
+    let updates = queue.updates  // first: a change while the state is read is still in it
     var latest = await current()
     if complete(latest) { return latest }
     let watchdog = Task {
@@ -95,7 +96,7 @@ func waitForDownloads(
         await queue.close()  // ends the stream: the caller's expectations then fail with the last state
     }
     defer { watchdog.cancel() }
-    for await _ in queue.updates {
+    for await _ in updates {
         latest = await current()
         if complete(latest) { break }
     }

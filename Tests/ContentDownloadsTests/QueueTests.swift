@@ -23,6 +23,7 @@ struct QueueTests {
         var options = fastOptions()
         options.concurrency = 2
         let manager = try DownloadManager(store: layout, options: options)
+        let updates = manager.updates
         try await manager.start()
         for (index, item) in items.enumerated() { try await manager.enqueue(item, url: nginx.baseURL + "/p\(index).bin") }
 
@@ -33,7 +34,7 @@ struct QueueTests {
         var states: [String: DownloadState] = [:]
         var transferring: Set<String> = []
         var mostActive = 0
-        for await snapshot in manager.updates {
+        for await snapshot in updates {
             states[snapshot.productID] = snapshot.state
             // The limit is on transfers: a verified download that is still installing (state
             // `active`, every byte on disk) no longer holds a slot.

@@ -11,9 +11,14 @@ internal import Foundation
 /// then ``shutdown()`` (pauses and checkpoints running transfers; they resume on the next start).
 /// Observe ``updates``: every state change is delivered, in order; progress at most ~10/s per download.
 public actor DownloadManager {
-    /// Snapshots as downloads change.
-    public nonisolated var updates: AsyncStream<DownloadSnapshot> { published.stream }
-    let published = UpdateStream<DownloadSnapshot>()
+    /// Snapshots as downloads change from now on, for one listener (each access adds one).
+    ///
+    /// Every state change is delivered, in order, including `timeRemaining` becoming -1 when a transfer
+    /// stalls; while a listener has not read them, progress-only snapshots of a download replace one
+    /// another, so its buffer stays bounded. Ends after ``shutdown()`` once read; cancelling the iterating
+    /// task or dropping the sequence removes the listener. Opaque so the implementation can change.
+    public nonisolated var updates: some AsyncSequence<DownloadSnapshot, Never> & Sendable { published.subscribe() }
+    nonisolated let published = UpdateBroadcaster<DownloadSnapshot>()
     let store: Store
     let options: DownloadOptions
     let journal: SQLiteJournal
@@ -38,6 +43,8 @@ public actor DownloadManager {
         var downloadedBytes: Int64 = 0
         var estimator = RateEstimator()
         var lastEmit: Double = 0
+        /// The `timeRemaining` of the last snapshot sent (a stall must be sent when it turns to -1).
+        var sentTimeRemaining: Double = downloadTimeRemainingUnknown
         var retryAt: Double?
         var stopIntent: StopIntent?
     }
@@ -87,6 +94,7 @@ public actor DownloadManager {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(interval))
                 await self?.pollCommands()
+                await self?.reportStalls()
             }
         }
         pollCommands()
@@ -209,6 +217,7 @@ public actor DownloadManager {
         guard let snapshot = snapshot(of: id) else { return }
         if !force, let last = live[id]?.lastEmit, now - last < 0.1 { return }
         live[id]?.lastEmit = now
+        live[id]?.sentTimeRemaining = snapshot.timeRemaining
         published.yield(snapshot)
     }
 

@@ -10,13 +10,12 @@ public import Foundation
 /// `finished` and its `contentURL` names the installed folder → ``finish(_:)`` moves the
 /// transaction to the history (refused while a download is in flight).
 ///
-/// Lifecycle: create, set an ``observer`` or iterate ``updates``, then ``open()`` — it recovers
+/// Lifecycle: create, set an ``observer`` or take ``updates``, then ``open()`` — it recovers
 /// what a crash interrupted, resumes the downloads that were active (paused ones stay paused) and
 /// re-delivers every unfinished transaction. ``close()`` pauses and checkpoints.
 public actor ContentQueue {
-    /// Every transaction and download change, in order.
-    public nonisolated var updates: AsyncStream<ContentQueueUpdate> { published.stream }
-    let published = UpdateStream<ContentQueueUpdate>()
+    /// Every listener's buffer of ``updates`` (the queue publishes, listeners read at their own pace).
+    nonisolated let published = UpdateBroadcaster<ContentQueueUpdate>()
     /// The store this queue drives: installed content, its journal and its locks.
     public nonisolated let store: Store
     let journal: SQLiteJournal
@@ -88,9 +87,9 @@ public actor ContentQueue {
             let overlapped = self.overlapped
             await manager.setTransferFeedProvider { request in overlapped.feed(for: request) }
         }
+        let updates = manager.updates  // before start: its first changes come from start itself
         try await manager.start()
         isOpen = true
-        let updates = manager.updates
         forwardTask = Task { [weak self] in
             for await snapshot in updates { await self?.forward(snapshot) }
         }

@@ -10,6 +10,13 @@ public enum QueueError: Error, Sendable, Equatable, CustomStringConvertible {
     case noHostedContent(String)
     /// The journal could not be read or written.
     case journal(path: String, reason: String)
+    /// ``ContentQueue/installed(productID:)`` has nothing to wait for: no unfinished transaction downloads
+    /// the product, and it is not installed at the catalog's version.
+    case noTransaction(productID: String)
+    /// The download ``ContentQueue/installed(productID:)`` waited for was cancelled.
+    case downloadCancelled(productID: String)
+    /// The queue was closed (or never opened) while ``ContentQueue/installed(productID:)`` waited.
+    case closed(productID: String)
 
     /// A message a person can act on.
     public var description: String {
@@ -24,6 +31,12 @@ public enum QueueError: Error, Sendable, Equatable, CustomStringConvertible {
             "product \(id) has no hosted content in the catalog"
         case .journal(let path, let reason):
             "cannot use the journal \(path): \(reason); check the store folder's permissions and free space"
+        case .noTransaction(let id):
+            "no unfinished transaction downloads \(id) and it is not installed at the catalog's version; add the purchase (or restore) first, then wait"
+        case .downloadCancelled(let id):
+            "the download of \(id) was cancelled and its partial data deleted; start it again, or add the purchase again"
+        case .closed(let id):
+            "the queue was closed before \(id) was installed; open it again (it resumes the download), then wait again"
         }
     }
 }

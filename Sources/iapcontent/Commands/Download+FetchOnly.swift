@@ -24,6 +24,7 @@ extension IAPContent.Download {
         let signals = interrupted.trapTerminationSignals { Task { await manager.shutdown() } }
         defer { signals.forEach { $0.cancel() } }
 
+        let updates = manager.updates  // before enqueueing: a download that ends at once is still seen
         do {
             for product in products {
                 try await manager.enqueue(
@@ -37,7 +38,7 @@ extension IAPContent.Download {
         let reporter = ProgressReporters.make(json: json, quiet: global.quiet)
         let ending = RunEnding(json: json, quiet: global.quiet, reporter: reporter, interrupted: interrupted, started: started)
         let waiter = DownloadWaiter(store: store.root.path, reporter: reporter, interrupted: interrupted)
-        let outcome = await waiter.wait(expected: Set(productIDs), changes: manager.updates.map { [$0] }, key: \.productID)
+        let outcome = await waiter.wait(expected: Set(productIDs), changes: updates.map { [$0] }, key: \.productID)
         // After Ctrl-C the signal handler already shut the manager down.
         if interrupted.isSet { try await ending.endInterrupted(inFlight: outcome.inFlight) }
         await manager.shutdown()

@@ -38,12 +38,14 @@ struct DownloadWaiter {
         var inFlight: [DownloadSnapshot] { latest.values.map(\.snapshot).filter(\.state.isInFlight) }
     }
 
-    /// Waits until every download of `transactions` has stopped or the queue's updates end (Ctrl-C closes it);
-    /// keyed by transaction id.
-    func wait(for transactions: [ContentTransaction], queue: ContentQueue) async -> Outcome<ContentDownload> {
+    /// Waits until every download of `transactions` has stopped or `updates` (the queue's, taken before the
+    /// transactions were added, so no change is missed) end (Ctrl-C closes the queue); keyed by transaction id.
+    func wait(
+        for transactions: [ContentTransaction], updates: some AsyncSequence<ContentQueueUpdate, Never>
+    ) async -> Outcome<ContentDownload> {
         var initial: [String: ContentDownload] = [:]
         for transaction in transactions { for download in transaction.downloads { initial[transaction.id] = download } }
-        let changes = queue.updates.compactMap { update -> [ContentDownload]? in
+        let changes = updates.compactMap { update -> [ContentDownload]? in
             guard case .downloads(let downloads) = update else { return nil }
             return downloads
         }

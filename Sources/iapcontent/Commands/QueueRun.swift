@@ -30,6 +30,7 @@ struct QueueRun {
         let signals = interrupted.trapTerminationSignals { [queue] in Task { await queue.close() } }
         defer { signals.forEach { $0.cancel() } }
         let ending = RunEnding(json: json, quiet: quiet, reporter: reporter, interrupted: interrupted, started: started)
+        let updates = queue.updates  // before adding: a download that ends at once is still seen
         let added: [ContentTransaction]
         do { added = try await transactions(queue) } catch {
             await reporter.finish(summary: nil)
@@ -43,7 +44,7 @@ struct QueueRun {
             return
         }
         let waiter = DownloadWaiter(store: store.root.path, reporter: reporter, interrupted: interrupted)
-        let outcome = await waiter.wait(for: added, queue: queue)
+        let outcome = await waiter.wait(for: added, updates: updates)
         try await ending.end(
             transactions: added, outcome: outcome, queue: queue, finishTransactions: finishTransactions, allDone: allDone)
     }
