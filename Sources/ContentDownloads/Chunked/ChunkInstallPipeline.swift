@@ -5,13 +5,14 @@ internal import Synchronization
 import Glibc
 
 /// The two threads that turn a chunk-indexed download's frames into installed files: `iap-verify` decompresses
-/// each frame and checks it against its signed chunk hash (``ChunkVerifier``); only a chunk that passed reaches
-/// `iap-install`, which writes its file data in place (``ChunkInstallLoop``). Two stages, so that hashing one
-/// chunk overlaps writing the previous one while the transfer thread receives the next.
+/// each frame as its pieces arrive and checks it against its signed chunk hash (``ChunkVerifier``); only a chunk
+/// that passed reaches `iap-install`, which writes its file data in place (``ChunkInstallLoop``). Two stages, so
+/// that hashing one chunk overlaps writing the previous one while the transfer thread receives the next.
 ///
-/// Buffers go round: the transfer thread fills a frame buffer from ``spare`` and hands it over
-/// (``submit(index:buffer:)``); the verifier returns it once decoded into a chunk buffer, which the installer
-/// returns once written. Memory is a few frames and chunks whatever the package size. The installer makes
+/// Buffers go round: the transfer thread copies the body into 256 KiB pieces from ``spare`` and hands each over
+/// (``submit(index:piece:length:last:)``); the verifier decodes it into a chunk buffer and returns it at once;
+/// the installer returns the chunk buffer once written. Memory is 2 MiB of pieces and two chunk buffers whatever
+/// the package size (measured: frame-sized receive buffers cost 3–4 MiB more peak RSS). The installer makes
 /// what it wrote durable every `checkpointBytes` of archive (or `checkpointInterval` seconds) and only then
 /// publishes the restart offset (``durableOffset``). The first failure (a chunk that fails its hash, a header
 /// the manifest does not vouch for, a full disk) stops all writing; buffers keep coming back, so the transfer
@@ -19,7 +20,9 @@ import Glibc
 final class ChunkInstallPipeline: Sendable {
     /// What travels down the pipeline, in order.
     enum Work: @unchecked Sendable {
-        /// A complete frame (verifier) or a verified chunk of `length` bytes (installer).
+        /// `length` bytes of chunk `index`'s frame, `last` when they end it (verifier).
+        case piece(index: Int, buffer: PageAlignedBuffer, length: Int, last: Bool)
+        /// A verified chunk of `length` bytes (installer).
         case chunk(index: Int, buffer: PageAlignedBuffer, length: Int)
         /// A chunk that failed verification: the installer records the failure.
         case failed(InstallError)
@@ -37,7 +40,7 @@ final class ChunkInstallPipeline: Sendable {
         var stopping = false
     }
 
-    /// Frame buffers free for the transfer thread to fill, each ``ChunkedPackage/largestFrame`` bytes or more.
+    /// Pieces free for the transfer thread to fill, ``pieceBytes`` each.
     let spare: BlockingChannel<PageAlignedBuffer>
     private let frames: BlockingChannel<Work>
     private let chunks: BlockingChannel<Work>
@@ -48,8 +51,10 @@ final class ChunkInstallPipeline: Sendable {
     /// Told each time the durable offset moves or a failure arrives (the engine wakes its loop to journal it).
     private let onDurable: @Sendable () -> Void
 
-    /// Frames in flight: being filled, queued, being decoded.
-    static let frameBuffers = 3
+    /// Pieces in flight: being filled, queued, being decoded.
+    static let pieces = 8
+    /// The size of a piece: libcurl's receive buffer.
+    static let pieceBytes = 256 << 10
     /// Verified chunks in flight: being decoded into, being written.
     static let chunkBuffers = 2
     /// What a buffer keeps resident between chunks: the average chunk. Sized for the largest chunk (4 MiB), five
@@ -60,11 +65,11 @@ final class ChunkInstallPipeline: Sendable {
     init(package: ChunkedPackage, loop: ChunkInstallLoop, onDurable: @escaping @Sendable () -> Void) {
         let firstChunk = loop.nextChunk
         shared = Mutex(Shared(durableOffset: firstChunk < package.chunks.count ? package.chunks[firstChunk].offset : package.manifest.archiveSize))
-        spare = BlockingChannel(capacity: Self.frameBuffers)
+        spare = BlockingChannel(capacity: Self.pieces)
         decodedSpare = BlockingChannel(capacity: Self.chunkBuffers)
-        frames = BlockingChannel(capacity: Self.frameBuffers + 2)
+        frames = BlockingChannel(capacity: Self.pieces + 2)
         chunks = BlockingChannel(capacity: Self.chunkBuffers + 2)
-        let frameBuffers = (0..<Self.frameBuffers).map { _ in PageAlignedBuffer.allocate(byteCount: package.largestFrame) }
+        let frameBuffers = (0..<Self.pieces).map { _ in PageAlignedBuffer.allocate(byteCount: Self.pieceBytes) }
         let chunkBuffers = (0..<Self.chunkBuffers).map { _ in PageAlignedBuffer.allocate(byteCount: package.largestChunk) }
         buffers = frameBuffers + chunkBuffers
         for buffer in frameBuffers { spare.send(buffer) }
@@ -86,8 +91,11 @@ final class ChunkInstallPipeline: Sendable {
     /// Both at once (one lock).
     var status: (durableOffset: Int64, failure: InstallError?) { shared.withLock { ($0.durableOffset, $0.failure) } }
 
-    /// Hands over chunk `index`'s complete frame (in `buffer`, which comes back through ``spare``).
-    func submit(index: Int, buffer: PageAlignedBuffer) { frames.send(.chunk(index: index, buffer: buffer, length: 0)) }
+    /// Hands over the next `length` bytes of chunk `index`'s frame (in `piece`, which comes back through ``spare``),
+    /// `last` when they end the frame.
+    func submit(index: Int, piece: PageAlignedBuffer, length: Int, last: Bool) {
+        frames.send(.piece(index: index, buffer: piece, length: length, last: last))
+    }
 
     /// Waits until every frame handed over is installed and durable; returns the durable offset and the failure.
     func sync() -> (durableOffset: Int64, failure: InstallError?) {
@@ -116,32 +124,34 @@ final class ChunkInstallPipeline: Sendable {
         stopped.wait()
     }
 
-    /// `iap-verify`: frames in, verified chunks out; after a failure frames are only handed back.
+    /// `iap-verify`: pieces in, verified chunks out; after a failure pieces are only handed back.
     private func verify(_ verifier: ChunkVerifier) {
         var failed = false
+        var decoded: PageAlignedBuffer?
         while true {
             let work = frames.receive()
-            guard case .chunk(let index, let frame, _) = work else {
+            guard case .piece(let index, let piece, let length, let last) = work else {
                 chunks.send(work)
-                if case .stop = work { return }
+                if case .stop = work { break }
                 continue
             }
-            if failed {
-                spare.send(frame)
-                continue
+            if !failed {
+                let target = decoded ?? decodedSpare.receive()
+                decoded = target
+                let result = verifier.take(index: index, piece: UnsafeRawBufferPointer(rebasing: piece.bytes[0..<length]), last: last, into: target)
+                switch result {
+                case .success(let length?):
+                    chunks.send(.chunk(index: index, buffer: target, length: length))
+                    decoded = nil
+                case .success(nil): break
+                case .failure(let error):
+                    failed = true
+                    chunks.send(.failed(error))
+                }
             }
-            let decoded = decodedSpare.receive()
-            let result = verifier.decode(index: index, frame: frame, into: decoded)
-            frame.trim(keeping: Self.residentBytes)
-            spare.send(frame)
-            switch result {
-            case .success(let length): chunks.send(.chunk(index: index, buffer: decoded, length: length))
-            case .failure(let error):
-                failed = true
-                decodedSpare.send(decoded)
-                chunks.send(.failed(error))
-            }
+            spare.send(piece)
         }
+        if let decoded { decodedSpare.send(decoded) }
     }
 
     /// `iap-install`: verified chunks in, files out, checkpoints published.
@@ -154,6 +164,8 @@ final class ChunkInstallPipeline: Sendable {
                 decodedSpare.send(buffer)
             case .failed(let error):
                 record(.failure(error))
+            case .piece(_, let buffer, _, _):
+                spare.send(buffer)  // never sent this far
             case .sync(let done):
                 if failure == nil { record(loop.checkpoint()) }
                 done.signal()

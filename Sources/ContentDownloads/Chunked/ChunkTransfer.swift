@@ -7,7 +7,7 @@ internal import Logging
 import Glibc
 
 /// One chunk-indexed download on the transfer thread: the easy handle, the response decisions, and the
-/// cutting of the body into frames for its ``ChunkInstallPipeline`` — no archive file.
+/// cutting of the body into pieces for its ``ChunkInstallPipeline`` — no archive file.
 ///
 /// Byte offsets are archive offsets throughout, so the journal, the retry policy and the range rules are the
 /// engine's usual ones: a resume asks for `Range: bytes=<durable>-`, where the durable offset is always the
@@ -32,9 +32,10 @@ final class ChunkTransfer: EngineTransfer {
     var received: Int64
     /// Bytes of a 200 reply still to drop (the server sent the archive from its start).
     var skip: Int64 = 0
-    /// The chunk whose frame is being filled, its buffer and how full it is.
+    /// The chunk whose frame is arriving and how much of it has; the piece being filled and how full it is.
     private var chunkIndex: Int
-    private var frame: PageAlignedBuffer?
+    private var inFrame = 0
+    private var piece: PageAlignedBuffer?
     private var filled = 0
     private var lastCheckpointOffset: Int64
     private var lastProgressTime: Double = 0
@@ -177,23 +178,28 @@ final class ChunkTransfer: EngineTransfer {
         return bytes.count
     }
 
-    /// Copies body bytes into frame buffers, handing each complete frame to the install thread.
+    /// Copies body bytes into pieces, handing each to the pipeline when full or when it ends a chunk's frame.
     private func take(_ bytes: UnsafeRawBufferPointer) {
         var rest = bytes[...]
         while !rest.isEmpty, chunkIndex < package.chunks.count {
-            if frame == nil { frame = install.spare.receive() }
-            let length = Int(package.chunks[chunkIndex].length)
-            let count = min(length - filled, rest.count)
-            UnsafeMutableRawBufferPointer(rebasing: frame!.bytes[filled..<(filled + count)])
+            if piece == nil { piece = install.spare.receive() }
+            let frameLeft = Int(package.chunks[chunkIndex].length) - inFrame
+            let count = min(frameLeft, ChunkInstallPipeline.pieceBytes - filled, rest.count)
+            UnsafeMutableRawBufferPointer(rebasing: piece!.bytes[filled..<(filled + count)])
                 .copyMemory(from: UnsafeRawBufferPointer(rebasing: rest.prefix(count)))
             filled += count
+            inFrame += count
             received += Int64(count)
             rest = rest.dropFirst(count)
-            if filled == length {
-                install.submit(index: chunkIndex, buffer: frame!)
-                frame = nil
+            let last = count == frameLeft
+            if last || filled == ChunkInstallPipeline.pieceBytes {
+                install.submit(index: chunkIndex, piece: piece!, length: filled, last: last)
+                piece = nil
                 filled = 0
+            }
+            if last {
                 chunkIndex += 1
+                inFrame = 0
             }
         }
     }

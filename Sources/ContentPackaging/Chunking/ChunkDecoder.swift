@@ -17,7 +17,7 @@ package struct ChunkDecoder: ~Copyable {
     package init(maximumLength: Int) {
         guard let context = ZSTD_createDCtx() else { fatalError("libzstd could not allocate a decompression context (out of memory)") }
         self.context = context
-        buffer = .allocate(byteCount: max(1, maximumLength), alignment: 64)  // unused pages cost nothing
+        buffer = .allocate(byteCount: max(1, maximumLength), alignment: 64)
     }
 
     deinit {
@@ -31,14 +31,6 @@ package struct ChunkDecoder: ~Copyable {
     ///   than declared, or a SHA-256 other than declared.
     package mutating func decode(
         _ frame: UnsafeRawBufferPointer, as chunk: ArchiveChunk, index: Int
-    ) throws(ChunkError) -> UnsafeRawBufferPointer {
-        try decode(frame, as: chunk, index: index, into: buffer)
-    }
-
-    /// ``decode(_:as:index:)`` into the caller's `buffer` (for a pipeline that hands decoded chunks on);
-    /// returns the verified bytes at its start.
-    package mutating func decode(
-        _ frame: UnsafeRawBufferPointer, as chunk: ArchiveChunk, index: Int, into buffer: UnsafeMutableRawBufferPointer
     ) throws(ChunkError) -> UnsafeRawBufferPointer {
         let expected = Int(chunk.uncompressedLength)
         guard expected <= buffer.count else {
