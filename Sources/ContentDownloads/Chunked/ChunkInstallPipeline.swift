@@ -52,7 +52,7 @@ final class ChunkInstallPipeline: Sendable {
     private let onDurable: @Sendable () -> Void
 
     /// Pieces in flight: being filled, queued, being decoded.
-    static let pieces = 8
+    static let pieces = 4
     /// The size of a piece: libcurl's receive buffer.
     static let pieceBytes = 256 << 10
     /// Verified chunks in flight: being decoded into, being written.
