@@ -75,3 +75,38 @@ import TestSupport
         #expect(compare.status == 0, "\(compare.stdout)\(compare.stderr)")
     }
 }
+
+/// `iapcontent verify` re-hashes an installed product against the manifest it was installed from.
+@Suite struct ContentVerificationTests {
+    @Test func verifyFindsDamagedMissingAndExtraFiles() throws {
+        let fixture = try QueueFixture()
+        let maps = try fixture.source("com.example.maps", version: "1.0", size: 2 << 20)
+        try fixture.publish([maps], chunked: true)
+        let store = fixture.root.appendingPathComponent("cli-store")
+        let run = try iapcontent(["download", "com.example.maps", "--catalog", fixture.catalogURL, "--store", store.path])
+        #expect(run.status == 0, "\(run.output)")
+        let intact = try iapcontent(["verify", "com.example.maps", "--store", store.path])
+        #expect(intact.status == 0 && intact.output.contains("com.example.maps 1.0: intact"), "\(intact.output)")
+
+        let content = try #require(try Store(root: store).contentURL(forProductID: "com.example.maps"))
+        let blob = content.appendingPathComponent("Contents/art/blob.bin")
+        let handle = try FileHandle(forUpdating: blob)
+        try handle.seek(toOffset: 1000)
+        try handle.write(contentsOf: Data([0x55]))
+        try handle.close()
+        try FileManager.default.removeItem(at: content.appendingPathComponent("Contents/version.txt"))
+        try Data("stray".utf8).write(to: content.appendingPathComponent("Contents/stray.txt"))
+
+        let damaged = try iapcontent(["verify", "com.example.maps", "--store", store.path, "--json"])
+        #expect(damaged.status == 1, "\(damaged.output)")
+        let jsonStart = try #require(damaged.output.firstIndex(of: "{"))
+        let result = try JSONDecoder().decode(ContentVerification.self, from: Data(damaged.output[jsonStart...].utf8))
+        #expect(result.damaged == ["Contents/art/blob.bin"])
+        #expect(result.missing == ["Contents/version.txt"])
+        #expect(result.extra == ["Contents/stray.txt"])
+        #expect(!result.isIntact)
+
+        let none = try iapcontent(["verify", "com.example.other", "--store", store.path])
+        #expect(none.status == 1 && none.output.contains("not installed"), "\(none.output)")
+    }
+}

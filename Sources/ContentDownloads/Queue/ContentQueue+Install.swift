@@ -39,6 +39,7 @@ extension ContentQueue {
             let url = try await Self.runCommit(
                 try StagingFolder(adopting: archive.archivePath), product: product, archive: nil, store: store,
                 options: installOptions)
+            store.keepInstalledManifest(productID: product.productID, version: archive.contentVersion)
             store.discardTransfer(
                 productID: product.productID, version: archive.contentVersion,
                 partialPath: store.partialFile(productID: product.productID).path)
@@ -146,6 +147,7 @@ extension ContentQueue {
                     if Self.isFolder(archive) {
                         _ = try await Self.runCommit(
                             try StagingFolder(adopting: archive), product: product, archive: nil, store: store, options: installOptions)
+                        store.keepInstalledManifest(productID: record.productID, version: record.contentVersion)
                         store.discardTransfer(productID: record.productID, version: record.contentVersion, partialPath: record.partialPath)
                     } else {
                         _ = try await Self.runInstall(
@@ -166,6 +168,7 @@ extension ContentQueue {
                       installed.description == record.contentVersion || ContentVersion(record.contentVersion).map({ installed >= $0 }) == true
             {
                 if let archive, Self.isFolder(archive) {  // the swap happened: the tree holds the old version
+                    store.keepInstalledManifest(productID: record.productID, version: record.contentVersion)
                     store.discardTransfer(productID: record.productID, version: record.contentVersion, partialPath: record.partialPath)
                 }
                 record.downloadState = .finished

@@ -50,6 +50,7 @@ extension Store {
         try FileSystemCalls.sync(contentFD, display: contentDirectory.path)
         try FileSystemCalls.sync(trashFD, display: trashDirectory.path)
         try FileSystemCalls.removeTree(trashDirectory.appendingPathComponent(trashName, isDirectory: true).path)
+        unlink(installedManifestFile(productID: productID).path)
         return true
     }
 

@@ -1,0 +1,96 @@
+internal import SystemSupport
+public import ContentPackaging
+internal import Crypto
+public import Foundation
+import Glibc
+
+/// The manifest of each installed version (`manifests/<id>.manifest.json`) and the integrity check it allows.
+extension Store {
+    /// `manifests/`: the manifest of every installed chunk-indexed version.
+    package var installedManifestsDirectory: URL { root.appendingPathComponent("manifests", isDirectory: true) }
+
+    /// The manifest of the installed version of `productID` (present when it was installed from a
+    /// chunk-indexed archive).
+    package func installedManifestFile(productID: String) -> URL {
+        installedManifestsDirectory.appendingPathComponent("\(Self.safeName(productID)).manifest.json", isDirectory: false)
+    }
+
+    /// Keeps the download's manifest as the installed version's (rename, then fsync of `manifests/`); best effort:
+    /// without it only ``verifyContent(productID:)`` cannot run.
+    package func keepInstalledManifest(productID: String, version: String) {
+        try? FileManager.default.createDirectory(at: installedManifestsDirectory, withIntermediateDirectories: true)
+        let source = manifestFile(productID: productID, version: version).path
+        guard rename(source, installedManifestFile(productID: productID).path) == 0 else { return }
+        try? FileSystemCalls.syncDirectory(installedManifestsDirectory.path)
+    }
+
+    /// Re-hashes the installed content of `productID` against the manifest it was installed from.
+    /// - Throws: ``DownloadError`` (`.install`) when the product is not installed, or was installed from a
+    ///   one-frame archive (no manifest kept), or the manifest is of another version.
+    public func verifyContent(productID: String) throws(DownloadError) -> ContentVerification {
+        guard let url = contentURL(forProductID: productID), let version = installedVersion(forProductID: productID) else {
+            throw DownloadError(code: .install, message: "\(productID) is not installed in \(root.path); nothing to verify")
+        }
+        let manifestPath = installedManifestFile(productID: productID).path
+        guard let data = FileManager.default.contents(atPath: manifestPath), let manifest = try? PackageManifest.decode(data) else {
+            throw DownloadError(code: .install, message: "\(productID) \(version) has no manifest in \(installedManifestsDirectory.path) (it was installed from a one-frame archive); download it again from a chunk-indexed catalog to make it verifiable")
+        }
+        guard manifest.contentVersion == version else {
+            throw DownloadError(code: .install, message: "the kept manifest describes \(productID) \(manifest.contentVersion) but \(version) is installed; download it again")
+        }
+        var result = ContentVerification(
+            productID: productID, contentVersion: version, damaged: [], missing: [], extra: [], filesChecked: 0, bytesChecked: 0)
+        var listed = Set<String>()
+        for file in manifest.files {
+            listed.insert(file.path)
+            switch Self.check(file, in: url) {
+            case .intact(let bytes):
+                result.filesChecked += 1
+                result.bytesChecked += bytes
+            case .damaged(let bytes):
+                result.filesChecked += 1
+                result.bytesChecked += bytes
+                result.damaged.append(file.path)
+            case .missing: result.missing.append(file.path)
+            }
+        }
+        result.extra = Self.regularFiles(in: url).filter { !listed.contains($0) }.sorted()
+        return result
+    }
+
+    private enum FileCheck { case intact(Int64), damaged(Int64), missing }
+
+    /// Size, then SHA-256 of one file, read without following links.
+    private static func check(_ file: PackageManifest.File, in folder: URL) -> FileCheck {
+        let fd = open(folder.appendingPathComponent(file.path).path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return .missing }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return .missing }
+        guard Int64(info.st_size) == file.size else { return .damaged(0) }
+        var hasher = SHA256()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096)
+        defer { buffer.deallocate() }
+        var total: Int64 = 0
+        while true {
+            let count = read(fd, buffer.baseAddress, buffer.count)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            total += Int64(count)
+        }
+        return total == file.size && hasher.finalizeHex() == file.sha256.lowercased() ? .intact(total) : .damaged(total)
+    }
+
+    /// Every regular file below `folder`, as `/`-separated relative paths.
+    private static func regularFiles(in folder: URL) -> [String] {
+        guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey]) else { return [] }
+        let base = folder.standardizedFileURL.path + "/"
+        var paths: [String] = []
+        for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+            let path = url.standardizedFileURL.path
+            if path.hasPrefix(base) { paths.append(String(path.dropFirst(base.count))) }
+        }
+        return paths
+    }
+}
