@@ -173,13 +173,13 @@ _iapcontent() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    validate|pack|inspect|catalog|keygen|serve|sign-url|download|status|pause|resume|cancel|content|delete|restore|help)
+    validate|pack|inspect|catalog|keygen|serve|sign-url|download|status|pause|resume|cancel|content|verify|delete|restore|help)
         # Offer subcommand argument completions
         "_iapcontent_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'validate pack inspect catalog keygen serve sign-url download status pause resume cancel content delete restore help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'validate pack inspect catalog keygen serve sign-url download status pause resume cancel content verify delete restore help' -- "${cur}"))
         ;;
     esac
 }
@@ -426,6 +426,21 @@ _iapcontent_cancel() {
 _iapcontent_content() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store)
+    __iapcontent_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    esac
+}
+
+_iapcontent_verify() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=(--store)
     __iapcontent_offer_flags_options 1

@@ -63,6 +63,7 @@ _iapcontent() {
             'resume:Resume paused downloads; a running download applies it within a second.'
             'cancel:Cancel downloads and delete their partial data; a running download applies it within a second.'
             'content:Print a product'\''s installed content folder (ContentInfo.plist + Contents/); exit 1 if not installed.'
+            'verify:Re-hash a product'\''s installed files against its manifest; list damaged, missing and extra files (exit 1 if any).'
             'delete:Delete a product'\''s installed content (atomically); exit 1 if it was not installed.'
             'restore:Restore: download and install content of previously finished purchases that is missing or older than the catalog'\''s.'
             'help:Show subcommand help information.'
@@ -71,7 +72,7 @@ _iapcontent() {
         ;;
     arg)
         case "${words[1]}" in
-        validate|pack|inspect|catalog|keygen|serve|sign-url|download|status|pause|resume|cancel|content|delete|restore|help)
+        validate|pack|inspect|catalog|keygen|serve|sign-url|download|status|pause|resume|cancel|content|verify|delete|restore|help)
             "_iapcontent_${words[1]}" && ret=0
             ;;
         esac
@@ -86,7 +87,7 @@ _iapcontent_validate() {
     local -ar arg_specs=(
         ':folder:'
         '--json[Print the result as JSON on stdout.]'
-        '--max-size[Largest total size of the files, in bytes (default 2 GiB).]:max-size:'
+        '--max-size[Largest total size of the files, in bytes (default 1 TiB).]:max-size:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -100,7 +101,7 @@ _iapcontent_pack() {
     local -ar arg_specs=(
         ':folder:'
         '(--output -o)'{--output,-o}'[Directory for the archive and manifest (default\: current directory).]:output:'
-        '--max-size[Largest total size of the files, in bytes (default 2 GiB).]:max-size:'
+        '--max-size[Largest total size of the files, in bytes (default 1 TiB).]:max-size:'
         '--level[zstd compression level (1-19).]:level:'
         '--chunked[Write a chunk-indexed archive\: one zstd frame per content-defined chunk (still a standard tar.zst), indexed in the manifest (schema 2).]'
         '--version[Show the version.]'
@@ -275,6 +276,20 @@ _iapcontent_content() {
     local -ar arg_specs=(
         ':product-id:'
         '--store[The store folder\: journal, partial and verified archives, installed content.]:dir:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_verify() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':product-id:'
+        '--store[The store folder\: journal, partial and verified archives, installed content.]:dir:'
+        '--json[Print the result as JSON.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
