@@ -110,3 +110,43 @@ import TestSupport
         #expect(none.status == 1 && none.output.contains("not installed"), "\(none.output)")
     }
 }
+
+/// A hostile update installed in place fails with a clear error and leaves the installed version as it was.
+@Suite struct ChunkedUpdateRefusalTests {
+    @Test func anUpdateWhoseHeadersDisagreeWithItsManifestLeavesTheInstalledVersionIntact() throws {
+        let fixture = try QueueFixture()
+        let v1 = try fixture.source("com.example.maps", version: "1.0", size: 2 << 20)
+        try fixture.publish([v1], chunked: true)
+        let store = fixture.root.appendingPathComponent("cli-store")
+        let first = try iapcontent(["download", "com.example.maps", "--catalog", fixture.catalogURL, "--store", store.path])
+        #expect(first.status == 0, "\(first.output)")
+
+        // Version 2, whose (catalog-vouched) manifest says blob.bin is one byte shorter than its tar header does.
+        let v2 = try fixture.source("com.example.maps", version: "2.0", size: 2 << 20)
+        let catalog = try fixture.publish([v1, v2], chunked: true)
+        let reference = try #require(catalog.product("com.example.maps")?.manifest)
+        let manifestURL = fixture.nginx.root.appendingPathComponent(reference.path)
+        var manifest = try PackageManifest.decode(try Data(contentsOf: manifestURL))
+        let index = try #require(manifest.files.firstIndex { $0.path == "Contents/art/blob.bin" })
+        manifest.files[index].size -= 1
+        manifest.uncompressedSize -= 1
+        let lying = try manifest.encoded()
+        try lying.write(to: manifestURL)
+        let catalogFile = fixture.nginx.root.appendingPathComponent("catalog.json")
+        var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: catalogFile)) as? [String: Any])
+        var products = try #require(json["products"] as? [[String: Any]])
+        let position = try #require(products.firstIndex { $0["productID"] as? String == "com.example.maps" })
+        products[position]["manifest"] = ["path": reference.path, "length": lying.count, "sha256": sha256Hex(Array(lying))]
+        json["products"] = products
+        try JSONSerialization.data(withJSONObject: json).write(to: catalogFile)
+
+        let update = try iapcontent(["download", "com.example.maps", "--catalog", fixture.catalogURL, "--store", store.path])
+        #expect(update.status != 0)
+        #expect(update.output.contains("disagrees with the signed package manifest"), "\(update.output)")
+        let installed = try #require(try Store(root: store).contentURL(forProductID: "com.example.maps"))
+        #expect(try Store(root: store).installedVersion(forProductID: "com.example.maps")?.description == "1.0")
+        #expect(try diffTrees(v1, installed).status == 0)
+        let verify = try iapcontent(["verify", "com.example.maps", "--store", store.path])
+        #expect(verify.status == 0, "\(verify.output)")
+    }
+}
