@@ -55,7 +55,8 @@ final class ChunkTransfer: EngineTransfer {
         chunkIndex = loop.nextChunk
         requestedOffset = package.chunks[loop.nextChunk].offset
         received = requestedOffset
-        lastCheckpointOffset = requestedOffset
+        // Continuing past the journal's offset (this boot's note, made durable by `syncfs`): journal it at once.
+        lastCheckpointOffset = min(request.offset, requestedOffset)
         validator = requestedOffset > 0 ? request.validator : nil
         install = ChunkInstallPipeline(package: package, loop: loop, onDurable: wake)
         do { easy = try EasyHandle() } catch {
