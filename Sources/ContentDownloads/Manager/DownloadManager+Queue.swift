@@ -74,6 +74,7 @@ extension DownloadManager {
             routeStarted(id)
             emit(id, force: false)
         case .progress(let id, let bytes):
+            DownloadMetrics.received(bytes: bytes - (live[id]?.downloadedBytes ?? bytes))
             live[id]?.downloadedBytes = bytes
             live[id]?.estimator.record(bytes: bytes, at: now)
             emit(id, force: false)
@@ -99,7 +100,10 @@ extension DownloadManager {
             // Every byte is on disk: say so first (progress 1), then free the transfer's slot — the
             // next download starts while this one installs, and events keep flowing, so installs of
             // several packages run side by side.
-            if let expected = records[id]?.expectedLength { live[id]?.downloadedBytes = expected }
+            if let expected = records[id]?.expectedLength {
+                DownloadMetrics.received(bytes: expected - (live[id]?.downloadedBytes ?? expected))
+                live[id]?.downloadedBytes = expected
+            }
             emit(id, force: true)
             admit()
             postVerifyTasks[id] = Task {
@@ -115,6 +119,7 @@ extension DownloadManager {
             stopped(id, offset: offset, deleted: deleted)
             admit()
         }
+        DownloadMetrics.active(active.count)
     }
 
     private func verified(_ id: String, archivePath: String) async {
@@ -141,6 +146,7 @@ extension DownloadManager {
             } catch {
                 guard var current = records[id] else { return }
                 let failure = error as? DownloadError ?? DownloadError(code: .io, message: "\(error)")
+                DownloadMetrics.failed(code: failure.code.rawValue)
                 current.downloadState = .failed
                 current.lastErrorCode = failure.code.rawValue
                 current.lastError = failure.message
@@ -151,6 +157,7 @@ extension DownloadManager {
         }
         guard var current = records[id], current.downloadState != .cancelled else { return }
         current.downloadState = .finished
+        DownloadMetrics.finished()
         if postVerify != nil { current.phase = TransferPhase.installed.rawValue }
         save(&current)
         emit(id, force: true)
@@ -187,12 +194,15 @@ extension DownloadManager {
         record.attempts += 1
         if let final {
             DownloadLog.transfer.debug("failed", metadata: ["product": "\(id)", "reason": "\(final.message)"])
+            DownloadMetrics.failed(code: final.code.rawValue)
             record.downloadState = .failed
             record.lastErrorCode = final.code.rawValue
             record.lastError = final.message
         } else if record.attempts >= options.maxAttempts {
+            DownloadMetrics.failed(code: verdict.error.code.rawValue)
             record.downloadState = .failed
         } else {
+            DownloadMetrics.retried()
             DownloadLog.transfer.debug(
                 "retry", metadata: ["product": "\(id)", "attempt": "\(record.attempts)", "reason": "\(verdict.error.message)"])
             record.downloadState = .waiting
