@@ -79,21 +79,7 @@ extension DownloadManager {
             live[id]?.estimator.record(bytes: bytes, at: now)
             emit(id, force: false)
         case .checkpoint(let id, let offset, let validator):
-            guard var record = records[id], record.downloadState != .cancelled else { return }
-            record.durableOffset = offset
-            record.validator = validator
-            record.writtenInBoot = BootIdentity.current
-            if let state = live[id] {
-                record.timeRemaining = state.estimator.timeRemaining(remaining: record.expectedLength - offset, at: now)
-            }
-            records[id] = record
-            do {
-                try journal.recordCheckpoint(
-                    id, offset: offset, validator: validator, timeRemaining: record.timeRemaining,
-                    writtenInBoot: record.writtenInBoot)
-            } catch {
-                DownloadLog.transfer.error("cannot record a checkpoint", metadata: ["product": "\(id)", "error": "\(error)"])
-            }
+            checkpointed(id, offset: offset, validator: validator, at: now)
         case .verified(let id, let archivePath):
             active.remove(id)
             rememberMirror(id)
@@ -120,6 +106,25 @@ extension DownloadManager {
             admit()
         }
         DownloadMetrics.active(active.count)
+    }
+
+    /// Journals a durable offset (the bytes below it are fsynced).
+    private func checkpointed(_ id: String, offset: Int64, validator: Validator?, at now: Double) {
+        guard var record = records[id], record.downloadState != .cancelled else { return }
+        record.durableOffset = offset
+        record.validator = validator
+        record.writtenInBoot = BootIdentity.current
+        if let state = live[id] {
+            record.timeRemaining = state.estimator.timeRemaining(remaining: record.expectedLength - offset, at: now)
+        }
+        records[id] = record
+        do {
+            try journal.recordCheckpoint(
+                id, offset: offset, validator: validator, timeRemaining: record.timeRemaining,
+                writtenInBoot: record.writtenInBoot)
+        } catch {
+            DownloadLog.transfer.error("cannot record a checkpoint", metadata: ["product": "\(id)", "error": "\(error)"])
+        }
     }
 
     private func verified(_ id: String, archivePath: String) async {
