@@ -12,14 +12,21 @@ public import Foundation
 ///
 /// Lifecycle: create, set an ``observer`` or take ``updates``, then ``open()`` — it recovers
 /// what a crash interrupted, resumes the downloads that were active (paused ones stay paused) and
-/// re-delivers every unfinished transaction. ``close()`` pauses and checkpoints.
+/// re-delivers every unfinished transaction. ``close()`` pauses and checkpoints; ``open()`` may follow it again.
 public actor ContentQueue {
     /// Every listener's buffer of ``updates`` (the queue publishes, listeners read at their own pace).
     nonisolated let published = UpdateBroadcaster<ContentQueueUpdate>()
     /// The store this queue drives: installed content, its journal and its locks.
     public nonisolated let store: Store
     let journal: SQLiteJournal
-    let manager: DownloadManager
+    /// Replaced by a new one when the queue opens again after ``close()`` (an engine runs once).
+    var manager: DownloadManager
+    /// What ``manager`` was made with, for that new one.
+    let options: DownloadOptions
+    /// True after ``close()``, until the next ``open()``.
+    var wasClosed = false
+    /// The authorizer handed to every manager.
+    var authorizer: ArchiveURLAuthorizer?
     let installOptions: ContentInstaller.Options
     /// Extractions that follow running downloads (``ContentInstaller/Options/overlapWithDownload``).
     let overlapped: OverlappedInstalls
@@ -44,6 +51,7 @@ public actor ContentQueue {
         journal = try store.journal()
         overlapped = OverlappedInstalls(store: store, options: installOptions)
         manager = try DownloadManager(store: store, options: options)
+        self.options = options
     }
 
     /// Sets (or clears) the delegate-style observer.
@@ -52,6 +60,7 @@ public actor ContentQueue {
     /// Installs the hook that authorizes archive URLs (purchaser-only tokens) before each request;
     /// it is asked again once after a 403/410. See ``ArchiveURLAuthorizer``.
     public func setArchiveURLAuthorizer(_ authorizer: ArchiveURLAuthorizer?) async {
+        self.authorizer = authorizer
         await manager.setArchiveURLAuthorizer(authorizer)
     }
 
@@ -64,6 +73,12 @@ public actor ContentQueue {
     @discardableResult
     public func open() async throws -> [ContentTransaction] {
         guard !isOpen else { return await transactions() }
+        if wasClosed {  // the engine of the last opening has ended: a new manager, with the same options
+            manager = try DownloadManager(store: store, options: options)
+            await manager.setArchiveURLAuthorizer(authorizer)
+            rows = [:]
+            wasClosed = false
+        }
         // Recovery runs under the driver lock (so no other driver installs meanwhile); the manager
         // takes the lock again right after (flock is per open file, so it cannot be shared).
         do {
@@ -103,8 +118,10 @@ public actor ContentQueue {
         await manager.shutdown()
         overlapped.discardAll()
         await forwardTask?.value
-        published.finish()
+        published.finish()  // ends the current listeners…
+        published.reopen()  // …while later ones (of a next ``open()``) are accepted
         isOpen = false
+        wasClosed = true
     }
 
     // MARK: Transactions

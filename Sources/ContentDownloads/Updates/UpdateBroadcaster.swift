@@ -17,6 +17,8 @@ package final class UpdateBroadcaster<Element: CoalescibleUpdate>: Sendable {
         var buffer = CoalescingBuffer<Element, Element.DownloadKey>()
         let filter: Filter?
         let doorbell: AsyncStream<Void>.Continuation
+        /// Set by ``finish()``: it gets nothing more and ends once it has read its buffer.
+        var ended = false
     }
 
     private struct State {
@@ -68,7 +70,7 @@ package final class UpdateBroadcaster<Element: CoalescibleUpdate>: Sendable {
             for index in state.listeners.indices {
                 let delivered: Element?
                 if let filter = state.listeners[index].filter { delivered = filter(element) } else { delivered = element }
-                guard let delivered else { continue }
+                guard !state.listeners[index].ended, let delivered else { continue }
                 state.listeners[index].buffer.append(delivered, progressOf: progressOf)
                 doorbells.append(state.listeners[index].doorbell)
             }
@@ -82,9 +84,16 @@ package final class UpdateBroadcaster<Element: CoalescibleUpdate>: Sendable {
         let doorbells = state.withLock { state -> [AsyncStream<Void>.Continuation] in
             state.isFinished = true
             state.latest.removeAll()
+            for index in state.listeners.indices { state.listeners[index].ended = true }
             return state.listeners.map(\.doorbell)
         }
         for doorbell in doorbells { doorbell.finish() }
+    }
+
+    /// Accepts listeners and updates again after ``finish()`` (a queue opened again after ``ContentQueue/close()``);
+    /// the listeners ``finish()`` ended still end once they have read what they were sent.
+    package func reopen() {
+        state.withLock { $0.isFinished = false }
     }
 
     /// The next update for `listener`; `.ended` once it was removed, or finished and read to the end.
@@ -92,7 +101,7 @@ package final class UpdateBroadcaster<Element: CoalescibleUpdate>: Sendable {
         state.withLock { state in
             guard let index = state.listeners.firstIndex(where: { $0.id == listener }) else { return .ended }
             if let element = state.listeners[index].buffer.popFirst() { return .element(element) }
-            guard state.isFinished else { return .empty }
+            guard state.listeners[index].ended else { return .empty }
             state.listeners.remove(at: index)
             return .ended
         }
