@@ -188,6 +188,15 @@ enum HelpText {
           iapcontent content com.example.maps --json
         """
 
+    /// `iapcontent verify`.
+    static let verify = """
+        Re-hashes every file the manifest of the installed version lists (size and SHA-256) and lists         regular files the manifest does not name. Works for content installed from a chunk-indexed catalog         (`pack --chunked`): its manifest is kept in the store's manifests/ folder. Exit status: 0 intact, 1         when any file is damaged, missing or extra.
+
+        EXAMPLES:
+          iapcontent verify com.example.maps
+          iapcontent verify com.example.maps --json
+        """
+
     /// `iapcontent delete`.
     static let delete = """
         Removes installed content of the given products from the store (atomically: the folder \

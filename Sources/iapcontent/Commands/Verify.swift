@@ -9,11 +9,7 @@ extension IAPContent {
         static let configuration = CommandConfiguration(
             commandName: "verify",
             abstract: "Re-hash a product's installed files against its manifest; list damaged, missing and extra files (exit 1 if any).",
-            discussion: """
-                Reads every file the manifest of the installed version lists and compares size and SHA-256; also \
-                lists regular files the manifest does not name. Works for content installed from a chunk-indexed \
-                catalog (the manifest is kept in the store's manifests/ folder). Exit status: 0 intact, 1 otherwise.
-                """)
+            discussion: HelpText.verify)
 
         @OptionGroup var product: InstalledProductOptions
 
