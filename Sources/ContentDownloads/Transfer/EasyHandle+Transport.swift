@@ -25,22 +25,27 @@ extension TransferSettings {
     /// Header names the module sets itself: archive bytes must arrive unencoded and resume from the bytes on disk.
     static let reservedHeaderNames: Set<String> = ["accept-encoding", "range", "if-range"]
 
-    /// ``headers`` as libcurl takes them, or a `CURLE_BAD_FUNCTION_ARGUMENT` error naming the first line that is
-    /// not one `Name: value` header or that names a header the module sets itself.
+    /// ``headers`` as libcurl takes them, or a `CURLE_BAD_FUNCTION_ARGUMENT` error saying what is wrong with them
+    /// (``headerProblem()``), so a misconfigured request fails with that reason instead of being sent.
     func checkedHeaders(url: String) throws(CurlError) -> [String] {
+        if let problem = headerProblem() { throw CurlError(code: Self.badArgument, message: problem, url: url) }
+        return headers
+    }
+
+    /// What is wrong with ``headers``: the first line that is not one `Name: value` header or that names a
+    /// header the module sets itself; `nil` when they can be sent. The command line checks this before it starts.
+    package func headerProblem() -> String? {
         for line in headers {
-            let name = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let trimmed = name.trimmingCharacters(in: .whitespaces)
-            let malformed = !line.contains(":") || trimmed.isEmpty || trimmed.contains(" ")
-                || line.contains(where: { $0 == "\r" || $0 == "\n" })
-            if malformed {
-                throw CurlError(code: Self.badArgument, message: "the request header \"\(line)\" is not one `Name: value` line", url: url)
+            let name = (line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+                .trimmingCharacters(in: .whitespaces)
+            if !line.contains(":") || name.isEmpty || name.contains(" ") || line.contains(where: \.isNewline) {
+                return "the request header \"\(line)\" is not one `Name: value` line"
             }
-            if Self.reservedHeaderNames.contains(trimmed.lowercased()) {
-                throw CurlError(code: Self.badArgument, message: "the request header \(trimmed) is set by the module itself; remove it from the transfer settings", url: url)
+            if Self.reservedHeaderNames.contains(name.lowercased()) {
+                return "the request header \(name) is set by iapcontent itself; leave it out"
             }
         }
-        return headers
+        return nil
     }
 
     /// ``proxy`` as messages show it: without a user name or password; `nil` when none is set.
