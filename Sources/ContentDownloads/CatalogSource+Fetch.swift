@@ -54,8 +54,7 @@ extension CatalogSource {
             if sink.overflow {
                 throw DownloadError(code: .catalog, message: "the \(what) at \(url.absoluteString) is larger than \(maxCatalogBytes) bytes; check the URL")
             }
-            let via = transport.displayedProxy.map { " through the proxy \($0)" } ?? ""
-            throw DownloadError(code: .catalog, message: "cannot fetch the \(what)\(via): \(error); check the URL and the network")
+            throw DownloadError(code: .catalog, message: "cannot fetch the \(what): \(error); check the URL and the network")
         }
         return (status, sink.data)
     }

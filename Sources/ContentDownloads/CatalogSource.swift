@@ -23,7 +23,7 @@ public struct CatalogSource: Sendable {
     /// settings as the archives: CA file, proxy, client certificate, User-Agent and extra headers of `transport`.
     ///
     /// Blocks the calling thread for the whole request; from async code use the `async` variant, which
-    /// runs it on a dispatch queue instead of a cooperative thread.
+    /// runs it on a thread of its own instead of a cooperative one.
     /// - Throws: ``DownloadError`` with code `.catalog`, naming the location and what to check.
     public static func load(_ location: String, transport: TransferSettings) throws(DownloadError) -> CatalogSource {
         let url = resolve(location)

@@ -45,7 +45,7 @@ extension ContentQueue {
 
     /// The bytes at `url`, fetched off the cooperative pool with the archives' connection settings.
     nonisolated static func fetch(_ url: URL, transport: TransferSettings) async throws(DownloadError) -> Data {
-        try await BlockingCall.run { () throws(DownloadError) in
+        try await BlockingCall.run(thread: "iap-manifest") { () throws(DownloadError) in
             try CatalogSource.read(url, transport: transport, what: "manifest")!
         }
     }

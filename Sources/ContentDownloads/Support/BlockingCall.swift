@@ -1,15 +1,17 @@
-internal import Dispatch
+internal import SystemSupport
 
-/// Runs a call that blocks its thread (a libcurl request, a journal transaction) on a global dispatch queue and
-/// suspends the caller meanwhile, so it never holds one of the few threads of Swift's cooperative pool.
+/// Runs a call that blocks its thread (a libcurl request, a journal transaction) on a thread of its own and
+/// suspends the caller meanwhile, so it holds neither one of the few threads of Swift's cooperative pool nor one
+/// of libdispatch's global queues (on Linux those run about one thread per core, and a slow server would queue
+/// every other user behind it).
 enum BlockingCall {
-    /// The result of `work`, computed on a `utility` dispatch queue; cancelling the caller does not stop it
-    /// (the work's own timeouts bound it).
+    /// The result of `work`, computed on a new thread named `thread` (at most 15 bytes, shown by `top -H`);
+    /// cancelling the caller does not stop it (the work's own timeouts bound it).
     static func run<Value: Sendable, Failure: Error>(
-        _ work: @escaping @Sendable () throws(Failure) -> Value
+        thread: String, _ work: @escaping @Sendable () throws(Failure) -> Value
     ) async throws(Failure) -> Value {
         let result: Result<Value, Failure> = await withCheckedContinuation { continuation in
-            DispatchQueue.global(qos: .utility).async {
+            NamedThread.start(thread) {
                 continuation.resume(returning: Result { () throws(Failure) -> Value in try work() })
             }
         }

@@ -15,7 +15,7 @@ extension EasyHandle {
         if let caFile = settings.caFile { try set(CURLOPT_CAINFO, caFile) }
         if let certificate = settings.clientCertificate { try set(CURLOPT_SSLCERT, certificate) }
         if let key = settings.clientKey { try set(CURLOPT_SSLKEY, key) }
-        if let proxy = settings.proxy { try set(CURLOPT_PROXY, proxy) }
+        if let proxy = settings.proxy { try setProxy(proxy, shown: settings.displayedProxy) }
         if !settings.userAgent.isEmpty { try set(CURLOPT_USERAGENT, settings.userAgent) }
         try setHeaders(own + settings.checkedHeaders(url: url))
     }
