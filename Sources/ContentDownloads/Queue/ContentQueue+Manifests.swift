@@ -13,6 +13,7 @@ extension ContentQueue {
         let version = product.contentVersion.description
         if store.chunkedTarget(productID: product.productID, version: version) != nil { return true }
         let candidates = catalog.map { Self.manifestURLs(reference, catalog: $0) } ?? []
+        let transport = await manager.options.transfer  // the archives' connection settings
         var reasons: [String] = []
         for url in candidates {
             do {

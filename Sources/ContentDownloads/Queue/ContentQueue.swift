@@ -21,8 +21,6 @@ public actor ContentQueue {
     let journal: SQLiteJournal
     let manager: DownloadManager
     let installOptions: ContentInstaller.Options
-    /// How manifests are fetched: the archives' connection settings (``DownloadOptions/transfer``).
-    let transport: TransferSettings
     /// Extractions that follow running downloads (``ContentInstaller/Options/overlapWithDownload``).
     let overlapped: OverlappedInstalls
     var catalog: CatalogSource?
@@ -43,7 +41,6 @@ public actor ContentQueue {
         self.store = store
         self.catalog = catalog
         self.installOptions = installOptions
-        transport = options.transfer
         journal = try store.journal()
         overlapped = OverlappedInstalls(store: store, options: installOptions)
         manager = try DownloadManager(store: store, options: options)
