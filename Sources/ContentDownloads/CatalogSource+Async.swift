@@ -1,7 +1,7 @@
 public import Foundation
 
 extension CatalogSource {
-    /// Loads and decodes the catalog at `location` like ``load(_:transport:)``, without blocking a thread of
+    /// Loads and decodes the catalog at `location` like ``load(_:transport:)-2yqgz``, without blocking a thread of
     /// Swift's cooperative pool: the blocking libcurl request runs on a thread of its own (`iap-catalog`) while
     /// the caller is suspended. Cancelling the calling task does not cut the request short (it times out after 60 s).
     /// - Throws: ``DownloadError`` with code `.catalog`, naming the location and what to check.
@@ -9,7 +9,7 @@ extension CatalogSource {
         try await BlockingCall.run(thread: "iap-catalog") { () throws(DownloadError) in try load(location, transport: transport) }
     }
 
-    /// Loads and checks a catalog like ``loadVerified(_:pinnedPublicKeys:store:transport:now:)`` (signature,
+    /// Loads and checks a catalog like ``loadVerified(_:pinnedPublicKeys:store:transport:now:)-2ovgw`` (signature,
     /// expiry, rollback), with the requests and the journal update on a thread of its own (`iap-catalog`) instead
     /// of one of Swift's cooperative pool.
     /// - Throws: ``DownloadError`` with the same codes as the blocking variant.

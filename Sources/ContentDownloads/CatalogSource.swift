@@ -32,7 +32,7 @@ public struct CatalogSource: Sendable {
     }
 
     /// A catalog from bytes the service fetched itself (its own HTTP client, a bundled file), decoded as
-    /// ``load(_:transport:)`` would; `location` is where they came from: relative archive paths resolve against it.
+    /// ``load(_:transport:)-2yqgz`` would; `location` is where they came from: relative archive paths resolve against it.
     ///
     /// No trust check runs here: for a signed catalog use
     /// ``verified(catalogData:signatureData:location:pinnedPublicKeys:store:now:)``.

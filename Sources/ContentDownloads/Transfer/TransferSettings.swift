@@ -2,7 +2,7 @@
 ///
 /// The connection and identity settings (``caFile``, ``proxy``, ``clientCertificate``, ``clientKey``, ``userAgent``,
 /// ``headers``, ``connectTimeout``, ``maxRedirects``) apply to every request the module makes: the catalog and its
-/// signature (``CatalogSource/load(_:transport:)``), manifests and archives. So a service whose server wants a
+/// signature (``CatalogSource/load(_:transport:)-2yqgz``), manifests and archives. So a service whose server wants a
 /// bearer token, a client certificate or a corporate proxy sets them once, in ``DownloadOptions/transfer``.
 public struct TransferSettings: Sendable, Equatable {
     /// Seconds allowed to establish a connection.

@@ -3,7 +3,7 @@ public import Foundation
 
 extension CatalogSource {
     /// Loads a catalog and checks it before anything in it is used, trusting `caFile` for https; see
-    /// ``loadVerified(_:pinnedPublicKeys:store:transport:now:)``, which this calls with only that setting.
+    /// ``loadVerified(_:pinnedPublicKeys:store:transport:now:)-2ovgw``, which this calls with only that setting.
     public static func loadVerified(
         _ location: String, pinnedPublicKeys: [String], store: Store, caFile: String? = nil, now: Date = Date()
     ) throws(DownloadError) -> CatalogSource {
@@ -44,7 +44,7 @@ extension CatalogSource {
     }
 
     /// A catalog from bytes the service fetched itself, checked exactly as
-    /// ``loadVerified(_:pinnedPublicKeys:store:transport:now:)`` checks a fetched one: signature over these exact
+    /// ``loadVerified(_:pinnedPublicKeys:store:transport:now:)-2ovgw`` checks a fetched one: signature over these exact
     /// bytes (when keys are pinned), expiry, then rollback against the highest version this store accepted from
     /// `location`.
     ///
