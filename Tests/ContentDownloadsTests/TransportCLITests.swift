@@ -4,6 +4,14 @@ import Foundation
 import Testing
 import TestSupport
 
+/// Runs the binary to completion on a thread of its own, so waiting for it holds no thread of Swift's cooperative
+/// pool (other suites keep running meanwhile).
+func iapcontentOffPool(_ arguments: [String], timeout: Double = 60) async throws -> (status: Int32, output: String) {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try iapcontent(arguments, timeout: timeout) }) }.start()
+    }
+}
+
 /// `download --header/--user-agent` reach the catalog, manifest and archive requests: nginx refuses any
 /// request without the token or with another User-Agent, and a chunk-indexed archive needs all three.
 @Suite("Transport options: CLI", .serialized)
@@ -13,16 +21,16 @@ struct TransportCLITests {
         if ($http_user_agent !~ "^(iapcontent/[0-9]|mygame/2)") { return 403; }
         """
 
-    @Test func headersAndUserAgentReachEveryRequest() throws {
+    @Test func headersAndUserAgentReachEveryRequest() async throws {
         let fixture = try QueueFixture(locationConfig: Self.gate)
         let maps = try fixture.source("com.example.maps", version: "1.0", size: 3 << 20)
         try fixture.publish([maps], chunked: true)
         let store = fixture.store.root.path
-        let denied = try iapcontent(["download", "com.example.maps", "--catalog", fixture.catalogURL, "--store", store])
+        let denied = try await iapcontentOffPool(["download", "com.example.maps", "--catalog", fixture.catalogURL, "--store", store])
         #expect(denied.status != 0)
         #expect(denied.output.contains("HTTP 401"), "\(denied.output)")
 
-        let run = try iapcontent([
+        let run = try await iapcontentOffPool([
             "download", "com.example.maps", "--catalog", fixture.catalogURL, "--store", store, "-vv",
             "--header", "Authorization: Bearer s3cret", "--header", "X-Client: tests",
         ])
@@ -35,7 +43,7 @@ struct TransportCLITests {
             #expect(served.contains { $0.contains(path) }, "no authorized request for \(path): \(served)")
         }
 
-        let other = try iapcontent([
+        let other = try await iapcontentOffPool([
             "restore", "--catalog", fixture.catalogURL, "--store", fixture.root.appendingPathComponent("other").path,
             "--header", "Authorization: Bearer s3cret", "--user-agent", "curl/8",
         ])
@@ -43,11 +51,11 @@ struct TransportCLITests {
         #expect(other.output.contains("HTTP 403"), "\(other.output)")
     }
 
-    @Test func aProxyThatIsNotListeningFailsTheCatalogNamingIt() throws {
+    @Test func aProxyThatIsNotListeningFailsTheCatalogNamingIt() async throws {
         let port = try FreePort.find()
         let store = try TemporaryDirectory.make(prefix: "proxy-store")
         defer { try? FileManager.default.removeItem(at: store) }
-        let run = try iapcontent([
+        let run = try await iapcontentOffPool([
             "download", "com.example.maps", "--catalog", "http://catalog.example.invalid/catalog.json",
             "--store", store.path, "--proxy", "http://127.0.0.1:\(port)",
         ])

@@ -50,15 +50,15 @@ final class TransportTLSTests {
         #expect(nginx.requests().map(\.status) == [400, 200, 200])
     }
 
-    @Test func theCLIPresentsItsCertificate() throws {
+    @Test func theCLIPresentsItsCertificate() async throws {
         let store = try TemporaryDirectory.make(prefix: "tls-store")
         defer { try? FileManager.default.removeItem(at: store) }
-        let run = try iapcontent([
+        let run = try await iapcontentOffPool([
             "download", "com.example.tls", "--catalog", catalogURL, "--store", store.path, "--no-install",
             "--ca-file", certificates.authority, "--cert", certificates.clientCertificate, "--key", certificates.clientKey,
         ])
         #expect(run.status == 0, "\(run.output)")
-        let anonymous = try iapcontent([
+        let anonymous = try await iapcontentOffPool([
             "download", "com.example.tls", "--catalog", catalogURL, "--store", store.path, "--no-install",
             "--ca-file", certificates.authority,
         ])

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -42,6 +42,8 @@ public final class FaultServer: Sendable {
         public var target: String
         /// Every request header, by lowercased name.
         public var headers: [String: String]
+        /// When the request had arrived (its headers read).
+        public var arrival: Date
         /// The `Range` header, if any.
         public var range: String? { headers["range"] }
         /// The `If-Range` header, if any.
@@ -156,17 +158,23 @@ public final class FaultServer: Sendable {
             s.requestCount += 1
             let fault = index < s.faults.count ? s.faults[index] : .none
             if case .changeETag(let tag) = fault { s.etag = tag }
-            s.records.append(Record(target: target, headers: headers, status: 0, bodyBytesSent: 0))
+            s.records.append(Record(target: target, headers: headers, arrival: Date(), status: 0, bodyBytesSent: 0))
             return (fault, s.etag, index)
         }
         if replyDelay > 0 { usleep(UInt32(replyDelay * 1_000_000)) }
-        var reply = (status: 401, sent: 0)
+        var sent = 0
         if requiredHeaders.contains(where: { headers[$0.key] != $0.value }) {
+            record(status: 401, at: index)
             send(fd, "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
         } else {
-            reply = respond(fd, fault: fault, etag: etag, headers: headers)
+            sent = respond(fd, fault: fault, etag: etag, headers: headers) { self.record(status: $0, at: index) }
         }
-        state.withLock { $0.records[index].status = reply.status; $0.records[index].bodyBytesSent = reply.sent }
+        state.withLock { $0.records[index].bodyBytesSent = sent }
+    }
+
+    /// Records the status of request `index` before its reply leaves, so a client that has read the reply sees it.
+    private func record(status: Int, at index: Int) {
+        state.withLock { $0.records[index].status = status }
     }
 
     /// The request line and headers, up to the blank line (`nil` when the client went away or sent too much).
@@ -183,18 +191,23 @@ public final class FaultServer: Sendable {
         return String(decoding: request, as: UTF8.self)
     }
 
-    /// Answers one request as `fault` scripts it; returns the status and the body bytes sent.
-    private func respond(_ fd: Int32, fault: Fault, etag: String, headers: [String: String]) -> (status: Int, sent: Int) {
+    /// Answers one request as `fault` scripts it, telling `status` the status before it is sent; returns the body
+    /// bytes sent.
+    private func respond(
+        _ fd: Int32, fault: Fault, etag: String, headers: [String: String], status: (Int) -> Void
+    ) -> Int {
         let unsatisfiable = "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */\(body.count)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
         switch fault {
         case .status(let code, let retryAfter):
             var head = "HTTP/1.1 \(code) Scripted\r\nContent-Length: 0\r\nConnection: close\r\n"
             if let retryAfter { head += "Retry-After: \(retryAfter)\r\n" }
+            status(code)
             send(fd, head + "\r\n")
-            return (code, 0)
+            return 0
         case .rangeNotSatisfiable:
+            status(416)
             send(fd, unsatisfiable)
-            return (416, 0)
+            return 0
         default: break
         }
         var start = 0
@@ -204,8 +217,9 @@ public final class FaultServer: Sendable {
            headers["if-range"] == nil || headers["if-range"] == etag
         {
             guard first < body.count else {
+                status(416)
                 send(fd, unsatisfiable)
-                return (416, 0)
+                return 0
             }
             start = first
             partial = true
@@ -221,8 +235,9 @@ public final class FaultServer: Sendable {
         } else {
             head += "Content-Length: \(payload.count)\r\n"
         }
+        status(partial ? 206 : 200)
         send(fd, head + "\r\n")
-        return (partial ? 206 : 200, sendBody(fd, payload, from: start, fault: fault))
+        return sendBody(fd, payload, from: start, fault: fault)
     }
 
     /// Writes `payload` (the body from offset `start`) in 64 KiB chunks, cut or stalled as `fault` says.
