@@ -1,5 +1,4 @@
 public import ContentDelivery
-internal import CCurl
 public import Foundation
 
 /// Loads a catalog from a URL (`http`, `https`, `file`) or a path, and resolves archive URLs.
@@ -12,17 +11,44 @@ public struct CatalogSource: Sendable {
     /// The largest catalog accepted (a catalog is a list of products, not content).
     public static let maxCatalogBytes = 16 << 20
 
-    /// Loads and decodes the catalog at `location` (a URL string or a file path).
+    /// Loads and decodes the catalog at `location` (a URL string or a file path), trusting `caFile` for https.
     /// - Throws: ``DownloadError`` with code `.catalog`, naming the location and what to check.
     public static func load(_ location: String, caFile: String? = nil) throws(DownloadError) -> CatalogSource {
+        var transport = TransferSettings()
+        transport.caFile = caFile
+        return try load(location, transport: transport)
+    }
+
+    /// Loads and decodes the catalog at `location` (a URL string or a file path) with the same connection
+    /// settings as the archives: CA file, proxy, client certificate, User-Agent and extra headers of `transport`.
+    ///
+    /// Blocks the calling thread for the whole request; from async code use the `async` variant, which
+    /// runs it on a thread of its own instead of a cooperative one.
+    /// - Throws: ``DownloadError`` with code `.catalog`, naming the location and what to check.
+    public static func load(_ location: String, transport: TransferSettings) throws(DownloadError) -> CatalogSource {
         let url = resolve(location)
-        let data = try read(url, caFile: caFile, what: "catalog")!
+        let data = try read(url, transport: transport, what: "catalog")!
+        return try CatalogSource(data: data, location: url)
+    }
+
+    /// A catalog from bytes the service fetched itself (its own HTTP client, a bundled file), decoded as
+    /// ``load(_:transport:)-2yqgz`` would; `location` is where they came from: relative archive paths resolve against it.
+    ///
+    /// No trust check runs here: for a signed catalog use
+    /// ``verified(catalogData:signatureData:location:pinnedPublicKeys:store:now:)``.
+    /// - Throws: ``DownloadError`` with code `.catalog` when the bytes are not a catalog.
+    public init(data: Data, location: URL) throws(DownloadError) {
         do {
-            let catalog = try Catalog.decoder.decode(Catalog.self, from: data)
-            return CatalogSource(catalog: catalog, location: url)
+            self.init(catalog: try Catalog.decoder.decode(Catalog.self, from: data), location: location)
         } catch {
-            throw DownloadError(code: .catalog, message: "\(url.absoluteString) is not a valid catalog: \(error); regenerate it with `iapcontent catalog`")
+            throw DownloadError(code: .catalog, message: "\(location.absoluteString) is not a valid catalog: \(error); regenerate it with `iapcontent catalog`")
         }
+    }
+
+    /// A catalog already decoded and checked, and where it came from.
+    init(catalog: Catalog, location: URL) {
+        self.catalog = catalog
+        self.location = location
     }
 
     /// A URL string (`http`, `https`, `file`) as a URL, anything else as a file path.
@@ -33,23 +59,6 @@ public struct CatalogSource: Sendable {
             return parsed
         }
         return URL(fileURLWithPath: location)
-    }
-
-    /// The bytes at `url` (at most ``maxCatalogBytes``); `nil` for a missing file or HTTP 404/410
-    /// when `allowMissing`, otherwise a `.catalog` error naming `what`.
-    static func read(_ url: URL, caFile: String?, what: String, allowMissing: Bool = false) throws(DownloadError) -> Data? {
-        if url.isFileURL {
-            if allowMissing, !FileManager.default.fileExists(atPath: url.path) { return nil }
-            do { return try Data(contentsOf: url) } catch {
-                throw DownloadError(code: .catalog, message: "cannot read the \(what) \(url.path): \(error.localizedDescription); check the path")
-            }
-        }
-        let (status, data) = try fetch(url, caFile: caFile)
-        if allowMissing, status == 404 || status == 410 { return nil }
-        guard (200..<300).contains(status) else {
-            throw DownloadError(code: .catalog, message: "cannot fetch the \(what): HTTP \(status) for \(url.absoluteString); check the URL")
-        }
-        return data
     }
 
     /// The product, or a `.catalog` error listing what the catalog has.
@@ -72,43 +81,5 @@ public struct CatalogSource: Sendable {
         }
         return URL(string: product.path, relativeTo: location)?.absoluteURL.absoluteString
             ?? location.deletingLastPathComponent().appendingPathComponent(product.path).absoluteString
-    }
-
-    private static func fetch(_ url: URL, caFile: String?) throws(DownloadError) -> (status: Int, data: Data) {
-        final class Sink {
-            var data = Data()
-            var overflow = false
-        }
-        let sink = Sink()
-        var status = 0
-        do {
-            let easy = try EasyHandle()
-            try easy.setURL(url.absoluteString)
-            try easy.set(CURLOPT_NOSIGNAL, 1)
-            try easy.set(CURLOPT_FOLLOWLOCATION, 1)
-            try easy.set(CURLOPT_MAXREDIRS, 5)
-            try easy.set(CURLOPT_CONNECTTIMEOUT, 15)
-            try easy.set(CURLOPT_TIMEOUT, 60)
-            if let caFile { try easy.set(CURLOPT_CAINFO, caFile) }
-            try easy.set(pointer: CURLOPT_WRITEDATA, Unmanaged.passUnretained(sink).toOpaque())
-            _ = CCurl_easy_setopt_write_function(easy.raw, CURLOPT_WRITEFUNCTION) { data, size, count, user in
-                let sink = Unmanaged<Sink>.fromOpaque(user!).takeUnretainedValue()
-                let n = size * count
-                guard sink.data.count + n <= CatalogSource.maxCatalogBytes else {
-                    sink.overflow = true
-                    return 0
-                }
-                if let data { sink.data.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: n) }
-                return n
-            }
-            try easy.perform()
-            status = easy.responseCode
-        } catch {
-            if sink.overflow {
-                throw DownloadError(code: .catalog, message: "the catalog at \(url.absoluteString) is larger than \(maxCatalogBytes) bytes; check the URL")
-            }
-            throw DownloadError(code: .catalog, message: "cannot fetch the catalog: \(error); check the URL and the network")
-        }
-        return (status, sink.data)
     }
 }

@@ -124,6 +124,7 @@ enum HelpText {
           IAPCONTENT_CATALOG=https://cdn.example.com/iap/catalog.json iapcontent download com.example.maps com.example.voices
           iapcontent download com.example.maps --json | jq -c 'select(.event == "state")'
           iapcontent download com.example.maps --max-rate 1000000 --store /srv/iapcontent
+          iapcontent download com.example.maps --header "Authorization: Bearer $TOKEN" --proxy http://proxy:3128
         """
 
     /// `iapcontent status`.
@@ -210,7 +211,8 @@ enum HelpText {
     static let restore = """
         Downloads again every product the store has installed or recorded (as StoreKit's restore), \
         with the same progress display, resume and exit statuses as download, and the same transfer \
-        options (--concurrency, --max-rate, --ca-file, --max-attempts, --retry-delay, --stall-timeout).
+        options (--concurrency, --max-rate, --ca-file, --header, --user-agent, --proxy, --cert, --key, \
+        --max-attempts, --retry-delay, --stall-timeout).
 
         EXAMPLES:
           iapcontent restore --catalog http://127.0.0.1:8080/catalog.json

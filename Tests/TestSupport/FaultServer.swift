@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -9,8 +9,10 @@ import Glibc
 /// Request *n* (0-based) gets `faults[n]` (``Fault/none`` past the end). Without a fault it behaves
 /// like a correct server: honours `Range` (206 + `Content-Range`), `If-Range` against the current
 /// ETag (a mismatch gets 200 with the whole body), answers 416 with `*/len` past the end, and
-/// closes every connection after one response. It records every request (Range, If-Range, status,
-/// body bytes sent), stops on ``stop()``, and stops by itself after `lifetime` seconds.
+/// closes every connection after one response. It records every request (target, headers, status,
+/// body bytes sent), stops on ``stop()``, and stops by itself after `lifetime` seconds. Given
+/// `requiredHeaders`, a request lacking one of them (or with another value) gets 401, as an API gateway
+/// answers a missing token. It serves any target, so it also stands in for a plain HTTP proxy.
 public final class FaultServer: Sendable {
     /// One scripted misbehaviour.
     public enum Fault: Sendable, Equatable {
@@ -36,10 +38,16 @@ public final class FaultServer: Sendable {
 
     /// What the server saw and did for one request.
     public struct Record: Sendable, Equatable {
+        /// The request target: `/path` from a client, `http://host/path` from a client using it as its proxy.
+        public var target: String
+        /// Every request header, by lowercased name.
+        public var headers: [String: String]
+        /// When the request had arrived (its headers read).
+        public var arrival: Date
         /// The `Range` header, if any.
-        public var range: String?
+        public var range: String? { headers["range"] }
         /// The `If-Range` header, if any.
-        public var ifRange: String?
+        public var ifRange: String? { headers["if-range"] }
         /// The status sent.
         public var status: Int
         /// Body bytes actually written to the socket.
@@ -60,6 +68,10 @@ public final class FaultServer: Sendable {
     public let port: Int
     /// Pause between 64 KiB body chunks, to keep transfers in flight (0 = full speed).
     public let chunkDelay: Double
+    /// Seconds each request waits before its reply (a slow origin).
+    public let replyDelay: Double
+    /// Headers every request must carry (lowercased name → value); otherwise 401.
+    public let requiredHeaders: [String: String]
     private let listener: Int32
     private let state: Mutex<State>
 
@@ -67,9 +79,14 @@ public final class FaultServer: Sendable {
     public func url(_ name: String = "archive.bin") -> String { "http://127.0.0.1:\(port)/\(name)" }
 
     /// Starts serving `body` with `faults`, for at most `lifetime` seconds.
-    public init(body: [UInt8], faults: [Fault] = [], etag: String = "\"v1\"", chunkDelay: Double = 0, lifetime: Double = 120) throws {
+    public init(
+        body: [UInt8], faults: [Fault] = [], etag: String = "\"v1\"", chunkDelay: Double = 0, replyDelay: Double = 0,
+        requiredHeaders: [String: String] = [:], lifetime: Double = 120
+    ) throws {
         self.body = body
         self.chunkDelay = chunkDelay
+        self.replyDelay = replyDelay
+        self.requiredHeaders = Dictionary(uniqueKeysWithValues: requiredHeaders.map { ($0.key.lowercased(), $0.value) })
         state = Mutex(State(faults: faults, etag: etag))
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestSupportError("socket: errno \(errno)") }
@@ -133,70 +150,98 @@ public final class FaultServer: Sendable {
     }
 
     private func serve(_ fd: Int32) {
+        guard let text = Self.readHead(fd) else { return }
+        let headers = Self.headers(text)
+        let target = text.prefix { $0 != "\r" }.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+        let (fault, etag, index) = state.withLock { s -> (Fault, String, Int) in
+            let index = s.requestCount
+            s.requestCount += 1
+            let fault = index < s.faults.count ? s.faults[index] : .none
+            if case .changeETag(let tag) = fault { s.etag = tag }
+            s.records.append(Record(target: target, headers: headers, arrival: Date(), status: 0, bodyBytesSent: 0))
+            return (fault, s.etag, index)
+        }
+        if replyDelay > 0 { usleep(UInt32(replyDelay * 1_000_000)) }
+        var sent = 0
+        if requiredHeaders.contains(where: { headers[$0.key] != $0.value }) {
+            record(status: 401, at: index)
+            send(fd, "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        } else {
+            sent = respond(fd, fault: fault, etag: etag, headers: headers) { self.record(status: $0, at: index) }
+        }
+        state.withLock { $0.records[index].bodyBytesSent = sent }
+    }
+
+    /// Records the status of request `index` before its reply leaves, so a client that has read the reply sees it.
+    private func record(status: Int, at index: Int) {
+        state.withLock { $0.records[index].status = status }
+    }
+
+    /// The request line and headers, up to the blank line (`nil` when the client went away or sent too much).
+    private static func readHead(_ fd: Int32) -> String? {
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var request = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 4096)
         while !request.containsHeaderEnd {
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard n > 0, request.count < 65536 else { return }
+            guard n > 0, request.count < 65536 else { return nil }
             request.append(contentsOf: chunk[0..<n])
         }
-        let headers = Self.headers(String(decoding: request, as: UTF8.self))
-        let (fault, etag, index) = state.withLock { s -> (Fault, String, Int) in
-            let index = s.requestCount
-            s.requestCount += 1
-            let fault = index < s.faults.count ? s.faults[index] : .none
-            if case .changeETag(let tag) = fault { s.etag = tag }
-            s.records.append(Record(range: headers["range"], ifRange: headers["if-range"], status: 0, bodyBytesSent: 0))
-            return (fault, s.etag, index)
-        }
-        var status = 200
-        var sent = 0
-        defer { state.withLock { $0.records[index].status = status; $0.records[index].bodyBytesSent = sent } }
+        return String(decoding: request, as: UTF8.self)
+    }
 
+    /// Answers one request as `fault` scripts it, telling `status` the status before it is sent; returns the body
+    /// bytes sent.
+    private func respond(
+        _ fd: Int32, fault: Fault, etag: String, headers: [String: String], status: (Int) -> Void
+    ) -> Int {
+        let unsatisfiable = "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */\(body.count)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
         switch fault {
         case .status(let code, let retryAfter):
-            status = code
             var head = "HTTP/1.1 \(code) Scripted\r\nContent-Length: 0\r\nConnection: close\r\n"
             if let retryAfter { head += "Retry-After: \(retryAfter)\r\n" }
+            status(code)
             send(fd, head + "\r\n")
-            return
+            return 0
         case .rangeNotSatisfiable:
-            status = 416
-            send(fd, "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */\(body.count)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-            return
+            status(416)
+            send(fd, unsatisfiable)
+            return 0
         default: break
         }
-
         var start = 0
+        var partial = false
         if fault != .ignoreRange, let range = headers["range"], range.hasPrefix("bytes="),
            let first = Int(range.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false).first ?? ""),
            headers["if-range"] == nil || headers["if-range"] == etag
         {
-            if first >= body.count {
-                status = 416
-                send(fd, "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */\(body.count)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-                return
+            guard first < body.count else {
+                status(416)
+                send(fd, unsatisfiable)
+                return 0
             }
             start = first
-            status = 206
+            partial = true
         }
         var payload = Array(body[start...])
         if case .wrongByte(let at) = fault, at >= start, at < body.count { payload[at - start] ^= 0xFF }
-        var head: String
-        if status == 206 {
-            head = "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes \(start)-\(body.count - 1)/\(body.count)\r\n"
-        } else {
-            head = "HTTP/1.1 200 OK\r\n"
-        }
+        var head = partial
+            ? "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes \(start)-\(body.count - 1)/\(body.count)\r\n"
+            : "HTTP/1.1 200 OK\r\n"
         head += "ETag: \(etag)\r\nAccept-Ranges: bytes\r\nConnection: close\r\n"
         if case .longerBody(let extra) = fault {
             payload += [UInt8](repeating: 0x41, count: extra)
         } else {
             head += "Content-Length: \(payload.count)\r\n"
         }
+        status(partial ? 206 : 200)
         send(fd, head + "\r\n")
+        return sendBody(fd, payload, from: start, fault: fault)
+    }
+
+    /// Writes `payload` (the body from offset `start`) in 64 KiB chunks, cut or stalled as `fault` says.
+    private func sendBody(_ fd: Int32, _ payload: [UInt8], from start: Int, fault: Fault) -> Int {
         var limit = payload.count
         if case .dropConnection(let at) = fault { limit = max(0, min(payload.count, at - start)) }
         if case .stall(let at, _) = fault { limit = max(0, min(payload.count, at - start)) }
@@ -204,15 +249,15 @@ public final class FaultServer: Sendable {
         while position < limit, !isStopped {
             let n = min(65536, limit - position)
             let written = payload[position..<(position + n)].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard written > 0 else { return }
+            guard written > 0 else { return position }
             position += written
-            sent += written
             if chunkDelay > 0 { usleep(UInt32(chunkDelay * 1_000_000)) }
         }
         if case .stall(_, let seconds) = fault {
             let until = Date().addingTimeInterval(seconds)
             while Date() < until, !isStopped { usleep(50_000) }
         }
+        return position
     }
 
     private func send(_ fd: Int32, _ text: String) {

@@ -15,15 +15,20 @@ public final class Nginx: @unchecked Sendable {
     public let directory: URL
     /// The port it listens on.
     public let port: Int
+    /// The certificates it serves https with (`nil`: plain http).
+    public let tls: TestCertificates?
     private let process: Process
 
-    /// `http://127.0.0.1:<port>`.
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// `http://127.0.0.1:<port>`, or `https://` when it serves TLS.
+    public var baseURL: String { "\(tls == nil ? "http" : "https")://127.0.0.1:\(port)" }
     /// The access log.
     public var accessLogURL: URL { directory.appendingPathComponent("access.log") }
 
     /// Starts nginx serving `root` (a new temp folder if nil); `locationConfig` goes inside `location /`.
-    public init(root: URL? = nil, locationConfig: String = "") throws {
+    /// With `tls` it serves https with its server certificate and accepts only clients presenting a
+    /// certificate its authority signed.
+    public init(root: URL? = nil, locationConfig: String = "", tls: TestCertificates? = nil) throws {
+        self.tls = tls
         directory = try TemporaryDirectory.make(prefix: "nginx")
         let served = root ?? directory.appendingPathComponent("root")
         try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
@@ -32,7 +37,7 @@ public final class Nginx: @unchecked Sendable {
         for _ in 0..<5 {
             let port = try FreePort.find()
             let config = directory.appendingPathComponent("nginx.conf")
-            try Nginx.config(directory: directory, root: served, port: port, location: locationConfig)
+            try Nginx.config(directory: directory, root: served, port: port, location: locationConfig, tls: tls)
                 .write(to: config, atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
@@ -100,8 +105,15 @@ public final class Nginx: @unchecked Sendable {
         }
     }
 
-    static func config(directory: URL, root: URL, port: Int, location: String) -> String {
+    static func config(directory: URL, root: URL, port: Int, location: String, tls: TestCertificates?) -> String {
         let d = directory.path
+        let listen = tls == nil ? "listen 127.0.0.1:\(port);" : """
+            listen 127.0.0.1:\(port) ssl;
+                    ssl_certificate \(tls!.serverCertificate);
+                    ssl_certificate_key \(tls!.serverKey);
+                    ssl_client_certificate \(tls!.authority);
+                    ssl_verify_client on;
+            """
         return """
             daemon off;
             master_process off;
@@ -121,7 +133,7 @@ public final class Nginx: @unchecked Sendable {
                 default_type application/octet-stream;
                 sendfile on;
                 server {
-                    listen 127.0.0.1:\(port);
+                    \(listen)
                     root \(root.path);
                     etag on;
                     location / {

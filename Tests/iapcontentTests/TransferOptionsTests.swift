@@ -10,6 +10,9 @@ import TestSupport
         (["--max-attempts", "0"], "--max-attempts"),
         (["--retry-delay", "-1"], "--retry-delay"),
         (["--concurrency", "0"], "--concurrency"),
+        (["--header", "Range: bytes=0-"], "--header"),
+        (["--header", "Authorization Bearer s3cret"], "--header"),
+        (["--key", "client.key"], "--key"),
     ])
     func badValuesAreRefused(_ options: [String], _ named: String) throws {
         let directory = try TemporaryDirectory("transfer-options")

@@ -318,8 +318,8 @@ _iapcontent_sign-url() {
 _iapcontent_download() {
     repeating_flags=(--verbose -v)
     non_repeating_flags=(--quiet -q --json --no-finish --no-install --verify-first --version -h --help)
-    repeating_options=(--public-key)
-    non_repeating_options=(--catalog --token-key --store --concurrency --max-rate --ca-file --max-attempts --retry-delay --stall-timeout)
+    repeating_options=(--public-key --header)
+    non_repeating_options=(--catalog --token-key --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout)
     __iapcontent_offer_flags_options -1
 
     # Offer option value completions
@@ -343,6 +343,21 @@ _iapcontent_download() {
         return
         ;;
     '--ca-file')
+        return
+        ;;
+    '--header')
+        return
+        ;;
+    '--user-agent')
+        return
+        ;;
+    '--proxy')
+        return
+        ;;
+    '--cert')
+        return
+        ;;
+    '--key')
         return
         ;;
     '--max-attempts')
@@ -471,8 +486,8 @@ _iapcontent_delete() {
 _iapcontent_restore() {
     repeating_flags=(--verbose -v)
     non_repeating_flags=(--quiet -q --json --version -h --help)
-    repeating_options=(--public-key)
-    non_repeating_options=(--catalog --store --concurrency --max-rate --ca-file --max-attempts --retry-delay --stall-timeout)
+    repeating_options=(--public-key --header)
+    non_repeating_options=(--catalog --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout)
     __iapcontent_offer_flags_options 0
 
     # Offer option value completions
@@ -493,6 +508,21 @@ _iapcontent_restore() {
         return
         ;;
     '--ca-file')
+        return
+        ;;
+    '--header')
+        return
+        ;;
+    '--user-agent')
+        return
+        ;;
+    '--proxy')
+        return
+        ;;
+    '--cert')
+        return
+        ;;
+    '--key')
         return
         ;;
     '--max-attempts')

@@ -15,6 +15,8 @@ final class EasyHandle {
     private var headerList: UnsafeMutablePointer<curl_slist>?
     /// The URL, for error messages.
     private(set) var url: String = ""
+    /// The proxy requests go through, as messages show it (no credentials); `nil` = direct.
+    private(set) var proxy: String?
 
     /// Creates a handle with the error buffer attached.
     init() throws(CurlError) {
@@ -38,6 +40,12 @@ final class EasyHandle {
     func setURL(_ url: String) throws(CurlError) {
         self.url = url
         try set(CURLOPT_URL, url)
+    }
+
+    /// Sends requests through `proxy` (`CURLOPT_PROXY`); errors then name it as `shown`.
+    func setProxy(_ proxy: String, shown: String?) throws(CurlError) {
+        try set(CURLOPT_PROXY, proxy)
+        self.proxy = shown
     }
 
     /// `curl_easy_setopt` with an integer.
@@ -76,9 +84,11 @@ final class EasyHandle {
         return code
     }
 
-    /// Turns a result code into a ``CurlError`` carrying the error buffer and URL.
+    /// Turns a result code into a ``CurlError`` carrying the error buffer, the URL and the proxy, if any.
     func error(for code: CURLcode) -> CurlError {
-        CurlError(code, errorBuffer: String(cString: errorBuffer), url: url)
+        let error = CurlError(code, errorBuffer: String(cString: errorBuffer), url: url)
+        guard let proxy else { return error }
+        return CurlError(code: error.code, message: "\(error.message) (through the proxy \(proxy))", url: url)
     }
 
     /// Runs the transfer synchronously (for small one-shot fetches such as catalogs).

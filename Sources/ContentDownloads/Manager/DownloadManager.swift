@@ -20,7 +20,7 @@ public actor DownloadManager {
     public nonisolated var updates: some AsyncSequence<DownloadSnapshot, Never> & Sendable { published.subscribe() }
     nonisolated let published = UpdateBroadcaster<DownloadSnapshot>()
     let store: Store
-    let options: DownloadOptions
+    var options: DownloadOptions
     let journal: SQLiteJournal
     let engine: TransferEngine
     var lock: DriverLock?
@@ -169,6 +169,13 @@ public actor DownloadManager {
         emit(id, force: true)
         admit()
         return snapshot(of: id)!
+    }
+
+    /// Caps the total receive rate in bytes per second (0 = none), divided among the running transfers like
+    /// ``DownloadOptions/maxBytesPerSecond``, which it replaces; applies to running transfers at once.
+    public func setTotalRateLimit(bytesPerSecond: Int64) {
+        options.maxBytesPerSecond = max(0, bytesPerSecond)
+        for id in active { if let record = records[id] { engine.setRate(id, bytesPerSecond: rateCap(for: record)) } }
     }
 
     /// Caps one download's receive rate in bytes per second (0 = none); applies to a running transfer at once.

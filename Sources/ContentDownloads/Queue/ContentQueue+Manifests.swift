@@ -13,10 +13,11 @@ extension ContentQueue {
         let version = product.contentVersion.description
         if store.chunkedTarget(productID: product.productID, version: version) != nil { return true }
         let candidates = catalog.map { Self.manifestURLs(reference, catalog: $0) } ?? []
+        let transport = await manager.options.transfer  // the archives' connection settings
         var reasons: [String] = []
         for url in candidates {
             do {
-                let data = try await Self.fetch(url)
+                let data = try await Self.fetch(url, transport: transport)
                 try store.keepManifest(data, of: product, reference: reference, from: url.absoluteString)
                 DownloadLog.transfer.debug("manifest kept: the archive installs chunk by chunk", metadata: ["product": "\(product.productID)", "url": "\(url.absoluteString)"])
                 return true
@@ -43,16 +44,10 @@ extension ContentQueue {
         return urls
     }
 
-    /// The bytes at `url`, fetched off the cooperative pool.
-    nonisolated static func fetch(_ url: URL) async throws -> Data {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .utility).async {
-                do throws(DownloadError) {
-                    continuation.resume(returning: try CatalogSource.read(url, caFile: nil, what: "manifest")!)
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
+    /// The bytes at `url`, fetched off the cooperative pool with the archives' connection settings.
+    nonisolated static func fetch(_ url: URL, transport: TransferSettings) async throws(DownloadError) -> Data {
+        try await BlockingCall.run(thread: "iap-manifest") { () throws(DownloadError) in
+            try CatalogSource.read(url, transport: transport, what: "manifest")!
         }
     }
 }

@@ -1,41 +1,35 @@
 internal import CCurl
 
 extension EasyHandle {
-    /// Sets up an archive request: timeouts, stall detection, TLS checks, the receive buffer and rate cap,
-    /// identity encoding, and a range from `offset` (with `If-Range` when a validator is known); the body and
-    /// header callbacks get `owner`. Shared by whole-archive and chunk-indexed transfers.
+    /// Sets up an archive request: what every request shares (``configureTransport(_:headers:)``: TLS, proxy,
+    /// User-Agent, the service's headers), stall detection, the receive buffer and rate cap, identity encoding, and
+    /// a range from `offset` (with `If-Range` when a validator is known); the body and header callbacks get `owner`.
+    /// Shared by whole-archive and chunk-indexed transfers.
     func configureArchiveRequest(
         url: String, settings: TransferSettings, maxBytesPerSecond: Int64, offset: Int64, ifRange: String?,
         owner: UnsafeMutableRawPointer, body: curl_write_callback, header: curl_write_callback
     ) throws(CurlError) {
         try setURL(url)
-        try set(CURLOPT_NOSIGNAL, 1)
-        try set(CURLOPT_FOLLOWLOCATION, 1)
-        try set(CURLOPT_MAXREDIRS, settings.maxRedirects)
-        try set(CURLOPT_CONNECTTIMEOUT, settings.connectTimeout)
+        let isFile = url.lowercased().hasPrefix("file:")
+        var own = isFile ? [] : ["Accept-Encoding: identity"]
+        if !isFile, offset > 0, let ifRange { own.append("If-Range: \(ifRange)") }
+        try configureTransport(settings, headers: own)
         try set(CURLOPT_LOW_SPEED_LIMIT, settings.lowSpeedLimit)
         try set(CURLOPT_LOW_SPEED_TIME, settings.lowSpeedTime)
         try set(CURLOPT_PIPEWAIT, 1)
         try set(CURLOPT_BUFFERSIZE, TransferSettings.receiveBufferSize(forCap: maxBytesPerSecond))
-        try set(CURLOPT_SSL_VERIFYPEER, 1)
-        try set(CURLOPT_SSL_VERIFYHOST, 2)
-        if let caFile = settings.caFile { try set(CURLOPT_CAINFO, caFile) }
         if maxBytesPerSecond > 0 { try set(large: CURLOPT_MAX_RECV_SPEED_LARGE, maxBytesPerSecond) }
         try set(pointer: CURLOPT_PRIVATE, owner)
         try set(pointer: CURLOPT_WRITEDATA, owner)
         try set(pointer: CURLOPT_HEADERDATA, owner)
         _ = CCurl_easy_setopt_write_function(raw, CURLOPT_WRITEFUNCTION, body)
         _ = CCurl_easy_setopt_write_function(raw, CURLOPT_HEADERFUNCTION, header)
-        if url.lowercased().hasPrefix("file:") {
-            if offset > 0 { try set(large: CURLOPT_RESUME_FROM_LARGE, offset) }
-            return
-        }
-        var headers = ["Accept-Encoding: identity"]
-        if offset > 0 {
+        guard offset > 0 else { return }
+        if isFile {
+            try set(large: CURLOPT_RESUME_FROM_LARGE, offset)
+        } else {
             try set(CURLOPT_RANGE, "\(offset)-")
-            if let ifRange { headers.append("If-Range: \(ifRange)") }
         }
-        try setHeaders(headers)
     }
 }
 

@@ -1,4 +1,9 @@
-/// Engine-wide libcurl settings: timeouts, stall detection, TLS and checkpoint cadence.
+/// Engine-wide libcurl settings: timeouts, stall detection, TLS, how requests identify themselves, and checkpoint cadence.
+///
+/// The connection and identity settings (``caFile``, ``proxy``, ``clientCertificate``, ``clientKey``, ``userAgent``,
+/// ``headers``, ``connectTimeout``, ``maxRedirects``) apply to every request the module makes: the catalog and its
+/// signature (``CatalogSource/load(_:transport:)-2yqgz``), manifests and archives. So a service whose server wants a
+/// bearer token, a client certificate or a corporate proxy sets them once, in ``DownloadOptions/transfer``.
 public struct TransferSettings: Sendable, Equatable {
     /// Seconds allowed to establish a connection.
     public var connectTimeout: Int = 15
@@ -8,6 +13,23 @@ public struct TransferSettings: Sendable, Equatable {
     public var lowSpeedTime: Int = 30
     /// A PEM bundle of extra trusted CAs (`CURLOPT_CAINFO`); `nil` = system store.
     public var caFile: String?
+    /// The proxy every request goes through (`CURLOPT_PROXY`: `http://host:port`, `socks5h://host:port`, …).
+    ///
+    /// `nil` leaves libcurl's default, which honours the `http_proxy`, `https_proxy` and `no_proxy` environment
+    /// variables; an empty string turns proxies off even when those are set.
+    public var proxy: String?
+    /// A PEM client certificate presented to servers that ask for one (`CURLOPT_SSLCERT`); `nil` = none.
+    public var clientCertificate: String?
+    /// The private key of ``clientCertificate`` (`CURLOPT_SSLKEY`, PEM, unencrypted); `nil` = in the certificate file.
+    public var clientKey: String?
+    /// The `User-Agent` sent with every request, so servers can tell clients and versions apart; empty = none.
+    public var userAgent: String = TransferSettings.defaultUserAgent
+    /// Extra request headers, each one `Name: value` line (`Authorization: Bearer …`), sent after the module's own.
+    ///
+    /// The module sets `Accept-Encoding: identity` (archive bytes must arrive exactly as signed), `Range` and
+    /// `If-Range` (resuming) itself: a header of one of those names, a line without a colon or with a line break
+    /// fails the request with a message naming it, rather than being sent or dropped unseen.
+    public var headers: [String] = []
     /// Maximum redirects followed.
     public var maxRedirects: Int = 5
     /// Checkpoint (fsync + record offset) after this many new bytes…
@@ -56,6 +78,9 @@ public struct TransferSettings: Sendable, Equatable {
         guard cap > 0 else { return uncapped }
         return Int(min(Int64(uncapped), max(16 << 10, cap / 128)))
     }
+
+    /// The ``userAgent`` unless a service sets its own (the CLI sends `iapcontent/<version>`): the module's name.
+    public static let defaultUserAgent = "iapcontent-downloads"
 
     /// Tests only: seconds the fsync thread waits before each checkpoint fsync (a slow device).
     var checkpointSyncDelayForTesting: Double = 0

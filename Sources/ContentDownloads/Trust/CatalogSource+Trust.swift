@@ -2,6 +2,16 @@ public import ContentDelivery
 public import Foundation
 
 extension CatalogSource {
+    /// Loads a catalog and checks it before anything in it is used, trusting `caFile` for https; see
+    /// ``loadVerified(_:pinnedPublicKeys:store:transport:now:)-2ovgw``, which this calls with only that setting.
+    public static func loadVerified(
+        _ location: String, pinnedPublicKeys: [String], store: Store, caFile: String? = nil, now: Date = Date()
+    ) throws(DownloadError) -> CatalogSource {
+        var transport = TransferSettings()
+        transport.caFile = caFile
+        return try loadVerified(location, pinnedPublicKeys: pinnedPublicKeys, store: store, transport: transport, now: now)
+    }
+
     /// Loads a catalog and checks it before anything in it is used: signature (when keys are pinned),
     /// expiry, then rollback against the highest `catalogVersion` this store accepted from the same URL.
     ///
@@ -9,31 +19,66 @@ extension CatalogSource {
     /// of them. With no key pinned the catalog is accepted unsigned — for development only, since
     /// whoever controls the server then controls the content — but expiry and rollback still apply.
     /// The remembered version is raised only after the catalog verified, so a refused catalog changes nothing.
+    /// Blocks the calling thread while it fetches; from async code use the `async` variant.
     ///
     /// - Parameters:
     ///   - location: The catalog's URL (`http`, `https`, `file`) or path.
     ///   - pinnedPublicKeys: Base64 Ed25519 public keys (from `iapcontent keygen`); any one may sign.
     ///   - store: The store whose journal remembers the highest version seen.
-    ///   - caFile: Extra trusted certificate authorities (PEM).
+    ///   - transport: How to reach the server (CA file, proxy, client certificate, User-Agent, headers),
+    ///     the same ``DownloadOptions/transfer`` the archives use.
     ///   - now: The clock used for expiry.
     /// - Throws: ``DownloadError`` with a distinct code per refusal (`.missingSignature`, `.badSignature`,
     ///   `.catalogExpired`, `.rollback`), or `.catalog` when it cannot be fetched or decoded.
     public static func loadVerified(
-        _ location: String, pinnedPublicKeys: [String], store: Store, caFile: String? = nil, now: Date = Date()
+        _ location: String, pinnedPublicKeys: [String], store: Store, transport: TransferSettings, now: Date = Date()
     ) throws(DownloadError) -> CatalogSource {
         let url = resolve(location)
-        let key = url.absoluteString
-        let verifier: CatalogVerifier
-        do throws(CatalogVerificationError) {
-            verifier = pinnedPublicKeys.isEmpty ? .allowingUnsigned : try CatalogVerifier(pinnedPublicKeys: pinnedPublicKeys)
-        } catch {
-            throw .untrusted(error, catalogURL: key)
-        }
-        guard let data = try read(url, caFile: caFile, what: "catalog") else {
-            throw DownloadError(code: .catalog, message: "the catalog \(key) is empty; check the URL")
+        let verifier = try verifier(pinning: pinnedPublicKeys, catalogURL: url)
+        guard let data = try read(url, transport: transport, what: "catalog") else {
+            throw DownloadError(code: .catalog, message: "the catalog \(url.absoluteString) is empty; check the URL")
         }
         let signature = pinnedPublicKeys.isEmpty
-            ? nil : try read(signatureURL(for: url), caFile: caFile, what: "catalog signature", allowMissing: true)
+            ? nil : try read(signatureURL(for: url), transport: transport, what: "catalog signature", allowMissing: true)
+        return try accept(data, signature: signature, location: url, verifier: verifier, store: store, now: now)
+    }
+
+    /// A catalog from bytes the service fetched itself, checked exactly as
+    /// ``loadVerified(_:pinnedPublicKeys:store:transport:now:)-2ovgw`` checks a fetched one: signature over these exact
+    /// bytes (when keys are pinned), expiry, then rollback against the highest version this store accepted from
+    /// `location`.
+    ///
+    /// - Parameters:
+    ///   - catalogData: The bytes of `catalog.json`, unchanged.
+    ///   - signatureData: The bytes of `catalog.json.sig` (`nil` when the service found none: refused with keys pinned).
+    ///   - location: Where the catalog came from: the key of the rollback memory, and what relative archive
+    ///     paths resolve against.
+    ///   - pinnedPublicKeys: Base64 Ed25519 public keys; any one may sign. None: accepted unsigned (development).
+    ///   - store: The store whose journal remembers the highest version seen.
+    ///   - now: The clock used for expiry.
+    /// - Throws: ``DownloadError`` with the same codes as a fetched catalog's refusals.
+    public static func verified(
+        catalogData: Data, signatureData: Data?, location: URL, pinnedPublicKeys: [String], store: Store, now: Date = Date()
+    ) throws(DownloadError) -> CatalogSource {
+        let verifier = try verifier(pinning: pinnedPublicKeys, catalogURL: location)
+        return try accept(catalogData, signature: signatureData, location: location, verifier: verifier, store: store, now: now)
+    }
+
+    /// The verifier for `keys` (none: unsigned catalogs accepted); malformed keys are refused before any fetch.
+    private static func verifier(pinning keys: [String], catalogURL: URL) throws(DownloadError) -> CatalogVerifier {
+        do throws(CatalogVerificationError) {
+            return keys.isEmpty ? .allowingUnsigned : try CatalogVerifier(pinnedPublicKeys: keys)
+        } catch {
+            throw .untrusted(error, catalogURL: catalogURL.absoluteString)
+        }
+    }
+
+    /// The one trust path of every catalog: verifies `data` (and `signature`) against the store's rollback memory
+    /// for `location`, then raises that memory to the accepted version.
+    private static func accept(
+        _ data: Data, signature: Data?, location: URL, verifier: CatalogVerifier, store: Store, now: Date
+    ) throws(DownloadError) -> CatalogSource {
+        let key = location.absoluteString
         let journal: SQLiteJournal
         let seen: UInt64?
         do {
@@ -51,7 +96,7 @@ extension CatalogSource {
         do { try journal.recordCatalogVersion(catalog.catalogVersion, catalogURL: key) } catch {
             throw DownloadError(code: .io, message: "cannot record the catalog version in \(store.journalFile.path): \(error); check permissions and free space")
         }
-        return CatalogSource(catalog: catalog, location: url)
+        return CatalogSource(catalog: catalog, location: location)
     }
 
     /// `catalog.json.sig` beside the catalog (`<catalog path>.sig`, same query).

@@ -1,9 +1,11 @@
 import ArgumentParser
+import ContentCommandLine
 import ContentDownloads
 
-/// How `download` and `restore` fetch archives, as one option group: `@OptionGroup var transfer: TransferOptions`,
-/// then ``downloadOptions()`` for the queue or the manager and ``loadCatalog(_:publicKeys:store:)`` for the catalog
-/// (both honour `--ca-file`).
+/// How `download` and `restore` fetch the catalog, manifests and archives, as one option group:
+/// `@OptionGroup var transfer: TransferOptions`, then ``downloadOptions()`` for the queue or the manager and
+/// ``loadCatalog(_:publicKeys:store:)`` for the catalog. Both use the same ``transferSettings()``, so `--ca-file`,
+/// `--proxy`, `--cert`/`--key`, `--user-agent` and `--header` reach every request.
 struct TransferOptions: ParsableArguments {
     @Option(help: "Downloads running at once.")
     var concurrency: Int = 3
@@ -13,6 +15,28 @@ struct TransferOptions: ParsableArguments {
 
     @Option(name: .customLong("ca-file"), help: "A PEM file of extra trusted certificate authorities.")
     var caFile: String?
+
+    @Option(
+        name: .customLong("header"),
+        help: ArgumentHelp(
+            "An extra request header for the catalog, manifests and archives (repeatable), e.g. 'Authorization: Bearer <token>'.",
+            valueName: "header"))
+    var headers: [String] = []
+
+    @Option(name: .customLong("user-agent"), help: "The User-Agent of every request (default: iapcontent/<version>).")
+    var userAgent: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "A proxy for every request: http://host:port, socks5h://host:port; '' for none (default: $https_proxy, $http_proxy).",
+            valueName: "url"))
+    var proxy: String?
+
+    @Option(help: ArgumentHelp("A PEM client certificate, for servers that ask for one.", valueName: "file"))
+    var cert: String?
+
+    @Option(help: ArgumentHelp("The private key of --cert, PEM and unencrypted (default: in the --cert file).", valueName: "file"))
+    var key: String?
 
     @Option(name: .customLong("max-attempts"), help: "Attempts per download on network errors before failing.")
     var maxAttempts: Int = 5
@@ -31,6 +55,22 @@ struct TransferOptions: ParsableArguments {
         guard retryDelay >= 0 else { throw ValidationError("--retry-delay must be zero or more seconds") }
         // 0 would turn libcurl's stall detection off, and a stalled connection would then hang the run.
         guard stallTimeout >= 1 else { throw ValidationError("--stall-timeout must be at least 1 second") }
+        if let problem = transferSettings().headerProblem() { throw ValidationError("--header: \(problem)") }
+        if key != nil, cert == nil { throw ValidationError("--key needs --cert (the certificate it belongs to)") }
+    }
+
+    /// How every request reaches the server: `--ca-file`, `--proxy`, `--cert`, `--key`, `--user-agent`,
+    /// `--header` and `--stall-timeout` over the engine's defaults.
+    func transferSettings() -> TransferSettings {
+        var settings = TransferSettings()
+        settings.caFile = caFile
+        settings.proxy = proxy
+        settings.clientCertificate = cert
+        settings.clientKey = key
+        settings.userAgent = userAgent ?? "iapcontent/\(ProgramVersion.current)"
+        settings.headers = headers
+        settings.lowSpeedTime = stallTimeout
+        return settings
     }
 
     /// The engine's options for these flags (its defaults for everything they do not set).
@@ -40,15 +80,14 @@ struct TransferOptions: ParsableArguments {
         options.maxBytesPerSecond = maxRate ?? 0
         options.maxAttempts = maxAttempts
         options.retryBaseDelay = retryDelay
-        options.transfer.caFile = caFile
-        options.transfer.lowSpeedTime = stallTimeout
+        options.transfer = transferSettings()
         return options
     }
 
     /// Loads the catalog at `location` through the client's one trust path
-    /// (``CatalogSource/loadVerified(_:pinnedPublicKeys:store:caFile:now:)``): signature when keys are pinned,
-    /// expiry and rollback always; an https catalog is fetched trusting `--ca-file` too.
+    /// (``CatalogSource/loadVerified(_:pinnedPublicKeys:store:transport:now:)``): signature when keys are pinned,
+    /// expiry and rollback always; fetched with the archives' ``transferSettings()``.
     func loadCatalog(_ location: String, publicKeys: [String], store: Store) throws(DownloadError) -> CatalogSource {
-        try CatalogSource.loadVerified(location, pinnedPublicKeys: publicKeys, store: store, caFile: caFile)
+        try CatalogSource.loadVerified(location, pinnedPublicKeys: publicKeys, store: store, transport: transferSettings())
     }
 }
