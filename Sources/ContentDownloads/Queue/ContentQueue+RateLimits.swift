@@ -3,6 +3,7 @@ extension ContentQueue {
     /// running ones; it replaces ``DownloadOptions/maxBytesPerSecond`` and applies to running transfers at once,
     /// so a service can leave room for its own traffic (a game that starts a match) and lift the cap afterwards.
     public func setRateLimit(bytesPerSecond: Int64) async {
+        options.maxBytesPerSecond = max(0, bytesPerSecond)  // kept for the manager of a later ``open()``
         await manager.setTotalRateLimit(bytesPerSecond: bytesPerSecond)
     }
 

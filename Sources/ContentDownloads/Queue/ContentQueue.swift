@@ -21,8 +21,8 @@ public actor ContentQueue {
     let journal: SQLiteJournal
     /// Replaced by a new one when the queue opens again after ``close()`` (an engine runs once).
     var manager: DownloadManager
-    /// What ``manager`` was made with, for that new one.
-    let options: DownloadOptions
+    /// What ``manager`` was made with (and the rate cap set since), for that new one.
+    var options: DownloadOptions
     /// True after ``close()``, until the next ``open()``.
     var wasClosed = false
     /// The authorizer handed to every manager.
