@@ -87,7 +87,7 @@ enum HelpText {
         same subject, so each new document needs a higher one (the default, the Unix time, grows).
 
         EXAMPLES:
-          iapcontent entitlements sign customer-1.json --signing-key sign.key --output site/entitlements/customer-1.json
+          iapcontent entitlements sign customer-1.json --signing-key sign.key --output site/customer-1.json
         """
 
     /// `iapcontent keygen`.
@@ -210,16 +210,18 @@ enum HelpText {
 
     /// `iapcontent restore`.
     static let restore = """
+        With --entitlements, instead of what follows: installs the products the signed entitlements \
+        document lists as active (proactive restore: nothing needs to have been bought on this \
+        device) and removes the content of revoked and expired products; the document is checked \
+        with the --public-key keys.
+
         Downloads again every product the store has installed or recorded (as StoreKit's restore), \
         with the same progress display, resume and exit statuses as download, and the same transfer \
         options (--concurrency, --max-rate, --ca-file, --max-attempts, --retry-delay, --stall-timeout).
-        With --entitlements, restores what the signed entitlements document lists as active instead \
-        (proactive restore: nothing needs to have been bought on this device) and removes the content \
-        of revoked and expired products; the document is checked with the --public-key keys.
 
         EXAMPLES:
           iapcontent restore --catalog http://127.0.0.1:8080/catalog.json
-          iapcontent restore --catalog https://cdn.example.com/catalog.json --entitlements https://api.example.com/me.json --public-key <base64>
+          iapcontent restore --entitlements https://api.example.com/me.json --public-key <base64>
           iapcontent restore --concurrency 1 --max-rate 1000000 --store /srv/iapcontent
         """
 

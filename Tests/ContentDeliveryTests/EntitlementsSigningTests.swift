@@ -85,6 +85,17 @@ import Testing
         #expect(error.description.contains("rollback") && error.description.contains(name))
     }
 
+    @Test func anotherSubjectsDocumentIsRefused() throws {
+        let key = SigningKey.generate()
+        let (data, signature) = try signed(key: key)
+        let error = EntitlementsVerificationError.wrongSubject(document: name, expected: "customer-2", got: "customer-1")
+        #expect(throws: error) {
+            try EntitlementsVerifier(pinnedPublicKeys: [key.publicKeyBase64])
+                .verify(data, signatureData: signature, document: name, subject: "customer-2", now: now)
+        }
+        #expect(error.description.contains("not of customer-2"))
+    }
+
     @Test func malformedPinnedKeyIsNamed() {
         #expect(throws: EntitlementsVerificationError.invalidPinnedKey("nope")) {
             try EntitlementsVerifier(pinnedPublicKeys: ["nope"])

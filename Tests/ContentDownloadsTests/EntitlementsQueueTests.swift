@@ -101,6 +101,12 @@ struct EntitlementsQueueTests {
         try fixture.entitle([a: .active], sequence: 4, key: key)
         try await expectRefusal(source, code: .rollback, saying: "older than sequence 5")
 
+        let forAnother = fixture.store.signedEntitlements(
+            at: fixture.entitlementsURL, pinnedPublicKeys: [key.publicKeyBase64], subject: "customer-2")
+        try fixture.entitle([a: .active], sequence: 8, key: key)
+        try await expectRefusal(forAnother, code: .entitlements, saying: "not of customer-2")
+        try fixture.entitle([a: .active], sequence: 4, key: key)
+
         // A refused document changes nothing at open: the queue opens and restores nothing.
         let queue = try fixture.queue()
         await queue.setEntitlementSource(source)

@@ -12,6 +12,8 @@ public enum EntitlementsVerificationError: Error, CustomStringConvertible, Senda
     case badSignature(document: String, keyID: String)
     /// The bytes are not an entitlements document.
     case malformedDocument(document: String, detail: String)
+    /// The document is another subject's than the one the client asked for (a replayed document).
+    case wrongSubject(document: String, expected: String, got: String)
     /// The document's `expires` is in the past.
     case expired(document: String, at: Date)
     /// The document's `sequence` is lower than one already seen for its subject.
@@ -34,6 +36,9 @@ public enum EntitlementsVerificationError: Error, CustomStringConvertible, Senda
                 + "signed with a different key — do not use them"
         case .malformedDocument(let document, let detail):
             return "\(document) is not an entitlements document: \(detail)"
+        case .wrongSubject(let document, let expected, let got):
+            return "\(document) lists the entitlements of \(got), not of \(expected); check the URL — the server "
+                + "must serve each customer their own document"
         case .expired(let document, let date):
             return "\(document) expired at \(CatalogDate.string(from: date)); the server must issue and sign a fresh one"
         case .rollback(let document, let subject, let seen, let got):

@@ -38,11 +38,12 @@ public struct EntitlementsVerifier: Sendable {
     ///   - data: The exact bytes of the document.
     ///   - signatureData: The bytes of `<document>.sig`, or `nil` when the server had none.
     ///   - document: The file or URL, named in every error.
+    ///   - subject: The subject the document must be for, when the client knows it (refuses replayed documents).
     ///   - highestSeenSequence: The highest `sequence` accepted before for a subject (persist it).
     ///   - now: The current time.
     /// - Throws: One distinct ``EntitlementsVerificationError`` per failure.
     public func verify(
-        _ data: Data, signatureData: Data?, document: String,
+        _ data: Data, signatureData: Data?, document: String, subject: String? = nil,
         highestSeenSequence: (_ subject: String) -> UInt64? = { _ in nil }, now: Date = Date()
     ) throws(EntitlementsVerificationError) -> Entitlements {
         if signatures.requiresSignature {
@@ -53,6 +54,9 @@ public struct EntitlementsVerifier: Sendable {
             }
         }
         let entitlements = try Entitlements.load(from: data, document: document)
+        if let subject, entitlements.subject != subject {
+            throw .wrongSubject(document: document, expected: subject, got: entitlements.subject)
+        }
         if let expires = entitlements.expires, expires <= now {
             throw .expired(document: document, at: expires)
         }

@@ -70,7 +70,7 @@ extension DownloadError {
         switch error {
         case .missingSignature: code = .missingSignature
         case .malformedSignature, .unknownKey, .badSignature, .invalidPinnedKey: code = .badSignature
-        case .malformedDocument: code = .entitlements
+        case .malformedDocument, .wrongSubject: code = .entitlements
         case .expired: code = .entitlementsExpired
         case .rollback: code = .rollback
         }

@@ -4,13 +4,16 @@ internal import Foundation
 /// The built-in ``EntitlementSource``: a signed entitlements document fetched over HTTP(S) (or read from a
 /// file), checked with the catalog's trust rules, its sequence remembered in the store's journal.
 ///
-/// Made by ``Store/signedEntitlements(at:pinnedPublicKeys:caFile:)``; internal so the module's public
+/// Made by ``Store/signedEntitlements(at:pinnedPublicKeys:subject:transport:)``; internal so the module's public
 /// surface stays the protocol.
 struct SignedEntitlementSource: EntitlementSource {
     let location: URL
     let pinnedPublicKeys: [String]
+    /// The subject the document must be for; `nil` accepts any.
+    let subject: String?
     let store: Store
-    let caFile: String?
+    /// The connection settings of the requests (CA file and the like), as for the catalog.
+    let transport: TransferSettings
 
     /// Fetches the document (and `<document>.sig` when keys are pinned) off the cooperative pool, verifies
     /// it, then raises the remembered sequence of its subject. A refused document changes nothing.
@@ -35,7 +38,7 @@ struct SignedEntitlementSource: EntitlementSource {
         var readFailure: (any Error)?
         let entitlements: Entitlements
         do throws(EntitlementsVerificationError) {
-            entitlements = try verifier.verify(data, signatureData: signature, document: document, highestSeenSequence: { subject in
+            entitlements = try verifier.verify(data, signatureData: signature, document: document, subject: subject, highestSeenSequence: { subject in
                 do { return try journal.highestEntitlementSequence(subject: subject) } catch {
                     readFailure = error
                     return nil
@@ -55,16 +58,17 @@ struct SignedEntitlementSource: EntitlementSource {
 
     /// The document and its signature (when keys are pinned), read on a global queue: libcurl blocks.
     private func fetch() async throws -> (Data, Data?) {
-        let location = location, caFile = caFile, signed = !pinnedPublicKeys.isEmpty
+        let location = location, transport = transport, signed = !pinnedPublicKeys.isEmpty
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global(qos: .utility).async {
                 do throws(DownloadError) {
-                    guard let data = try CatalogSource.read(location, caFile: caFile, what: "entitlements"), !data.isEmpty else {
+                    guard let data = try Self.read(location, transport: transport, what: "entitlements"), !data.isEmpty else {
                         throw DownloadError(code: .entitlements, message: "the entitlements \(location.absoluteString) are empty; check the URL")
                     }
                     let signature = signed
-                        ? try CatalogSource.read(
-                            CatalogSource.signatureURL(for: location), caFile: caFile, what: "entitlements signature", allowMissing: true)
+                        ? try Self.read(
+                            CatalogSource.signatureURL(for: location), transport: transport, what: "entitlements signature",
+                            allowMissing: true)
                         : nil
                     continuation.resume(returning: (data, signature))
                 } catch {
@@ -72,5 +76,12 @@ struct SignedEntitlementSource: EntitlementSource {
                 }
             }
         }
+    }
+
+    /// One document through the catalog's reader (size cap, redirects, HTTP status), with `transport`'s CA file.
+    static func read(
+        _ url: URL, transport: TransferSettings, what: String, allowMissing: Bool = false
+    ) throws(DownloadError) -> Data? {
+        try CatalogSource.read(url, caFile: transport.caFile, what: what, allowMissing: allowMissing)
     }
 }

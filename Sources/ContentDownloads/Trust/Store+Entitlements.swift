@@ -10,11 +10,14 @@ extension Store {
     /// - Parameters:
     ///   - location: The document's URL or path.
     ///   - pinnedPublicKeys: Base64 Ed25519 public keys (from `iapcontent keygen`); any one may sign.
-    ///   - caFile: Extra trusted certificate authorities (PEM).
-    public func signedEntitlements(at location: String, pinnedPublicKeys: [String], caFile: String? = nil)
-        -> any EntitlementSource
-    {
+    ///   - subject: The customer the document must be for, when known (refuses another customer's document).
+    ///   - transport: The connection settings (CA file and the like), as for the archives and the catalog.
+    public func signedEntitlements(
+        at location: String, pinnedPublicKeys: [String], subject: String? = nil,
+        transport: TransferSettings = TransferSettings()
+    ) -> any EntitlementSource {
         SignedEntitlementSource(
-            location: CatalogSource.resolve(location), pinnedPublicKeys: pinnedPublicKeys, store: self, caFile: caFile)
+            location: CatalogSource.resolve(location), pinnedPublicKeys: pinnedPublicKeys, subject: subject,
+            store: self, transport: transport)
     }
 }

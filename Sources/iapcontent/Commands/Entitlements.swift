@@ -9,6 +9,7 @@ extension IAPContent {
         static let configuration = CommandConfiguration(
             commandName: "entitlements",
             abstract: "Publish what a customer is entitled to, signed, for `restore --entitlements`.",
+            discussion: HelpText.entitlementsSign,
             subcommands: [Sign.self])
     }
 }

@@ -54,7 +54,8 @@ extension IAPContent.Restore {
     /// Proactive restore: reconciles the store with the signed entitlements document, prints each removal,
     /// and returns the restored transactions. A refused document is its message and exit status 1.
     func reconcile(_ queue: ContentQueue, entitlements: String, publicKeys: [String]) async throws -> [ContentTransaction] {
-        let source = queue.store.signedEntitlements(at: entitlements, pinnedPublicKeys: publicKeys, caFile: transfer.caFile)
+        let source = queue.store.signedEntitlements(
+            at: entitlements, pinnedPublicKeys: publicKeys, transport: transfer.downloadOptions().transfer)
         await queue.setEntitlementSource(source)
         do {
             let outcome = try await queue.reconcileEntitlements()

@@ -13,6 +13,10 @@ extension IAPContent {
                 Reads every file the manifest of the installed version lists and compares size and SHA-256; also \
                 lists regular files the manifest does not name. Works for content installed from a chunk-indexed \
                 catalog (the manifest is kept in the store's manifests/ folder). Exit status: 0 intact, 1 otherwise.
+
+                EXAMPLES:
+                  iapcontent verify com.example.maps --store /srv/iapcontent
+                  iapcontent verify com.example.maps --json
                 """)
 
         @OptionGroup var product: InstalledProductOptions
