@@ -50,19 +50,17 @@ struct EntitlementsQueueTests {
         #expect(try diffTrees(sourceA, #require(fixture.store.contentURL(forProductID: a))).status == 0)
         #expect(try diffTrees(sourceB, #require(fixture.store.contentURL(forProductID: b))).status == 0)
 
-        // Revoked: reconciling removes the content and says which.
+        // Revoked: the next open removes the content.
         try fixture.entitle([a: .active, b: .revoked], sequence: 2, key: key)
         let second = try fixture.queue()
-        try await second.open()
         await second.setEntitlementSource(fixture.entitlementSource(key))
-        let outcome = try await second.reconcileEntitlements()
-        #expect(outcome.removed == [b])
-        #expect(outcome.restored.isEmpty)
+        try await second.open()
         #expect(fixture.store.contentURL(forProductID: b) == nil)
         #expect(fixture.store.contentURL(forProductID: a) != nil)
+        #expect(await second.transactions().isEmpty)
         await second.close()
 
-        // Expired, on the next open; a host that opts out keeps the content.
+        // Expired: a host that opts out keeps the content; reconciling otherwise removes it and says which.
         try fixture.entitle([a: .expired, b: .revoked], sequence: 3, key: key)
         let keeping = try fixture.queue()
         await keeping.setEntitlementSource(fixture.entitlementSource(key), removingWithdrawnContent: false)
@@ -70,10 +68,12 @@ struct EntitlementsQueueTests {
         #expect(fixture.store.contentURL(forProductID: a) != nil)
         await keeping.close()
         let third = try fixture.queue()
-        await third.setEntitlementSource(fixture.entitlementSource(key))
         try await third.open()
+        await third.setEntitlementSource(fixture.entitlementSource(key))
+        let outcome = try await third.reconcileEntitlements()
+        #expect(outcome.removed == [a])
+        #expect(outcome.restored.isEmpty)
         #expect(fixture.store.contentURL(forProductID: a) == nil)
-        #expect(await third.transactions().isEmpty)
         await third.close()
     }
 
