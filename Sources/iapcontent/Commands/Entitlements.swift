@@ -30,7 +30,7 @@ extension IAPContent.EntitlementsCommand {
         @Option(name: .shortAndLong, help: "Document to write; its signature goes to <output>.sig.")
         var output: String
 
-        @Option(help: "Sequence; must exceed the one clients saw for the subject (default: the current Unix time).")
+        @Option(help: "Sequence; clients refuse one lower than they saw for the subject (default: the current Unix time).")
         var sequence: UInt64?
 
         @Option(help: "Seconds until clients refuse the document (sign a fresh one before then).")

@@ -51,16 +51,18 @@ extension IAPContent {
 }
 
 extension IAPContent.Restore {
-    /// Proactive restore: reconciles the store with the signed entitlements document, prints each removal,
-    /// and returns the restored transactions. A refused document is its message and exit status 1.
+    /// Proactive restore: reconciles the store with the signed entitlements document, prints each removal
+    /// (on stderr with `--json`) and returns the restored transactions. A refused document is its message
+    /// and exit status 1.
     func reconcile(_ queue: ContentQueue, entitlements: String, publicKeys: [String]) async throws -> [ContentTransaction] {
         let source = queue.store.signedEntitlements(
             at: entitlements, pinnedPublicKeys: publicKeys, transport: transfer.downloadOptions().transfer)
         await queue.setEntitlementSource(source)
         do {
             let outcome = try await queue.reconcileEntitlements()
-            for productID in outcome.removed where !json {
-                Output.line("\(productID): removed (entitlement revoked or expired)")
+            for productID in outcome.removed {
+                let line = "\(productID): removed (entitlement revoked or expired)"
+                if json { Output.note(line) } else { Output.line(line) }  // stdout stays JSON lines only
             }
             return outcome.restored
         } catch let error as DownloadError {
