@@ -115,6 +115,24 @@ struct EntitlementsQueueTests {
         await queue.close()
     }
 
+    @Test("revoking a product whose download is running cancels it and finishes its transaction")
+    func revokeDuringDownload() async throws {
+        let fixture = try QueueFixture(locationConfig: "limit_rate 100k;")
+        let key = SigningKey.generate()
+        try fixture.publish([try fixture.source(a, version: "1.0", size: 2 << 20)])
+        let queue = try fixture.queue()
+        try await queue.open()
+        try await queue.add(VerifiedPurchase(transactionID: "t-1", productID: a))
+        try fixture.entitle([a: .revoked], sequence: 1, key: key)
+        await queue.setEntitlementSource(fixture.entitlementSource(key))
+        let outcome = try await queue.reconcileEntitlements()
+        #expect(outcome.removed.isEmpty)  // nothing was installed yet
+        #expect(await queue.transactions().isEmpty)
+        #expect(try await queue.historyProductIDs() == [a])
+        await queue.close()
+        #expect(fixture.store.contentURL(forProductID: a) == nil)
+    }
+
     private func expectRefusal(_ source: any EntitlementSource, code: DownloadError.Code, saying text: String) async throws {
         do {
             _ = try await source.entitlements()
