@@ -15,14 +15,25 @@ struct SignedEntitlementSource: EntitlementSource {
     /// The connection settings of the requests (CA file and the like), as for the catalog.
     let transport: TransferSettings
 
-    /// Fetches the document (and `<document>.sig` when keys are pinned) off the cooperative pool, verifies
-    /// it, then raises the remembered sequence of its subject. A refused document changes nothing.
+    /// Fetches the document (and `<document>.sig` when keys are pinned), verifies it, then raises the
+    /// remembered sequence of its subject, all on a global queue (libcurl and the journal's fsync block), off
+    /// the cooperative pool. A refused document changes nothing.
     /// - Throws: ``DownloadError`` naming the document, with one code per refusal.
     func entitlements() async throws -> Entitlements {
-        let (data, signature) = try await fetch()
-        return try verify(data, signature: signature)
+        let source = self
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async {
+                do throws(DownloadError) {
+                    let (data, signature) = try source.fetch()
+                    continuation.resume(returning: try source.verify(data, signature: signature))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
     }
 
+    /// Checks the bytes (signature, subject, expiry, rollback against the journal), then records the sequence.
     func verify(_ data: Data, signature: Data?, now: Date = Date()) throws(DownloadError) -> Entitlements {
         let document = location.absoluteString
         let verifier: EntitlementsVerifier
@@ -56,26 +67,14 @@ struct SignedEntitlementSource: EntitlementSource {
         return entitlements
     }
 
-    /// The document and its signature (when keys are pinned), read on a global queue: libcurl blocks.
-    private func fetch() async throws -> (Data, Data?) {
-        let location = location, transport = transport, signed = !pinnedPublicKeys.isEmpty
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .utility).async {
-                do throws(DownloadError) {
-                    guard let data = try Self.read(location, transport: transport, what: "entitlements"), !data.isEmpty else {
-                        throw DownloadError(code: .entitlements, message: "the entitlements \(location.absoluteString) are empty; check the URL")
-                    }
-                    let signature = signed
-                        ? try Self.read(
-                            CatalogSource.signatureURL(for: location), transport: transport, what: "entitlements signature",
-                            allowMissing: true)
-                        : nil
-                    continuation.resume(returning: (data, signature))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
+    /// The document and its signature (when keys are pinned); blocks while libcurl fetches them.
+    private func fetch() throws(DownloadError) -> (Data, Data?) {
+        guard let data = try Self.read(location, transport: transport, what: "entitlements"), !data.isEmpty else {
+            throw DownloadError(code: .entitlements, message: "the entitlements \(location.absoluteString) are empty; check the URL")
         }
+        guard !pinnedPublicKeys.isEmpty else { return (data, nil) }
+        let signatureURL = CatalogSource.signatureURL(for: location)
+        return (data, try Self.read(signatureURL, transport: transport, what: "entitlements signature", allowMissing: true))
     }
 
     /// One document through the catalog's reader (size cap, redirects, HTTP status), with `transport`'s CA file.
