@@ -79,6 +79,17 @@ enum HelpText {
           iapcontent catalog dist --output site --base-url https://cdn.example.com/iap --mirror https://mirror.example.net/iap
         """
 
+    /// `iapcontent entitlements sign`.
+    static let entitlementsSign = """
+        Reads {"subject": ..., "products": {"<productID>": "active" | "revoked" | "expired"}}, adds \
+        issuedAt (now) and sequence, and writes the document plus its detached Ed25519 signature \
+        <output>.sig. Clients refuse a document whose sequence is lower than one they saw for the \
+        same subject, so each new document needs a higher one (the default, the Unix time, grows).
+
+        EXAMPLES:
+          iapcontent entitlements sign customer-1.json --signing-key sign.key --output site/customer-1.json
+        """
+
     /// `iapcontent keygen`.
     static let keygen = """
         Signing key: a JSON file (mode 0600) with algorithm, keyID, privateKey and publicKey; prints \
@@ -209,6 +220,11 @@ enum HelpText {
 
     /// `iapcontent restore`.
     static let restore = """
+        With --entitlements, instead of what follows: installs the products the signed entitlements \
+        document lists as active (proactive restore: nothing needs to have been bought on this \
+        device) and removes the content of revoked and expired products; the document is checked \
+        with the --public-key keys.
+
         Downloads again every product the store has installed or recorded (as StoreKit's restore), \
         with the same progress display, resume and exit statuses as download, and the same transfer \
         options (--concurrency, --max-rate, --ca-file, --header, --user-agent, --proxy, --cert, --key, \
@@ -216,6 +232,7 @@ enum HelpText {
 
         EXAMPLES:
           iapcontent restore --catalog http://127.0.0.1:8080/catalog.json
+          iapcontent restore --entitlements https://api.example.com/me.json --public-key <base64>
           iapcontent restore --concurrency 1 --max-rate 1000000 --store /srv/iapcontent
         """
 

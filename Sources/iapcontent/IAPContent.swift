@@ -11,7 +11,7 @@ struct IAPContent: AsyncParsableCommand {
         version: ProgramVersion.current,
         subcommands: [
             Validate.self, Pack.self, Inspect.self,
-            BuildCatalog.self, Keygen.self, Serve.self, SignURL.self,
+            BuildCatalog.self, Keygen.self, EntitlementsCommand.self, Serve.self, SignURL.self,
             Download.self, Status.self, Pause.self, Resume.self, Cancel.self,
             Content.self, Verify.self, Delete.self, Restore.self, InstallArchive.self, DisplayDemo.self, EmptyTrash.self,
         ])

@@ -173,13 +173,13 @@ _iapcontent() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    validate|pack|inspect|catalog|keygen|serve|sign-url|download|status|pause|resume|cancel|content|verify|delete|restore|help)
+    validate|pack|inspect|catalog|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|content|verify|delete|restore|help)
         # Offer subcommand argument completions
         "_iapcontent_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'validate pack inspect catalog keygen serve sign-url download status pause resume cancel content verify delete restore help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'validate pack inspect catalog keygen entitlements serve sign-url download status pause resume cancel content verify delete restore help' -- "${cur}"))
         ;;
     esac
 }
@@ -268,6 +268,53 @@ _iapcontent_keygen() {
     # Offer option value completions
     case "${prev}" in
     '--output'|'-o')
+        return
+        ;;
+    esac
+}
+
+_iapcontent_entitlements() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __iapcontent_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    sign)
+        # Offer subcommand argument completions
+        "_iapcontent_entitlements_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'sign' -- "${cur}"))
+        ;;
+    esac
+}
+
+_iapcontent_entitlements_sign() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--signing-key --output -o --sequence --expires-in)
+    __iapcontent_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--signing-key')
+        return
+        ;;
+    '--output'|'-o')
+        return
+        ;;
+    '--sequence')
+        return
+        ;;
+    '--expires-in')
         return
         ;;
     esac
@@ -487,7 +534,7 @@ _iapcontent_restore() {
     repeating_flags=(--verbose -v)
     non_repeating_flags=(--quiet -q --json --version -h --help)
     repeating_options=(--public-key --header)
-    non_repeating_options=(--catalog --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout)
+    non_repeating_options=(--catalog --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --entitlements)
     __iapcontent_offer_flags_options 0
 
     # Offer option value completions
@@ -532,6 +579,9 @@ _iapcontent_restore() {
         return
         ;;
     '--stall-timeout')
+        return
+        ;;
+    '--entitlements')
         return
         ;;
     esac

@@ -55,6 +55,7 @@ _iapcontent() {
             'inspect:Show an archive'\''s product, version, sizes and files; verify it against the manifest beside it.'
             'catalog:Build a static, content-addressed catalog folder from packed archives.'
             'keygen:Create an Ed25519 catalog signing key, or a URL-token key with --token-key.'
+            'entitlements:Publish what a customer is entitled to, signed, for `restore --entitlements`.'
             'serve:Serve a catalog folder over HTTP (GET/HEAD, byte ranges, strong ETags).'
             'sign-url:Print an archive URL carrying a purchaser token (product, expires, token).'
             'download:Download, verify and install products'\'' content into a store (resumable), then finish their transactions.'
@@ -72,7 +73,7 @@ _iapcontent() {
         ;;
     arg)
         case "${words[1]}" in
-        validate|pack|inspect|catalog|keygen|serve|sign-url|download|status|pause|resume|cancel|content|verify|delete|restore|help)
+        validate|pack|inspect|catalog|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|content|verify|delete|restore|help)
             "_iapcontent_${words[1]}" && ret=0
             ;;
         esac
@@ -147,6 +148,50 @@ _iapcontent_keygen() {
     local -ar arg_specs=(
         '(--output -o)'{--output,-o}'[Key file to create.]:output:'
         '--token-key[Create a URL-token (HMAC) key instead of a signing key.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_entitlements() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'sign:Sign a customer'\''s entitlements: adds issuedAt and sequence, writes FILE and FILE.sig.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        sign)
+            "_iapcontent_entitlements_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_iapcontent_entitlements_sign() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':input:'
+        '--signing-key[Ed25519 key file from `iapcontent keygen`.]:signing-key:'
+        '(--output -o)'{--output,-o}'[Document to write; its signature goes to <output>.sig.]:output:'
+        '--sequence[Sequence; clients refuse one lower than they saw for the subject (default\: the current Unix time).]:sequence:'
+        '--expires-in[Seconds until clients refuse the document (sign a fresh one before then).]:expires-in:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -336,6 +381,7 @@ _iapcontent_restore() {
         '--max-attempts[Attempts per download on network errors before failing.]:max-attempts:'
         '--retry-delay[First retry delay in seconds (doubles per attempt).]:retry-delay:'
         '--stall-timeout[Seconds without data before a connection is retried.]:stall-timeout:'
+        '--entitlements[Signed entitlements document (URL or path)\: restore its active products, remove revoked and expired ones.]:url:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

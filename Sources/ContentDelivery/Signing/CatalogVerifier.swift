@@ -61,7 +61,9 @@ public struct CatalogVerifier: Sendable {
         return catalog
     }
 
-    private func checkSignature(catalogData: Data, signatureData: Data?) throws(CatalogVerificationError) {
+    /// Checks a detached signature over the exact `catalogData` bytes against the pinned keys; shared by
+    /// every signed document (the catalog, entitlements), which name the failure in their own terms.
+    func checkSignature(catalogData: Data, signatureData: Data?) throws(CatalogVerificationError) {
         guard let signatureData, !signatureData.isEmpty else { throw .missingSignature }
         let record: CatalogSignature
         do { record = try JSONDecoder().decode(CatalogSignature.self, from: signatureData) } catch {

@@ -90,6 +90,7 @@ package final class SQLiteJournal: DownloadJournal {
         migrator.registerMigration("v3-written-in-boot") { db in
             try db.alter(table: "transfers") { t in t.add(column: "writtenInBoot", .text) }
         }
+        registerEntitlementMigrations(&migrator)
         return migrator
     }
 

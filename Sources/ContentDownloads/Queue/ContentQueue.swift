@@ -39,6 +39,10 @@ public actor ContentQueue {
     var deliveredStates: [String: DownloadState] = [:]
     var forwardTask: Task<Void, Never>?
     var isOpen = false
+    /// What the customer is entitled to, asked at ``open()`` (``setEntitlementSource(_:removingWithdrawnContent:)``).
+    var entitlementSource: (any EntitlementSource)?
+    /// Whether reconciling removes the content of revoked and expired products.
+    var removesWithdrawnContent = true
 
     /// A queue on `store`; `catalog` is needed to add purchases and to restore.
     public init(
@@ -67,7 +71,9 @@ public actor ContentQueue {
     /// Replaces the catalog (a refreshed one) used by ``add(_:)``, restore and update detection.
     public func setCatalog(_ catalog: CatalogSource?) { self.catalog = catalog }
 
-    /// Recovers, starts transferring and re-delivers every unfinished transaction (returned too).
+    /// Recovers, starts transferring and re-delivers every unfinished transaction (returned too); then,
+    /// with an entitlement source, reconciles the store with it (see ``reconcileEntitlements()``: restored
+    /// transactions arrive as updates; a failure is logged and changes nothing).
     /// - Throws: ``DriverLockError/busy(store:pid:)`` when another process drives the store;
     ///   ``InstallError`` when recovery cannot clean the store.
     @discardableResult
@@ -110,6 +116,7 @@ public actor ContentQueue {
         }
         let unfinished = await transactions()
         if !unfinished.isEmpty { await deliver(.transactions(unfinished)) }
+        if entitlementSource != nil { await reconcileEntitlementsAtOpen() }
         return unfinished
     }
 

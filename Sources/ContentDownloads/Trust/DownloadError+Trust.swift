@@ -55,3 +55,25 @@ extension DownloadError {
             message: "the URL authorizer failed for \(productID) (\(url)): \(error); check the token service, then run the command again")
     }
 }
+
+extension DownloadError.Code {
+    /// The entitlements document cannot be fetched or is not one.
+    public static let entitlements = DownloadError.Code(rawValue: "entitlements")
+    /// The entitlements document is past its `expires`.
+    public static let entitlementsExpired = DownloadError.Code(rawValue: "entitlementsExpired")
+}
+
+extension DownloadError {
+    /// An entitlements refusal, with one distinct code per reason; the message names the document.
+    public static func untrustedEntitlements(_ error: EntitlementsVerificationError) -> DownloadError {
+        let code: Code
+        switch error {
+        case .missingSignature: code = .missingSignature
+        case .malformedSignature, .unknownKey, .badSignature, .invalidPinnedKey: code = .badSignature
+        case .malformedDocument, .wrongSubject: code = .entitlements
+        case .expired: code = .entitlementsExpired
+        case .rollback: code = .rollback
+        }
+        return DownloadError(code: code, message: "refusing the entitlements: \(error)")
+    }
+}

@@ -21,6 +21,11 @@ extension IAPContent {
 
         @OptionGroup var transfer: TransferOptions
 
+        @Option(help: ArgumentHelp(
+            "Signed entitlements document (URL or path): restore its active products, remove revoked and expired ones.",
+            valueName: "url"))
+        var entitlements: String?
+
         func run() async throws {
             global.bootstrapLogging()
             let catalog = try catalogOptions.catalog()
@@ -34,10 +39,35 @@ extension IAPContent {
             try await QueueRun(queue: queue, json: json, quiet: global.quiet).run(
                 finishTransactions: true,
                 nothingToDo: "Nothing to restore: every purchased product is installed at the catalog's version.",
-                transactions: { try await $0.restoreCompletedTransactions() }
+                transactions: { queue in
+                    guard let entitlements else { return try await queue.restoreCompletedTransactions() }
+                    return try await reconcile(queue, entitlements: entitlements, publicKeys: catalogOptions.publicKeys())
+                }
             ) { count in
                 "Restored \(count) product(s)."
             }
+        }
+    }
+}
+
+extension IAPContent.Restore {
+    /// Proactive restore: reconciles the store with the signed entitlements document, prints each removal
+    /// (on stderr with `--json`) and returns the restored transactions. A refused document is its message
+    /// and exit status 1.
+    func reconcile(_ queue: ContentQueue, entitlements: String, publicKeys: [String]) async throws -> [ContentTransaction] {
+        let source = queue.store.signedEntitlements(
+            at: entitlements, pinnedPublicKeys: publicKeys, transport: transfer.downloadOptions().transfer)
+        await queue.setEntitlementSource(source)
+        do {
+            let outcome = try await queue.reconcileEntitlements()
+            for productID in outcome.removed {
+                let line = "\(productID): removed (entitlement revoked or expired)"
+                if json { Output.note(line) } else { Output.line(line) }  // stdout stays JSON lines only
+            }
+            return outcome.restored
+        } catch let error as DownloadError {
+            Output.error(error.message)
+            throw ExitStatus.failure
         }
     }
 }
