@@ -28,12 +28,12 @@ import TestSupport
         await queue.close()
     }
 
-    @Test func theQueueFetchesTheManifestAndInstallsInPlace() throws {
+    @Test func theQueueFetchesTheManifestAndInstallsInPlace() async throws {
         let fixture = try QueueFixture()
         let maps = try fixture.source("com.example.maps", version: "1.0", size: 3 << 20)
         try fixture.publish([maps], chunked: true)
         let store = fixture.root.appendingPathComponent("cli-store")
-        let run = try iapcontent(["download", "com.example.maps", "--catalog", fixture.catalogURL, "--store", store.path, "-vv"])
+        let run = try await iapcontentOffPool(["download", "com.example.maps", "--catalog", fixture.catalogURL, "--store", store.path, "-vv"])
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains("manifest kept: the archive installs chunk by chunk"), "\(run.output)")
         #expect(run.output.contains("installed chunk by chunk while downloading"), "\(run.output)")
@@ -55,7 +55,7 @@ import TestSupport
         let zeros = folder.appendingPathComponent("Contents/zeros.bin").path
         let size: Int64 = 3 << 30
         #expect(truncate(zeros, off_t(size)) == 0 || FileManager.default.createFile(atPath: zeros, contents: nil) && truncate(zeros, off_t(size)) == 0)
-        let catalog = try fixture.publish([folder], chunked: true)
+        let catalog = try await offPool { try fixture.publish([folder], chunked: true) }  // packs 3 GiB: off the pool
         let product = try #require(catalog.product("com.example.huge"))
         #expect(product.uncompressedSize > size)
 
@@ -71,21 +71,21 @@ import TestSupport
         #expect(stat(installed, &info) == 0)
         #expect(Int64(info.st_size) == size)
         #expect(Int64(info.st_blocks) * 512 < 64 << 20, "the zeros take \(Int64(info.st_blocks) * 512) bytes on disk")
-        let compare = try CommandRunner.run("/usr/bin/cmp", ["-n", String(size), installed, "/dev/zero"])
+        let compare = try await offPool { try CommandRunner.run("/usr/bin/cmp", ["-n", String(size), installed, "/dev/zero"]) }
         #expect(compare.status == 0, "\(compare.stdout)\(compare.stderr)")
     }
 }
 
 /// `iapcontent verify` re-hashes an installed product against the manifest it was installed from.
 @Suite struct ContentVerificationTests {
-    @Test func verifyFindsDamagedMissingAndExtraFiles() throws {
+    @Test func verifyFindsDamagedMissingAndExtraFiles() async throws {
         let fixture = try QueueFixture()
         let maps = try fixture.source("com.example.maps", version: "1.0", size: 2 << 20)
         try fixture.publish([maps], chunked: true)
         let store = fixture.root.appendingPathComponent("cli-store")
-        let run = try iapcontent(["download", "com.example.maps", "--catalog", fixture.catalogURL, "--store", store.path])
+        let run = try await iapcontentOffPool(["download", "com.example.maps", "--catalog", fixture.catalogURL, "--store", store.path])
         #expect(run.status == 0, "\(run.output)")
-        let intact = try iapcontent(["verify", "com.example.maps", "--store", store.path])
+        let intact = try await iapcontentOffPool(["verify", "com.example.maps", "--store", store.path])
         #expect(intact.status == 0 && intact.output.contains("com.example.maps 1.0: intact"), "\(intact.output)")
 
         let content = try #require(try Store(root: store).contentURL(forProductID: "com.example.maps"))
@@ -97,7 +97,7 @@ import TestSupport
         try FileManager.default.removeItem(at: content.appendingPathComponent("Contents/version.txt"))
         try Data("stray".utf8).write(to: content.appendingPathComponent("Contents/stray.txt"))
 
-        let damaged = try iapcontent(["verify", "com.example.maps", "--store", store.path, "--json"])
+        let damaged = try await iapcontentOffPool(["verify", "com.example.maps", "--store", store.path, "--json"])
         #expect(damaged.status == 1, "\(damaged.output)")
         let jsonStart = try #require(damaged.output.firstIndex(of: "{"))
         let result = try JSONDecoder().decode(ContentVerification.self, from: Data(damaged.output[jsonStart...].utf8))
@@ -106,19 +106,19 @@ import TestSupport
         #expect(result.extra == ["Contents/stray.txt"])
         #expect(!result.isIntact)
 
-        let none = try iapcontent(["verify", "com.example.other", "--store", store.path])
+        let none = try await iapcontentOffPool(["verify", "com.example.other", "--store", store.path])
         #expect(none.status == 1 && none.output.contains("not installed"), "\(none.output)")
     }
 }
 
 /// A hostile update installed in place fails with a clear error and leaves the installed version as it was.
 @Suite struct ChunkedUpdateRefusalTests {
-    @Test func anUpdateWhoseHeadersDisagreeWithItsManifestLeavesTheInstalledVersionIntact() throws {
+    @Test func anUpdateWhoseHeadersDisagreeWithItsManifestLeavesTheInstalledVersionIntact() async throws {
         let fixture = try QueueFixture()
         let v1 = try fixture.source("com.example.maps", version: "1.0", size: 2 << 20)
         try fixture.publish([v1], chunked: true)
         let store = fixture.root.appendingPathComponent("cli-store")
-        let first = try iapcontent(["download", "com.example.maps", "--catalog", fixture.catalogURL, "--store", store.path])
+        let first = try await iapcontentOffPool(["download", "com.example.maps", "--catalog", fixture.catalogURL, "--store", store.path])
         #expect(first.status == 0, "\(first.output)")
 
         // Version 2, whose (catalog-vouched) manifest says blob.bin is one byte shorter than its tar header does.
@@ -140,13 +140,13 @@ import TestSupport
         json["products"] = products
         try JSONSerialization.data(withJSONObject: json).write(to: catalogFile)
 
-        let update = try iapcontent(["download", "com.example.maps", "--catalog", fixture.catalogURL, "--store", store.path])
+        let update = try await iapcontentOffPool(["download", "com.example.maps", "--catalog", fixture.catalogURL, "--store", store.path])
         #expect(update.status != 0)
         #expect(update.output.contains("disagrees with the signed package manifest"), "\(update.output)")
         let installed = try #require(try Store(root: store).contentURL(forProductID: "com.example.maps"))
         #expect(try Store(root: store).installedVersion(forProductID: "com.example.maps")?.description == "1.0")
         #expect(try diffTrees(v1, installed).status == 0)
-        let verify = try iapcontent(["verify", "com.example.maps", "--store", store.path])
+        let verify = try await iapcontentOffPool(["verify", "com.example.maps", "--store", store.path])
         #expect(verify.status == 0, "\(verify.output)")
     }
 }

@@ -4,14 +4,6 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Runs the binary to completion on a thread of its own, so waiting for it holds no thread of Swift's cooperative
-/// pool (other suites keep running meanwhile).
-func iapcontentOffPool(_ arguments: [String], timeout: Double = 60) async throws -> (status: Int32, output: String) {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try iapcontent(arguments, timeout: timeout) }) }.start()
-    }
-}
-
 /// `download --header/--user-agent` reach the catalog, manifest and archive requests: nginx refuses any
 /// request without the token or with another User-Agent, and a chunk-indexed archive needs all three.
 @Suite("Transport options: CLI", .serialized)
