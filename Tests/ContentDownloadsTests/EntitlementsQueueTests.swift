@@ -54,7 +54,13 @@ struct EntitlementsQueueTests {
         try fixture.entitle([a: .active, b: .revoked], sequence: 2, key: key)
         let second = try fixture.queue()
         await second.setEntitlementSource(fixture.entitlementSource(key))
+        let updates = second.updates  // the removal is an update too
+        let told = Task { () -> [String] in
+            for await update in updates { if case .contentRemoved(let ids) = update { return ids } }
+            return []
+        }
         try await second.open()
+        #expect(await told.value == [b])
         #expect(fixture.store.contentURL(forProductID: b) == nil)
         #expect(fixture.store.contentURL(forProductID: a) != nil)
         #expect(await second.transactions().isEmpty)

@@ -74,6 +74,7 @@ struct QueueUpdatesTests {
             switch update {
             case .transactions(let transactions): #expect(transactions.allSatisfy { $0.productID == "com.example.music" })
             case .downloads(let downloads): #expect(downloads.allSatisfy { $0.productID == "com.example.music" })
+            case .contentRemoved(let productIDs): #expect(productIDs == ["com.example.music"])
             }
         }
         #expect(onlyMusic.contains { if case .transactions(let t) = $0 { t.map(\.id) == ["t-music"] } else { false } })

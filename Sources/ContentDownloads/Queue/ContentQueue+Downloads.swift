@@ -124,6 +124,7 @@ extension ContentQueue {
         switch update {
         case .transactions(let transactions): await observer.updatedTransactions(transactions)
         case .downloads(let downloads): await observer.updatedDownloads(downloads)
+        case .contentRemoved(let productIDs): await observer.removedContent(productIDs)
         }
     }
 }

@@ -15,7 +15,8 @@ extension ContentQueue {
     /// Reconciles the store with the entitlement source: each `active` product whose content is missing or
     /// older than the catalog's version is delivered as a `restored` transaction — no purchase needed, as
     /// for a restore — and the installed content of each `revoked` or `expired` product is removed
-    /// atomically (its unfinished transactions cancelled and finished first), unless the host opted out.
+    /// atomically (its unfinished transactions cancelled and finished first), unless the host opted out; listeners
+    /// of ``updates`` and the observer are told with ``ContentQueueUpdate/contentRemoved(_:)``.
     ///
     /// - Returns: The restored transactions and the product IDs whose content was removed.
     /// - Throws: what the source throws (nothing changes then), or a journal or ``InstallError``.
@@ -28,6 +29,7 @@ extension ContentQueue {
             metadata: ["subject": "\(entitlements.subject)", "sequence": "\(entitlements.sequence)",
                        "active": "\(entitlements.activeProductIDs.count)", "withdrawn": "\(entitlements.withdrawnProductIDs.count)"])
         let removed = try await removeWithdrawn(entitlements)
+        if !removed.isEmpty { await deliver(.contentRemoved(removed)) }
         let restored = try await restoreEntitled(entitlements)
         return (restored, removed)
     }

@@ -84,6 +84,9 @@ public enum ContentQueueUpdate: Sendable, Equatable {
     case transactions([ContentTransaction])
     /// Downloads changed state or progress.
     case downloads([ContentDownload])
+    /// Installed content was removed because its entitlement was revoked or expired (``ContentQueue/reconcileEntitlements()``):
+    /// the product identifiers, so a service can unmount or hide them.
+    case contentRemoved([String])
 }
 
 /// The delegate-style observer (StoreKit's `SKPaymentTransactionObserver`), called in order.
@@ -93,6 +96,13 @@ public protocol ContentQueueObserver: AnyObject, Sendable {
     func updatedTransactions(_ transactions: [ContentTransaction]) async
     /// Downloads changed.
     func updatedDownloads(_ downloads: [ContentDownload]) async
+    /// Installed content was removed because its entitlement was withdrawn (default: nothing).
+    func removedContent(_ productIDs: [String]) async
+}
+
+extension ContentQueueObserver {
+    /// Does nothing: an observer that mounts or lists content implements it.
+    public func removedContent(_ productIDs: [String]) async {}
 }
 
 /// An installed product whose catalog has a newer version.

@@ -63,6 +63,8 @@ extension ContentQueueUpdate: CoalescibleUpdate {
         case .downloads(let downloads):
             let matching = downloads.filter { $0.productID == productID }
             return matching.isEmpty ? nil : .downloads(matching)
+        case .contentRemoved(let productIDs):
+            return productIDs.contains(productID) ? .contentRemoved([productID]) : nil
         }
     }
 }

@@ -9,6 +9,9 @@ enum ProgressLines {
         var lastState: [String: DownloadState] = [:]
         do {
             for try await update in updates {
+                if case .contentRemoved(let productIDs) = update {
+                    for productID in productIDs { say("removed: \(productID) (entitlement withdrawn)") }
+                }
                 guard case .downloads(let downloads) = update else { continue }
                 for download in downloads {
                     let changed = lastState[download.productID] != download.state
