@@ -1,0 +1,76 @@
+import ContentDelivery
+import ContentDownloads
+import ContentPackaging
+import Foundation
+import Testing
+import TestSupport
+
+/// Pause, resume and cancel keep their meaning for a download installed in place: a pause keeps what was
+/// installed (durable) and the resume asks only for the rest; a cancel deletes the tree and the manifest.
+@Suite("Chunked install: pause, resume, cancel")
+struct ChunkedControlTests {
+    /// Follows `updates` until `done` says so (or 60 s pass); the snapshot that satisfied it.
+    static func wait(
+        _ iterator: inout some AsyncIteratorProtocol<DownloadSnapshot, Never>, until done: (DownloadSnapshot) -> Bool
+    ) async -> DownloadSnapshot? {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, let snapshot = await iterator.next(isolation: nil) {
+            if done(snapshot) { return snapshot }
+        }
+        return nil
+    }
+
+    @Test func pauseKeepsWhatIsInstalledAndResumeFetchesTheRest() async throws {
+        let fixture = try ChunkedFixture.standard(megabytes: 8)
+        try fixture.keepManifest()
+        let id = fixture.manifest.productID
+        let server = try FaultServer(body: fixture.archive, chunkDelay: 0.02)  // 64 KiB every 20 ms: about 3 MiB/s
+        defer { server.stop() }
+        let manager = try DownloadManager(store: fixture.store, options: fastOptions())
+        var iterator = manager.updates.makeAsyncIterator()
+        try await manager.start()
+        try await manager.enqueue(fixture.product(), url: server.url())
+        #expect(await Self.wait(&iterator) { $0.downloadedBytes > 2 << 20 } != nil)
+        await manager.pause(id)
+        let paused = try #require(await Self.wait(&iterator) { $0.state == .paused })
+        // The state changes when the command arrives; the offset is journaled when the transfer has stopped.
+        var durable: Int64 = 0
+        let deadline = Date().addingTimeInterval(30)
+        while durable == 0, Date() < deadline {
+            durable = try #require(try fixture.store.journal().record(id)).durableOffset
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(durable > 0 && durable <= paused.downloadedBytes, "durable \(durable), paused at \(paused.downloadedBytes)")
+        #expect(fixture.manifest.chunks!.contains { $0.offset == durable }, "a pause stops at a chunk start")
+
+        await manager.resume(id)
+        let finished = try #require(await Self.wait(&iterator) { !$0.state.isInFlight && $0.state != .paused })
+        #expect(finished.state == .finished, "\(finished.error?.message ?? "")")
+        await manager.shutdown()
+        #expect(server.records.last?.range == "bytes=\(durable)-")
+        let tree = fixture.store.treeDirectory(productID: id)
+        #expect(try diffTrees(fixture.folder, tree).status == 0)
+    }
+
+    @Test func cancelDeletesTheTreeAndTheManifest() async throws {
+        let fixture = try ChunkedFixture.standard(megabytes: 8)
+        try fixture.keepManifest()
+        let id = fixture.manifest.productID
+        let server = try FaultServer(body: fixture.archive, chunkDelay: 0.02)
+        defer { server.stop() }
+        let manager = try DownloadManager(store: fixture.store, options: fastOptions())
+        var iterator = manager.updates.makeAsyncIterator()
+        try await manager.start()
+        try await manager.enqueue(fixture.product(), url: server.url())
+        #expect(await Self.wait(&iterator) { $0.downloadedBytes > 2 << 20 } != nil)
+        await manager.cancel(id)
+        let cancelled = try #require(await Self.wait(&iterator) { $0.state == .cancelled })
+        #expect(cancelled.downloadedBytes == 0)
+        await manager.shutdown()
+        let tree = fixture.store.treeDirectory(productID: id).path
+        #expect(!FileManager.default.fileExists(atPath: tree))
+        #expect(!FileManager.default.fileExists(atPath: tree + ".written"))
+        let manifest = fixture.store.manifestFile(productID: id, version: fixture.manifest.contentVersion.description).path
+        #expect(!FileManager.default.fileExists(atPath: manifest))
+    }
+}
