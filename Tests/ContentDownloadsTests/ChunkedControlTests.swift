@@ -9,13 +9,14 @@ import TestSupport
 /// installed (durable) and the resume asks only for the rest; a cancel deletes the tree and the manifest.
 @Suite("Chunked install: pause, resume, cancel")
 struct ChunkedControlTests {
-    /// Follows `updates` until `done` says so (or 60 s pass); the snapshot that satisfied it.
+    /// Polls the manager's snapshot of `id` until `done` says so, for at most 60 s (a failure, not a hang, when it never does).
     static func wait(
-        _ iterator: inout some AsyncIteratorProtocol<DownloadSnapshot, Never>, until done: (DownloadSnapshot) -> Bool
-    ) async -> DownloadSnapshot? {
+        _ manager: DownloadManager, _ id: String, until done: (DownloadSnapshot) -> Bool
+    ) async throws -> DownloadSnapshot? {
         let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, let snapshot = await iterator.next(isolation: nil) {
-            if done(snapshot) { return snapshot }
+        while Date() < deadline {
+            if let snapshot = await manager.snapshot(of: id), done(snapshot) { return snapshot }
+            try await Task.sleep(for: .milliseconds(10))
         }
         return nil
     }
@@ -27,12 +28,11 @@ struct ChunkedControlTests {
         let server = try FaultServer(body: fixture.archive, chunkDelay: 0.02)  // 64 KiB every 20 ms: about 3 MiB/s
         defer { server.stop() }
         let manager = try DownloadManager(store: fixture.store, options: fastOptions())
-        var iterator = manager.updates.makeAsyncIterator()
         try await manager.start()
         try await manager.enqueue(fixture.product(), url: server.url())
-        #expect(await Self.wait(&iterator) { $0.downloadedBytes > 2 << 20 } != nil)
+        #expect(try await Self.wait(manager, id) { $0.downloadedBytes > 2 << 20 } != nil)
         await manager.pause(id)
-        let paused = try #require(await Self.wait(&iterator) { $0.state == .paused })
+        let paused = try #require(try await Self.wait(manager, id) { $0.state == .paused })
         // The state changes when the command arrives; the offset is journaled when the transfer has stopped.
         var durable: Int64 = 0
         let deadline = Date().addingTimeInterval(30)
@@ -44,7 +44,7 @@ struct ChunkedControlTests {
         #expect(fixture.manifest.chunks!.contains { $0.offset == durable }, "a pause stops at a chunk start")
 
         await manager.resume(id)
-        let finished = try #require(await Self.wait(&iterator) { !$0.state.isInFlight && $0.state != .paused })
+        let finished = try #require(try await Self.wait(manager, id) { !$0.state.isInFlight && $0.state != .paused })
         #expect(finished.state == .finished, "\(finished.error?.message ?? "")")
         await manager.shutdown()
         #expect(server.records.last?.range == "bytes=\(durable)-")
@@ -59,12 +59,11 @@ struct ChunkedControlTests {
         let server = try FaultServer(body: fixture.archive, chunkDelay: 0.02)
         defer { server.stop() }
         let manager = try DownloadManager(store: fixture.store, options: fastOptions())
-        var iterator = manager.updates.makeAsyncIterator()
         try await manager.start()
         try await manager.enqueue(fixture.product(), url: server.url())
-        #expect(await Self.wait(&iterator) { $0.downloadedBytes > 2 << 20 } != nil)
+        #expect(try await Self.wait(manager, id) { $0.downloadedBytes > 2 << 20 } != nil)
         await manager.cancel(id)
-        let cancelled = try #require(await Self.wait(&iterator) { $0.state == .cancelled })
+        let cancelled = try #require(try await Self.wait(manager, id) { $0.state == .cancelled })
         #expect(cancelled.downloadedBytes == 0)
         await manager.shutdown()
         let tree = fixture.store.treeDirectory(productID: id).path
