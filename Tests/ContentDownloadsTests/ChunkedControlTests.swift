@@ -22,13 +22,14 @@ struct ChunkedControlTests {
     }
 
     @Test func pauseKeepsWhatIsInstalledAndResumeFetchesTheRest() async throws {
-        let fixture = try ChunkedFixture.standard(megabytes: 16)
+        let fixture = try ChunkedFixture.standard(megabytes: 8)
         try fixture.keepManifest()
         let id = fixture.manifest.productID
-        // 64 KiB every 100 ms: 16 MiB take 25 s, so a test task the loaded pool runs late still finds it running.
-        let server = try FaultServer(body: fixture.archive, chunkDelay: 0.1)
+        // The first reply stops after 3 MiB and stays silent: however late a loaded pool runs this task, the
+        // download is still running when it pauses. The resumed request gets the rest.
+        let server = try FaultServer(body: fixture.archive, faults: [.stall(at: 3 << 20, seconds: 200)], lifetime: 240)
         defer { server.stop() }
-        let manager = try DownloadManager(store: fixture.store, options: fastOptions())
+        let manager = try DownloadManager(store: fixture.store, options: fastOptions(stall: 300))
         try await manager.start()
         try await manager.enqueue(fixture.product(), url: server.url())
         #expect(try await Self.wait(manager, id) { $0.downloadedBytes > 1 << 20 } != nil)
@@ -54,12 +55,12 @@ struct ChunkedControlTests {
     }
 
     @Test func cancelDeletesTheTreeAndTheManifest() async throws {
-        let fixture = try ChunkedFixture.standard(megabytes: 16)
+        let fixture = try ChunkedFixture.standard(megabytes: 8)
         try fixture.keepManifest()
         let id = fixture.manifest.productID
-        let server = try FaultServer(body: fixture.archive, chunkDelay: 0.1)
+        let server = try FaultServer(body: fixture.archive, faults: [.stall(at: 3 << 20, seconds: 200)], lifetime: 240)
         defer { server.stop() }
-        let manager = try DownloadManager(store: fixture.store, options: fastOptions())
+        let manager = try DownloadManager(store: fixture.store, options: fastOptions(stall: 300))
         try await manager.start()
         try await manager.enqueue(fixture.product(), url: server.url())
         #expect(try await Self.wait(manager, id) { $0.downloadedBytes > 1 << 20 } != nil)

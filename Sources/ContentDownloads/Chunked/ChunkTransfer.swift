@@ -39,6 +39,8 @@ final class ChunkTransfer: EngineTransfer {
     private var filled = 0
     private var lastCheckpointOffset: Int64
     private var lastProgressTime: Double = 0
+    /// The bytes the last progress event reported.
+    private var reportedBytes: Int64 = 0
 
     /// Loads and checks the manifest, opens the tree where the install stopped (or empties it) and starts the
     /// install thread. A local problem that no retry can fix (a bad manifest) throws.
@@ -170,13 +172,7 @@ final class ChunkTransfer: EngineTransfer {
         }
         take(UnsafeRawBufferPointer(rebasing: body))
         poll()
-        if failure != nil { return 0 }
-        let now = Transfer.now()
-        if now - lastProgressTime >= 0.1 {
-            lastProgressTime = now
-            emit(.progress(id: request.id, bytesOnDisk: received))
-        }
-        return bytes.count
+        return failure != nil ? 0 : bytes.count
     }
 
     /// Copies body bytes into pieces, handing each to the pipeline when full or when it ends a chunk's frame.
@@ -205,8 +201,15 @@ final class ChunkTransfer: EngineTransfer {
         }
     }
 
-    /// Journals a durable offset the install thread published, and takes up its failure.
+    /// Reports progress, journals a durable offset the install thread published, and takes up its failure.
     func poll() {
+        let now = Transfer.now()
+        // At most 10 a second, and also from the engine's loop: the last bytes before a stall are reported too.
+        if received > reportedBytes, now - lastProgressTime >= 0.1 {
+            lastProgressTime = now
+            reportedBytes = received
+            emit(.progress(id: request.id, bytesOnDisk: received))
+        }
         let (durable, failed) = install.status
         if failure == nil, let failed { failure = TransferFailure(failed) }
         if durable > lastCheckpointOffset {
