@@ -21,17 +21,23 @@ struct ChunkedControlTests {
         return nil
     }
 
-    @Test func pauseKeepsWhatIsInstalledAndResumeFetchesTheRest() async throws {
+    /// An 8 MiB chunk-indexed download whose first reply stops after 3 MiB and stays silent: however late a
+    /// loaded pool runs the test task, the download is still running when it pauses or cancels. A resumed
+    /// request gets the rest.
+    static func startStalledDownload() async throws -> (ChunkedFixture, FaultServer, DownloadManager) {
         let fixture = try ChunkedFixture.standard(megabytes: 8)
         try fixture.keepManifest()
-        let id = fixture.manifest.productID
-        // The first reply stops after 3 MiB and stays silent: however late a loaded pool runs this task, the
-        // download is still running when it pauses. The resumed request gets the rest.
         let server = try FaultServer(body: fixture.archive, faults: [.stall(at: 3 << 20, seconds: 200)], lifetime: 240)
-        defer { server.stop() }
         let manager = try DownloadManager(store: fixture.store, options: fastOptions(stall: 300))
         try await manager.start()
         try await manager.enqueue(fixture.product(), url: server.url())
+        return (fixture, server, manager)
+    }
+
+    @Test func pauseKeepsWhatIsInstalledAndResumeFetchesTheRest() async throws {
+        let (fixture, server, manager) = try await Self.startStalledDownload()
+        defer { server.stop() }
+        let id = fixture.manifest.productID
         #expect(try await Self.wait(manager, id) { $0.downloadedBytes > 1 << 20 } != nil)
         await manager.pause(id)
         let paused = try #require(try await Self.wait(manager, id) { $0.state == .paused })
@@ -55,14 +61,9 @@ struct ChunkedControlTests {
     }
 
     @Test func cancelDeletesTheTreeAndTheManifest() async throws {
-        let fixture = try ChunkedFixture.standard(megabytes: 8)
-        try fixture.keepManifest()
-        let id = fixture.manifest.productID
-        let server = try FaultServer(body: fixture.archive, faults: [.stall(at: 3 << 20, seconds: 200)], lifetime: 240)
+        let (fixture, server, manager) = try await Self.startStalledDownload()
         defer { server.stop() }
-        let manager = try DownloadManager(store: fixture.store, options: fastOptions(stall: 300))
-        try await manager.start()
-        try await manager.enqueue(fixture.product(), url: server.url())
+        let id = fixture.manifest.productID
         #expect(try await Self.wait(manager, id) { $0.downloadedBytes > 1 << 20 } != nil)
         await manager.cancel(id)
         let cancelled = try #require(try await Self.wait(manager, id) { $0.state == .cancelled })
