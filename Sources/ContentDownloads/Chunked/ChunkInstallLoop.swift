@@ -5,7 +5,7 @@ import Glibc
 /// The second stage of a ``ChunkInstallPipeline``, on `iap-install` only: feed verified chunks to the tar
 /// installer in order, and checkpoint. `@unchecked Sendable` because it is built on the transfer thread and handed
 /// to the install thread once, at its start; from then on only that thread touches it.
-final class ChunkInstallLoop: @unchecked Sendable {
+final class ChunkInstallLoop: ChunkInstallStage, @unchecked Sendable {
     private let package: ChunkedPackage
     private var installer: TarStreamInstaller
     /// The chunk expected next.

@@ -6,7 +6,8 @@ import Glibc
 
 /// The two threads that turn a chunk-indexed download's frames into installed files: `iap-verify` decompresses
 /// each frame as its pieces arrive and checks it against its signed chunk hash (``ChunkVerifier``); only a chunk
-/// that passed reaches `iap-install`, which writes its file data in place (``ChunkInstallLoop``). Two stages, so
+/// that passed reaches `iap-install`, which writes its file data in place (a ``ChunkInstallStage``: the tar
+/// stream's ``ChunkInstallLoop``, or an update's ``DeltaInstallLoop``). Two stages, so
 /// that hashing one chunk overlaps writing the previous one while the transfer thread receives the next.
 ///
 /// Buffers go round: the transfer thread copies the body into 256 KiB pieces from ``spare`` and hands each over
@@ -61,10 +62,13 @@ final class ChunkInstallPipeline: Sendable {
     /// buffers would otherwise hold 20 MiB once each had met one large chunk.
     static let residentBytes = 1 << 20
 
-    /// Starts both threads; `loop` installs `package` from its next chunk (a restart point).
-    init(package: ChunkedPackage, loop: ChunkInstallLoop, onDurable: @escaping @Sendable () -> Void) {
-        let firstChunk = loop.nextChunk
-        shared = Mutex(Shared(durableOffset: firstChunk < package.chunks.count ? package.chunks[firstChunk].offset : package.manifest.archiveSize))
+    /// Starts both threads; `stage` installs `package`'s chunks as they are verified, from durable offset
+    /// `startOffset`; `order` lists the chunks that will arrive when they are not all of them (an update).
+    init(
+        package: ChunkedPackage, stage: any ChunkInstallStage, startOffset: Int64, order: [Int]? = nil,
+        onDurable: @escaping @Sendable () -> Void
+    ) {
+        shared = Mutex(Shared(durableOffset: startOffset))
         spare = BlockingChannel(capacity: Self.pieces)
         decodedSpare = BlockingChannel(capacity: Self.chunkBuffers)
         frames = BlockingChannel(capacity: Self.pieces + 2)
@@ -75,9 +79,9 @@ final class ChunkInstallPipeline: Sendable {
         for buffer in frameBuffers { spare.send(buffer) }
         for buffer in chunkBuffers { decodedSpare.send(buffer) }
         self.onDurable = onDurable
-        let verifier = ChunkVerifier(package: package)
+        let verifier = ChunkVerifier(package: package, order: order)
         NamedThread.start("iap-verify") { [self] in verify(verifier) }
-        NamedThread.start("iap-install") { [self] in install(loop) }
+        NamedThread.start("iap-install") { [self] in install(stage) }
     }
 
     deinit {
@@ -155,7 +159,7 @@ final class ChunkInstallPipeline: Sendable {
     }
 
     /// `iap-install`: verified chunks in, files out, checkpoints published.
-    private func install(_ loop: ChunkInstallLoop) {
+    private func install(_ loop: any ChunkInstallStage) {
         while true {
             switch chunks.receive() {
             case .chunk(let index, let buffer, let length):
@@ -194,4 +198,15 @@ final class ChunkInstallPipeline: Sendable {
         }
         if moved { onDurable() }
     }
+}
+
+/// The second stage of a ``ChunkInstallPipeline``, on `iap-install` only: verified chunks in, files out.
+/// Offsets are the durable offsets the transfer journals (archive bytes for a download, fetched bytes for an update).
+protocol ChunkInstallStage: AnyObject, Sendable {
+    /// Installs chunk `index`'s verified bytes; returns a new durable offset when this made a checkpoint.
+    func install(index: Int, bytes: UnsafeRawBufferPointer) -> Result<Int64?, InstallError>
+    /// Makes everything installed so far durable; returns the offset a restart may continue from.
+    func checkpoint() -> Result<Int64?, InstallError>
+    /// After the last chunk: the tree must be complete; makes it durable.
+    func finish() -> Result<Void, InstallError>
 }

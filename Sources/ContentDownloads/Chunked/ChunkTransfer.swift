@@ -60,7 +60,7 @@ final class ChunkTransfer: EngineTransfer {
         // Continuing past the journal's offset (this boot's note, made durable by `syncfs`): journal it at once.
         lastCheckpointOffset = min(request.offset, requestedOffset)
         validator = requestedOffset > 0 ? request.validator : nil
-        install = ChunkInstallPipeline(package: package, loop: loop, onDurable: wake)
+        install = ChunkInstallPipeline(package: package, stage: loop, startOffset: requestedOffset, onDurable: wake)
         do { easy = try EasyHandle() } catch {
             install.stop()
             throw .network(error)

@@ -12,8 +12,15 @@ final class ChunkVerifier: @unchecked Sendable {
     private var current: Int?
     private var nextChunk: Int?
 
-    init(package: ChunkedPackage) {
+    /// The chunk after each one, when only some chunks arrive (an update fetches a few).
+    private let successor: [Int: Int]?
+
+    /// A verifier for `package`'s chunks, arriving in archive order: all of them, or only those in `order`.
+    init(package: ChunkedPackage, order: [Int]? = nil) {
         self.package = package
+        successor = order.map { order in
+            Dictionary(uniqueKeysWithValues: order.indices.map { (order[$0], $0 + 1 < order.count ? order[$0 + 1] : package.chunks.count) })
+        }
     }
 
     /// Decodes the next `piece` of chunk `index` into `chunk`; at the frame's end (`last`) checks it and returns
@@ -31,7 +38,7 @@ final class ChunkVerifier: @unchecked Sendable {
             if current != index {
                 try decoder.begin(package.chunks[index], index: index, into: chunk.bytes)
                 current = index
-                nextChunk = index + 1
+                nextChunk = successor.map { $0[index] ?? package.chunks.count } ?? index + 1
             }
             try decoder.feed(piece)
             guard last else { return .success(nil) }

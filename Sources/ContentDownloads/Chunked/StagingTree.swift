@@ -53,21 +53,39 @@ final class StagingTree {
     func openFile(_ relative: String, truncate: Bool) throws(InstallError) -> Int32 {
         let components = relative.split(separator: "/").map(String.init)
         let folder = components.dropLast()
+        let parentFD = try parentFolder(folder)
+        let display = path + "/" + relative
+        var file = openat(parentFD, components.last!, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        if file >= 0 {
+            changedFolders.insert(folder.joined(separator: "/"))
+        } else if errno == EEXIST {
+            file = openat(parentFD, components.last!, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | (truncate ? O_TRUNC : 0))
+        }
+        guard file >= 0 else { throw spaceError(errno) ?? .system(operation: "create", path: display, errno: errno) }
+        fchmod(file, 0o644)
+        return file
+    }
+
+    /// Makes `relative` a second link to the file `name` in the open folder `directory` (an unchanged file of
+    /// the installed version: same file system, no copy).
+    func link(_ name: String, in directory: Int32, as relative: String) throws(InstallError) {
+        let components = relative.split(separator: "/").map(String.init)
+        let folder = components.dropLast()
+        let parentFD = try parentFolder(folder)
+        guard linkat(directory, name, parentFD, components.last!, 0) == 0 else {
+            throw spaceError(errno) ?? .system(operation: "link", path: path + "/" + relative, errno: errno)
+        }
+        changedFolders.insert(folder.joined(separator: "/"))
+    }
+
+    /// The open folder `components` below the tree (the last one asked for stays open).
+    private func parentFolder(_ folder: ArraySlice<String>) throws(InstallError) -> Int32 {
         if parent == nil || parent!.components != folder {
             if let parent { close(parent.fd) }
             parent = nil
             parent = (folder, try openFolder(folder))
         }
-        let display = path + "/" + relative
-        var file = openat(parent!.fd, components.last!, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        if file >= 0 {
-            changedFolders.insert(folder.joined(separator: "/"))
-        } else if errno == EEXIST {
-            file = openat(parent!.fd, components.last!, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | (truncate ? O_TRUNC : 0))
-        }
-        guard file >= 0 else { throw spaceError(errno) ?? .system(operation: "create", path: display, errno: errno) }
-        fchmod(file, 0o644)
-        return file
+        return parent!.fd
     }
 
     /// Writes `bytes` at `offset` of `file` and starts their writeback.

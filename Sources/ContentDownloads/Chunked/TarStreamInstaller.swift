@@ -205,7 +205,7 @@ struct TarStreamInstaller: ~Copyable {
     }
 
     /// Whether every byte is zero: the first is, and each equals the next (glibc's `memcmp` runs at memory speed).
-    private static func isAllZero(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    static func isAllZero(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let first = bytes.first, first == 0 else { return bytes.isEmpty }
         return memcmp(bytes.baseAddress!, bytes.baseAddress! + 1, bytes.count - 1) == 0
     }

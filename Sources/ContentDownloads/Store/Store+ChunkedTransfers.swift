@@ -23,7 +23,9 @@ extension Store {
     package func chunkedTarget(productID: String, version: String) -> ChunkedInstallTarget? {
         let manifest = manifestFile(productID: productID, version: version)
         guard FileManager.default.fileExists(atPath: manifest.path) else { return nil }
-        return ChunkedInstallTarget(manifestPath: manifest.path, treePath: treeDirectory(productID: productID).path)
+        let tree = treeDirectory(productID: productID).path
+        return ChunkedInstallTarget(
+            manifestPath: manifest.path, treePath: tree, isUpdate: FileManager.default.fileExists(atPath: DeltaPlan.path(treePath: tree)))
     }
 
     /// Deletes what a download wrote so far: its partial archive and its tree (best effort).
@@ -31,6 +33,7 @@ extension Store {
         unlink(partialPath)
         try? FileSystemCalls.removeTree(treeDirectory(productID: productID).path)
         WrittenProgressNote.remove(treePath: treeDirectory(productID: productID).path)
+        DeltaPlan.remove(treePath: treeDirectory(productID: productID).path)
     }
 
     /// Deletes a download's files, its manifest included (cancelled, or installed).

@@ -3,16 +3,16 @@ internal import CCurl
 extension EasyHandle {
     /// Sets up an archive request: what every request shares (``configureTransport(_:headers:)``: TLS, proxy,
     /// User-Agent, the service's headers), stall detection, the receive buffer and rate cap, identity encoding, and
-    /// a range from `offset` (with `If-Range` when a validator is known); the body and header callbacks get `owner`.
-    /// Shared by whole-archive and chunk-indexed transfers.
+    /// a range from `offset` (to `last` inclusive when given; with `If-Range` when a validator is known); the body and
+    /// header callbacks get `owner`. Shared by whole-archive, chunk-indexed and update transfers.
     func configureArchiveRequest(
-        url: String, settings: TransferSettings, maxBytesPerSecond: Int64, offset: Int64, ifRange: String?,
+        url: String, settings: TransferSettings, maxBytesPerSecond: Int64, offset: Int64, last: Int64? = nil, ifRange: String?,
         owner: UnsafeMutableRawPointer, body: curl_write_callback, header: curl_write_callback
     ) throws(CurlError) {
         try setURL(url)
         let isFile = url.lowercased().hasPrefix("file:")
         var own = isFile ? [] : ["Accept-Encoding: identity"]
-        if !isFile, offset > 0, let ifRange { own.append("If-Range: \(ifRange)") }
+        if !isFile, offset > 0 || last != nil, let ifRange { own.append("If-Range: \(ifRange)") }
         try configureTransport(settings, headers: own)
         try set(CURLOPT_LOW_SPEED_LIMIT, settings.lowSpeedLimit)
         try set(CURLOPT_LOW_SPEED_TIME, settings.lowSpeedTime)
@@ -24,6 +24,7 @@ extension EasyHandle {
         try set(pointer: CURLOPT_HEADERDATA, owner)
         _ = CCurl_easy_setopt_write_function(raw, CURLOPT_WRITEFUNCTION, body)
         _ = CCurl_easy_setopt_write_function(raw, CURLOPT_HEADERFUNCTION, header)
+        if let last { return try set(CURLOPT_RANGE, "\(offset)-\(last)") }
         guard offset > 0 else { return }
         if isFile {
             try set(large: CURLOPT_RESUME_FROM_LARGE, offset)

@@ -116,7 +116,11 @@ private final class EngineLoop {
             for (handle, result) in multi.completed() {
                 guard let transfer = byHandle[handle] else { continue }
                 detach(transfer)
-                transfer.finish(result: result)
+                if transfer.continues(after: result) {
+                    attach(transfer)
+                } else {
+                    transfer.finish(result: result)
+                }
             }
             deliverSyncs()
             for transfer in byID.values { transfer.poll() }
@@ -133,7 +137,10 @@ private final class EngineLoop {
         }
         do {
             let transfer: any EngineTransfer
-            if let target = request.chunked {
+            if let target = request.chunked, target.isUpdate {
+                transfer = try DeltaTransfer(
+                    request: request, target: target, settings: settings, wake: { [multi] in multi.wakeup() }, emit: emit)
+            } else if let target = request.chunked {
                 transfer = try ChunkTransfer(
                     request: request, target: target, settings: settings, wake: { [multi] in multi.wakeup() }, emit: emit)
             } else {
@@ -168,6 +175,13 @@ private final class EngineLoop {
         if delete { transfer.stopDeleting() } else { transfer.stopKeeping() }
     }
 
+    /// Puts a transfer that goes on with a new request (an update's next range) back on the multi handle.
+    private func attach(_ transfer: any EngineTransfer) {
+        guard multi.add(transfer.easy) else { return transfer.finish(result: CURLE_FAILED_INIT) }
+        byID[transfer.request.id] = transfer
+        byHandle[transfer.easy.raw] = transfer
+    }
+
     private func detach(_ transfer: any EngineTransfer) {
         multi.remove(transfer.easy)
         byID[transfer.request.id] = nil
@@ -194,6 +208,13 @@ protocol EngineTransfer: AnyObject {
     func checkpointSynced(_ result: CheckpointSyncer.Completed)
     /// Once per loop turn: report what happened off the thread (durable offsets).
     func poll()
+    /// libcurl finished the request in flight with `result`: true when the transfer goes on with another
+    /// request on the same handle (an update's next range), false when ``finish(result:)`` should end it.
+    func continues(after result: CURLcode) -> Bool
+}
+
+extension EngineTransfer {
+    func continues(after result: CURLcode) -> Bool { false }
 }
 
 extension Transfer: EngineTransfer {

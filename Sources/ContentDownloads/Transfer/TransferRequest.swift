@@ -57,10 +57,15 @@ package struct ChunkedInstallTarget: Sendable, Equatable {
     /// The folder the files are written into (`transfers/<product>.tree`); it becomes the installed version.
     package var treePath: String
 
+    /// Set for an update that fetches only what changed: its plan (`<tree>.delta`) is kept and the tree holds the
+    /// files the update links or rebuilds from the installed version.
+    package var isUpdate: Bool
+
     /// Creates a target.
-    package init(manifestPath: String, treePath: String) {
+    package init(manifestPath: String, treePath: String, isUpdate: Bool = false) {
         self.manifestPath = manifestPath
         self.treePath = treePath
+        self.isUpdate = isUpdate
     }
 }
 

@@ -1,0 +1,72 @@
+internal import ContentPackaging
+
+/// What an update from the installed version to a new one needs, decided from the two manifests alone:
+/// which new files are links to unchanged installed files, which are written, which of the chunks covering
+/// the written files are rebuilt from installed files, and which are fetched.
+///
+/// Pure: the caller says which installed files it may use (``make(package:installed:usable:)``), so the same
+/// decision serves the update itself, the size `restore` and `status` report, and the publisher's report
+/// (every installed file usable).
+struct DeltaDraft: Sendable, Equatable {
+    /// A new file (index into the package's files, stream order) made a link to an installed path.
+    struct Link: Sendable, Equatable {
+        let file: Int
+        let installedPath: String
+    }
+
+    /// A chunk rebuilt from installed files.
+    struct LocalChunk: Sendable, Equatable {
+        let chunk: Int
+        let source: InstalledChunks.Source
+    }
+
+    /// New files linked to installed ones.
+    var links: [Link] = []
+    /// New files written by the update (indices, ascending).
+    var written: [Int] = []
+    /// Chunks rebuilt locally, in stream order.
+    var local: [LocalChunk] = []
+    /// Chunks fetched, in stream order.
+    var fetch: [Int] = []
+
+    /// Bytes of archive the fetched chunks take.
+    func fetchBytes(in package: ChunkedPackage) -> Int64 { fetch.reduce(0) { $0 + package.chunks[$1].length } }
+
+    /// Decides the update to `package` from `installed`; `usable` says whether an installed path may be
+    /// linked or read (asked at most once per path, only for paths the update could use).
+    static func make(package: ChunkedPackage, installed: InstalledChunks, usable: (String) -> Bool) -> DeltaDraft {
+        var draft = DeltaDraft()
+        var verdicts: [String: Bool] = [:]
+        func may(_ path: String) -> Bool {
+            if let known = verdicts[path] { return known }
+            let verdict = usable(path)
+            verdicts[path] = verdict
+            return verdict
+        }
+        for (index, file) in package.files.enumerated() {
+            if file.size > 0, let path = installed.paths(holding: file).first(where: may) {
+                draft.links.append(Link(file: index, installedPath: path))
+            } else {
+                draft.written.append(index)
+            }
+        }
+        draft.placeChunks(package: package, installed: installed, may: may)
+        return draft
+    }
+
+    /// Every chunk that overlaps a written file's data is rebuilt when an installed file holds it, else fetched.
+    private mutating func placeChunks(package: ChunkedPackage, installed: InstalledChunks, may: (String) -> Bool) {
+        let files = written.map { package.files[$0] }.filter { $0.size > 0 }
+        var next = 0
+        for (index, chunk) in package.chunks.enumerated() {
+            let start = chunk.uncompressedOffset, end = start + chunk.uncompressedLength
+            while next < files.count, ChunkedPackage.end(of: files[next]) <= start { next += 1 }
+            guard next < files.count, files[next].dataOffset! < end else { continue }
+            if let source = installed.chunksBySHA[chunk.sha256.lowercased()], source.length == chunk.uncompressedLength, may(source.path) {
+                local.append(LocalChunk(chunk: index, source: source))
+            } else {
+                fetch.append(index)
+            }
+        }
+    }
+}

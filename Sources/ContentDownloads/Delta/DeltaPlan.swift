@@ -1,0 +1,44 @@
+internal import SystemSupport
+internal import Foundation
+
+/// The part of an update still to fetch, kept durably beside its tree (`transfers/<product>.tree.delta`) once
+/// the tree holds every linked and rebuilt file: its presence says the local work is done, so a restart after
+/// `kill -9` goes straight to fetching.
+struct DeltaPlan: Codable, Sendable, Equatable {
+    /// The version the tree becomes.
+    var contentVersion: String
+    /// The archive's length, from the signed catalog (range replies are checked against it).
+    var archiveLength: Int64
+    /// Indices (stream order) of the files the update writes; every other file is a link.
+    var written: [Int]
+    /// Indices of the chunks to fetch, ascending.
+    var fetch: [Int]
+    /// Bytes of archive those chunks take: the update's size.
+    var fetchBytes: Int64
+    /// Files linked, chunks rebuilt and their bytes: for the log and the report.
+    var linkedFiles: Int
+    var rebuiltChunks: Int
+    var rebuiltBytes: Int64
+
+    /// The plan's file for the tree at `treePath`.
+    static func path(treePath: String) -> String { treePath + ".delta" }
+
+    /// The plan kept for the tree at `treePath`, if any and readable.
+    static func load(treePath: String) -> DeltaPlan? {
+        guard let data = FileManager.default.contents(atPath: path(treePath: treePath)) else { return nil }
+        return try? JSONDecoder().decode(DeltaPlan.self, from: data)
+    }
+
+    /// Writes the plan durably (temporary file, fsync, rename, fsync of the folder).
+    func keep(treePath: String) throws(FileSystemError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = (try? encoder.encode(self)) ?? Data()
+        try DurableFile.write(data, to: URL(fileURLWithPath: Self.path(treePath: treePath)))
+    }
+
+    /// Deletes the plan of the tree at `treePath` (best effort).
+    static func remove(treePath: String) {
+        unlink(path(treePath: treePath))
+    }
+}

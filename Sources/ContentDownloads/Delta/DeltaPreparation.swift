@@ -1,0 +1,117 @@
+internal import SystemSupport
+internal import ContentPackaging
+internal import Crypto
+internal import Logging
+import Glibc
+
+/// The local half of an update, on a thread of its own before any byte is fetched: it builds the new
+/// version's tree in `transfers/<product>.tree` from what is installed, and keeps the plan for the rest.
+///
+/// In order: every path of the new manifest is admitted by ``EntryPolicy`` (the rules a download's headers
+/// meet); folders are made; unchanged files become links to the installed ones; every other file is created
+/// at its full size; each chunk the installed files hold is rebuilt, checked against the new signed chunk
+/// index and written where the new manifest says (a chunk that does not match is fetched instead); the tree is
+/// made durable; and only then is the plan written, durably. The installed folder is only read.
+struct DeltaPreparation {
+    let package: ChunkedPackage
+    let installed: InstalledChunks
+    let folder: InstalledFolder
+    let treePath: String
+    let archiveLength: Int64
+
+    /// Builds the tree and keeps the plan; throws when the tree cannot be built (the caller falls back to a
+    /// full download).
+    func run() throws(InstallError) -> DeltaPlan {
+        guard let directories = DeltaPreparation.directories(of: package.manifest) else {
+            throw .archiveMismatch(path: treePath, reason: "the manifest does not list the package's empty folders")
+        }
+        var draft = DeltaDraft.make(package: package, installed: installed) { path in
+            installed.filesByPath[path].map { folder.holds($0, at: path) } ?? false
+        }
+        DeltaPlan.remove(treePath: treePath)
+        let tree = try StagingTree(path: treePath, wipe: true, expectedBytes: package.manifest.uncompressedSize)
+        try admit(directories)
+        for directory in directories { try tree.makeDirectory(directory) }
+        for link in draft.links {
+            let made = try folder.withParent(of: link.installedPath) { parent, name throws(InstallError) in
+                try tree.link(name, in: parent, as: package.files[link.file].path)
+            }
+            guard made != nil else { throw .system(operation: "link", path: folder.path + "/" + link.installedPath, errno: ENOENT) }
+        }
+        let placement = ChunkPlacement(package: package, written: draft.written, tree: tree)
+        for index in draft.written {
+            let file = package.files[index]
+            let fd = try tree.openFile(file.path, truncate: true)
+            try tree.finish(fd, size: file.size, relative: file.path)
+        }
+        let missed = try rebuild(draft.local, into: placement)
+        try placement.release()
+        try tree.sync()
+        draft.fetch = (draft.fetch + missed).sorted()
+        let plan = DeltaPlan(
+            contentVersion: package.manifest.contentVersion.description, archiveLength: archiveLength,
+            written: draft.written, fetch: draft.fetch, fetchBytes: draft.fetchBytes(in: package),
+            linkedFiles: draft.links.count, rebuiltChunks: draft.local.count - missed.count,
+            rebuiltBytes: draft.local.filter { !missed.contains($0.chunk) }.reduce(0) { $0 + $1.source.length })
+        do { try plan.keep(treePath: treePath) } catch {
+            throw .system(operation: error.operation, path: error.path, errno: error.errno)
+        }
+        return plan
+    }
+
+    /// Every path through the same rules as a download's headers (layout, names, collisions, caps).
+    private func admit(_ directories: [String]) throws(InstallError) {
+        var policy = EntryPolicy(limits: InstallLimits(
+            maxTotalBytes: package.manifest.uncompressedSize, maxEntries: InstallLimits.maxEntriesCap))
+        for directory in directories {
+            _ = try policy.admit(ArchiveEntryHeader(pathBytes: Array(directory.utf8), kind: .directory, size: 0, permissions: 0o755))
+        }
+        for file in package.files {
+            _ = try policy.admit(ArchiveEntryHeader(pathBytes: Array(file.path.utf8), kind: .regular, size: file.size, permissions: 0o644))
+        }
+    }
+
+    /// Rebuilds each chunk from the installed files and writes it when it matches its signed hash; returns
+    /// the chunks that did not (to fetch).
+    private func rebuild(_ chunks: [DeltaDraft.LocalChunk], into placement: ChunkPlacement) throws(InstallError) -> [Int] {
+        guard !chunks.isEmpty else { return [] }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: package.largestChunk, alignment: 4096)
+        defer { buffer.deallocate() }
+        var missed: [Int] = []
+        for local in chunks {
+            let chunk = package.chunks[local.chunk], source = local.source
+            let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(chunk.uncompressedLength)])
+            guard folder.read(source.path, at: source.fileOffset, count: Int(source.dataLength), into: bytes) else {
+                missed.append(local.chunk)
+                continue
+            }
+            if source.dataLength < source.length {
+                UnsafeMutableRawBufferPointer(rebasing: bytes[Int(source.dataLength)...]).initializeMemory(as: UInt8.self, repeating: 0)
+            }
+            guard SHA256.hash(data: UnsafeRawBufferPointer(bytes)).lowercaseHex == chunk.sha256.lowercased() else {
+                DownloadLog.transfer.notice(
+                    "an installed file no longer holds a chunk it held; fetching it",
+                    metadata: ["file": "\(folder.path)/\(source.path)", "chunk": "\(local.chunk)"])
+                missed.append(local.chunk)
+                continue
+            }
+            try placement.place(chunk: local.chunk, bytes: UnsafeRawBufferPointer(bytes))
+        }
+        return missed
+    }
+
+    /// The folders of the package: the manifest's list when it has one, else every parent of a file — `nil`
+    /// when the archive holds folders no file is in (the manifest cannot say which).
+    static func directories(of manifest: PackageManifest) -> [String]? {
+        var parents = Set<String>()
+        for file in manifest.files {
+            var components = file.path.split(separator: "/").dropLast()
+            while !components.isEmpty {
+                parents.insert(components.joined(separator: "/"))
+                components = components.dropLast()
+            }
+        }
+        guard parents.count + manifest.files.count == manifest.entryCount else { return nil }
+        return parents.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+    }
+}

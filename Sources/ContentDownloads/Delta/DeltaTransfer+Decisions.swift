@@ -1,0 +1,104 @@
+internal import CCurl
+internal import Foundation
+internal import Logging
+import Glibc
+
+/// The reply's verdict, the step from one range to the next, and the ends of an update: installed, failed,
+/// paused or cancelled.
+extension DeltaTransfer {
+    /// 206 with exactly the range asked for continues; 200 is the whole archive (the server ignored `Range`),
+    /// from which the needed chunks are taken; anything else fails.
+    func decide() {
+        if request.url.lowercased().hasPrefix("file:") { return accept() }
+        switch head.status {
+        case 206:
+            if let refusal = head.partialContentRefusal(offset: range.lowerBound, length: plan.archiveLength, validator: validator) {
+                decision = .reject(refusal)
+                return
+            }
+            guard head.contentRange?.last == range.upperBound - 1 else {
+                decision = .reject(.cannotResume(reason: "asked for bytes \(range.lowerBound)-\(range.upperBound - 1), the server sent up to \(head.contentRange?.last ?? -1)"))
+                return
+            }
+            if validator == nil { validator = head.validator }
+            accept()
+        case 200:
+            if let length = head.contentLength, length != plan.archiveLength {
+                decision = .reject(.lengthMismatch(expected: plan.archiveLength, actual: length, url: request.url))
+                return
+            }
+            wholeArchive = true
+            position = 0
+            validator = head.validator
+            DownloadLog.transfer.notice(
+                "the server ignored Range: reading the whole archive for the chunks the update needs",
+                metadata: ["product": "\(request.id)", "archive": "\(plan.archiveLength)", "needed": "\(plan.fetchBytes)", "url": "\(request.url)"])
+            accept()
+        default:
+            decision = .reject(.httpStatus(head.status, url: request.url, retryAfter: head.retryAfter))
+        }
+    }
+
+    private func accept() {
+        decision = .accept
+        guard !announced else { return }
+        announced = true
+        emit(.started(id: request.id, offset: fetched, restartedFromZero: false))
+    }
+
+    /// After a range ended well with chunks still to fetch: the handle is pointed at the next range (the engine
+    /// adds it again). Anything else ends the transfer (``finish(result:)``).
+    func continues(after result: CURLcode) -> Bool {
+        guard result == CURLE_OK, failure == nil, case .accept = decision, !wholeArchive, next < plan.fetch.count,
+              position == range.upperBound
+        else { return false }
+        do { try configureNextRange() } catch {
+            failure = error
+            return false
+        }
+        return true
+    }
+
+    /// Once libcurl is done: waits for the install thread, then reports `verified` (the tree) or `failed`.
+    func finish(result: CURLcode) {
+        if result == CURLE_OK, decision == nil { decide() }
+        poll()
+        if let failure { return report(failure) }
+        if case .reject(let refused) = decision { return report(refused) }
+        guard result == CURLE_OK else { return report(.network(easy.error(for: result))) }
+        guard fetched == plan.fetchBytes, next == plan.fetch.count else {
+            return report(.network(CurlError(
+                code: .partialFile, message: "the update's bytes ended at \(fetched) of \(plan.fetchBytes)", url: request.url)))
+        }
+        if let failed = install.finish() { return report(TransferFailure(failed)) }
+        emit(.verified(id: request.id, archivePath: target.treePath))
+    }
+
+    /// Makes what was installed durable and reports the failure with the offset to resume from.
+    func report(_ failure: TransferFailure) {
+        let durable = install.sync().durableOffset
+        emit(.failed(id: request.id, failure: failure, offset: durable))
+    }
+
+    /// Pause: the chunks received are installed and made durable; a partial frame is dropped.
+    func stopKeeping() {
+        let durable = install.sync().durableOffset
+        emit(.stopped(id: request.id, offset: durable, deleted: false))
+    }
+
+    /// Cancel: the tree and its plan are deleted (the installed version is untouched).
+    func stopDeleting() {
+        install.stop()
+        DeltaPlan.remove(treePath: target.treePath)
+        try? FileSystemCalls.removeTree(target.treePath)
+        emit(.stopped(id: request.id, offset: 0, deleted: true))
+    }
+
+    /// Changes the receive-rate cap (0 = none).
+    func setRate(_ bytesPerSecond: Int64) {
+        try? easy.set(large: CURLOPT_MAX_RECV_SPEED_LARGE, max(0, bytesPerSecond))
+    }
+
+    /// Updates make their own checkpoints on the install thread.
+    func checkpointSynced(_ result: CheckpointSyncer.Completed) {}
+}
