@@ -210,7 +210,7 @@ public final class FaultServer: Sendable {
             return 0
         default: break
         }
-        var start = 0
+        var start = 0, end = body.count
         var partial = false
         if fault != .ignoreRange, let range = headers["range"], range.hasPrefix("bytes="),
            let first = Int(range.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false).first ?? ""),
@@ -222,12 +222,15 @@ public final class FaultServer: Sendable {
                 return 0
             }
             start = first
+            if let last = range.split(separator: "-", omittingEmptySubsequences: false).dropFirst().first.flatMap({ Int($0) }) {
+                end = min(body.count, last + 1)
+            }
             partial = true
         }
-        var payload = Array(body[start...])
-        if case .wrongByte(let at) = fault, at >= start, at < body.count { payload[at - start] ^= 0xFF }
+        var payload = Array(body[start..<end])
+        if case .wrongByte(let at) = fault, at >= start, at < end { payload[at - start] ^= 0xFF }
         var head = partial
-            ? "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes \(start)-\(body.count - 1)/\(body.count)\r\n"
+            ? "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes \(start)-\(end - 1)/\(body.count)\r\n"
             : "HTTP/1.1 200 OK\r\n"
         head += "ETag: \(etag)\r\nAccept-Ranges: bytes\r\nConnection: close\r\n"
         if case .longerBody(let extra) = fault {

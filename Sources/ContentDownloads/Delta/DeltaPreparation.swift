@@ -2,6 +2,7 @@ internal import SystemSupport
 internal import ContentPackaging
 internal import Crypto
 internal import Logging
+internal import Foundation
 import Glibc
 
 /// The local half of an update, on a thread of its own before any byte is fetched: it builds the new
@@ -28,6 +29,12 @@ struct DeltaPreparation {
         var draft = DeltaDraft.make(package: package, installed: installed) { path in
             installed.filesByPath[path].map { folder.holds($0, at: path) } ?? false
         }
+        guard !draft.fetch.isEmpty || !draft.local.isEmpty else {
+            throw .archiveMismatch(path: treePath, reason: "nothing changed between the two versions' files")
+        }
+        let needed = draft.written.reduce(Int64(0)) { $0 + package.files[$1].size } + DeltaPreparation.margin
+        let available = FileSystemCalls.availableBytes((treePath as NSString).deletingLastPathComponent)
+        guard available >= needed else { throw .insufficientSpace(needed: needed, available: available) }
         DeltaPlan.remove(treePath: treePath)
         let tree = try StagingTree(path: treePath, wipe: true, expectedBytes: package.manifest.uncompressedSize)
         try admit(directories)
@@ -48,6 +55,7 @@ struct DeltaPreparation {
         try placement.release()
         try tree.sync()
         draft.fetch = (draft.fetch + missed).sorted()
+        guard !draft.fetch.isEmpty else { throw .archiveMismatch(path: treePath, reason: "every chunk was rebuilt locally; nothing to fetch") }
         let plan = DeltaPlan(
             contentVersion: package.manifest.contentVersion.description, archiveLength: archiveLength,
             written: draft.written, fetch: draft.fetch, fetchBytes: draft.fetchBytes(in: package),
@@ -58,6 +66,9 @@ struct DeltaPreparation {
         }
         return plan
     }
+
+    /// Space kept free beyond the files an update writes (linked files take none).
+    static let margin: Int64 = 64 << 20
 
     /// Every path through the same rules as a download's headers (layout, names, collisions, caps).
     private func admit(_ directories: [String]) throws(InstallError) {

@@ -16,7 +16,7 @@ extension DeltaTransfer {
                 decision = .reject(refusal)
                 return
             }
-            guard head.contentRange?.last == range.upperBound - 1 else {
+            guard let last = head.contentRange?.last, last >= range.upperBound - 1 else {
                 decision = .reject(.cannotResume(reason: "asked for bytes \(range.lowerBound)-\(range.upperBound - 1), the server sent up to \(head.contentRange?.last ?? -1)"))
                 return
             }
@@ -49,7 +49,7 @@ extension DeltaTransfer {
     /// After a range ended well with chunks still to fetch: the handle is pointed at the next range (the engine
     /// adds it again). Anything else ends the transfer (``finish(result:)``).
     func continues(after result: CURLcode) -> Bool {
-        guard result == CURLE_OK, failure == nil, case .accept = decision, !wholeArchive, next < plan.fetch.count,
+        guard succeeded(result), failure == nil, case .accept = decision, !wholeArchive, next < plan.fetch.count,
               position == range.upperBound
         else { return false }
         do { try configureNextRange() } catch {
@@ -59,8 +59,14 @@ extension DeltaTransfer {
         return true
     }
 
+    /// Whether the request in flight ended with its range complete (reading stopped at its end counts).
+    private func succeeded(_ result: CURLcode) -> Bool {
+        result == CURLE_OK || (overshoot && result == CURLE_WRITE_ERROR && position == range.upperBound)
+    }
+
     /// Once libcurl is done: waits for the install thread, then reports `verified` (the tree) or `failed`.
     func finish(result: CURLcode) {
+        let result = succeeded(result) ? CURLE_OK : result
         if result == CURLE_OK, decision == nil { decide() }
         poll()
         if let failure { return report(failure) }

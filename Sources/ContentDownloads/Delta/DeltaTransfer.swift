@@ -35,6 +35,8 @@ final class DeltaTransfer: EngineTransfer {
     /// The server sent the whole archive (it ignored `Range`).
     var wholeArchive = false
     var announced = false
+    /// The server sent more than the range asked for; reading stopped at its end (libcurl reports a write error).
+    var overshoot = false
     /// The plan's fetch list position of the chunk arriving, and how much of its frame has arrived.
     var next: Int
     private var inFrame = 0
@@ -113,6 +115,7 @@ final class DeltaTransfer: EngineTransfer {
         position = range.lowerBound
         head = ResponseHead()
         decision = nil
+        overshoot = false
         do {
             try easy.configureArchiveRequest(
                 url: request.url, settings: settings, maxBytesPerSecond: request.maxBytesPerSecond, offset: range.lowerBound,
@@ -147,6 +150,10 @@ final class DeltaTransfer: EngineTransfer {
         }
         var rest = bytes[...]
         while !rest.isEmpty {
+            if !wholeArchive, position == range.upperBound, (head.contentRange?.last ?? 0) >= range.upperBound {
+                overshoot = true  // the server sends past the range asked for: all of it is here, stop reading
+                return 0
+            }
             guard position < (wholeArchive ? plan.archiveLength : range.upperBound) else {
                 failure = .endlessData(expected: wholeArchive ? plan.archiveLength : range.upperBound - range.lowerBound, url: request.url)
                 return 0

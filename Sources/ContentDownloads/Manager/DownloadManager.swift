@@ -157,6 +157,9 @@ public actor DownloadManager {
         }
         let partial = store.partialFile(productID: id).path
         store.discardPartial(productID: id, partialPath: partial)
+        if let existing = records[id], existing.contentVersion != product.contentVersion.description {
+            store.discardUpdate(productID: id, version: existing.contentVersion)
+        }
         var record = TransferRecord(product, url: url, partialPath: partial, transactionID: transactionID)
         if let needed = insufficientSpace(for: record) {
             record.downloadState = .failed

@@ -19,7 +19,9 @@ extension ContentQueue {
         let sameVersion = existing?.contentVersion == product.contentVersion.description
         let have = sameVersion ? (existing?.downloadedBytes ?? 0) : 0
         let inPlace = await prepareChunkedInstall(product)
-        if let preflight = installOptions.spacePreflight {
+        // An update builds its tree from the installed version first (its own space check), then fetches the rest.
+        let update = inPlace ? await prepareUpdate(product) : nil
+        if let preflight = installOptions.spacePreflight, update == nil {
             // In place: the content and a few frames in memory, no archive copy (what is installed so far
             // counts as used). Whole archive: the archive still to fetch, then the content beside it.
             let needed = inPlace
@@ -41,8 +43,10 @@ extension ContentQueue {
             source.catalog.product(row.productID).flatMap { $0.sha256 == product.sha256 ? source.archiveURLCandidates(for: $0) : nil }
         } ?? [row.url]
         overlapped.register(product)
+        var fetched = product  // an update's download is the bytes it fetches
+        if let update { fetched.length = update.fetchBytes }
         let snapshot = try await manager.enqueue(
-            product, candidates: candidates, catalogURL: catalog?.location.absoluteString, transactionID: row.id)
+            fetched, candidates: candidates, catalogURL: catalog?.location.absoluteString, transactionID: row.id)
         if snapshot.state == .finished, store.contentURL(forProductID: row.productID) == nil {
             // Verified earlier without installing (`download --no-install`): install that archive.
             let archive = store.archiveFile(productID: row.productID, version: product.contentVersion.description)

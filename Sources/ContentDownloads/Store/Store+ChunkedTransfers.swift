@@ -19,13 +19,22 @@ extension Store {
             "\(Self.safeName(productID))-\(Self.safeName(version)).manifest.json", isDirectory: false)
     }
 
-    /// Where a download of `productID` at `version` installs in place, when its manifest is in the store.
+    /// The tree an update to `version` builds from the installed version (`transfers/<product>-<version>.update`):
+    /// one per version, so that stopping a download of another version never touches it.
+    package func updateTreeDirectory(productID: String, version: String) -> URL {
+        transfersDirectory.appendingPathComponent("\(Self.safeName(productID))-\(Self.safeName(version)).update", isDirectory: true)
+    }
+
+    /// Where a download of `productID` at `version` installs in place, when its manifest is in the store: the
+    /// update's tree when an update plan is kept for it, else the download's tree.
     package func chunkedTarget(productID: String, version: String) -> ChunkedInstallTarget? {
         let manifest = manifestFile(productID: productID, version: version)
         guard FileManager.default.fileExists(atPath: manifest.path) else { return nil }
-        let tree = treeDirectory(productID: productID).path
-        return ChunkedInstallTarget(
-            manifestPath: manifest.path, treePath: tree, isUpdate: FileManager.default.fileExists(atPath: DeltaPlan.path(treePath: tree)))
+        let update = updateTreeDirectory(productID: productID, version: version).path
+        if FileManager.default.fileExists(atPath: DeltaPlan.path(treePath: update)) {
+            return ChunkedInstallTarget(manifestPath: manifest.path, treePath: update, isUpdate: true)
+        }
+        return ChunkedInstallTarget(manifestPath: manifest.path, treePath: treeDirectory(productID: productID).path)
     }
 
     /// Deletes what a download wrote so far: its partial archive and its tree (best effort).
@@ -33,13 +42,20 @@ extension Store {
         unlink(partialPath)
         try? FileSystemCalls.removeTree(treeDirectory(productID: productID).path)
         WrittenProgressNote.remove(treePath: treeDirectory(productID: productID).path)
-        DeltaPlan.remove(treePath: treeDirectory(productID: productID).path)
     }
 
     /// Deletes a download's files, its manifest included (cancelled, or installed).
     package func discardTransfer(productID: String, version: String, partialPath: String) {
         discardPartial(productID: productID, partialPath: partialPath)
+        discardUpdate(productID: productID, version: version)
         unlink(manifestFile(productID: productID, version: version).path)
+    }
+
+    /// Deletes an update's plan, then its tree (best effort): without the plan the tree is never used.
+    package func discardUpdate(productID: String, version: String) {
+        let tree = updateTreeDirectory(productID: productID, version: version).path
+        DeltaPlan.remove(treePath: tree)
+        try? FileSystemCalls.removeTree(tree)
     }
 
     /// Keeps `data` as the manifest of `product`, after checking it against the signed catalog's reference.

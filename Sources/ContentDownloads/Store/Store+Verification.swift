@@ -15,13 +15,29 @@ extension Store {
         installedManifestsDirectory.appendingPathComponent("\(Self.safeName(productID)).manifest.json", isDirectory: false)
     }
 
-    /// Keeps the download's manifest as the installed version's (rename, then fsync of `manifests/`); best effort:
-    /// without it only ``verifyContent(productID:)`` cannot run.
+    /// Keeps the download's manifest as the installed version's (rename, then fsync of `manifests/`) and seals
+    /// the version: the manifest's modification time becomes now, after the last byte of the version was
+    /// written, so a file modified later is newer than it (``InstalledFolder``). Best effort: without the
+    /// manifest an update downloads the whole archive and ``verifyContent(productID:)`` cannot run.
     package func keepInstalledManifest(productID: String, version: String) {
         try? FileManager.default.createDirectory(at: installedManifestsDirectory, withIntermediateDirectories: true)
         let source = manifestFile(productID: productID, version: version).path
-        guard rename(source, installedManifestFile(productID: productID).path) == 0 else { return }
+        let kept = installedManifestFile(productID: productID).path
+        guard rename(source, kept) == 0 else { return }
+        utimensat(AT_FDCWD, kept, nil, 0)
         try? FileSystemCalls.syncDirectory(installedManifestsDirectory.path)
+    }
+
+    /// The installed version's manifest and its seal (see ``keepInstalledManifest(productID:version:)``), when
+    /// the store keeps one for the version installed now.
+    func installedManifest(productID: String) -> (manifest: PackageManifest, seal: timespec)? {
+        let path = installedManifestFile(productID: productID).path
+        var info = stat()
+        guard let version = installedVersion(forProductID: productID), stat(path, &info) == 0,
+              let data = FileManager.default.contents(atPath: path), let manifest = try? PackageManifest.decode(data),
+              manifest.contentVersion == version
+        else { return nil }
+        return (manifest, info.st_mtim)
     }
 
     /// Re-hashes the installed content of `productID` against the manifest it was installed from.
