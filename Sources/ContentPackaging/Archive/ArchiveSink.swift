@@ -92,6 +92,14 @@ final class ArchiveSink {
         return take(rest)
     }
 
+    /// Ends the current chunk here (no-op without chunking or at a chunk's start); false once writing failed.
+    func cut() -> Bool {
+        guard chunker != nil else { return true }
+        guard endChunk() else { return false }
+        chunker!.startChunk()
+        return true
+    }
+
     /// Hashes and compresses `buffer`, all of it inside the current chunk.
     private func take(_ buffer: UnsafeRawBufferPointer) -> Bool {
         guard !buffer.isEmpty else { return true }

@@ -168,6 +168,12 @@ public struct ArchiveWriter: ~Copyable {
     /// of a regular file, where that file's data starts (libarchive hands every byte over unbuffered).
     package var streamOffset: Int64 { sink.takeUnretainedValue().streamOffset }
 
+    /// Ends the current chunk where the tar stream stands (between entries), so that a large file's data starts
+    /// and ends its own chunks: an update that changes it, or the files around it, fetches no neighbour's bytes.
+    package mutating func cutChunk() throws(ArchiveError) {
+        guard sink.takeUnretainedValue().cut() else { throw error(fallback: "cannot end a chunk") }
+    }
+
     /// ``finish()``, with the archive's chunk index (empty without chunking).
     package consuming func finishIndexed() throws(ArchiveError) -> (digest: FileDigest, chunks: [ArchiveChunk]) {
         let status = UTF8Locale.run { archive_write_close(handle) }

@@ -71,6 +71,12 @@ package struct ContentDefinedChunker: Sendable {
         looseLimit = UInt64.max >> (parameters.averageBits - 2)
     }
 
+    /// Starts a new chunk here, whatever the content (the packer cuts around large files).
+    package mutating func startChunk() {
+        currentChunkLength = 0
+        hash = 0
+    }
+
     /// Consumes `bytes`, the next piece of the stream, up to the first chunk boundary in it.
     ///
     /// - Returns: the offset in `bytes` just past the current chunk's last byte when the chunk

@@ -151,7 +151,14 @@ public struct Packer: Sendable {
         }
         let reader = FileReadAhead(entries: entries, root: root)
         defer { reader.close() }
+        var afterLargeFile = false
         for (index, entry) in entries.enumerated() {
+            // A file of at least a minimum chunk starts a chunk, and so does what follows it.
+            let large = entry.kind != .directory && entry.size >= Int64(chunking.minimum)
+            if chunked, large || afterLargeFile {
+                do { try writer.cutChunk() } catch { throw .archive(error) }
+            }
+            afterLargeFile = large
             if entry.kind == .directory {
                 try writeDirectory(entry, to: &writer)
                 continue
