@@ -202,11 +202,28 @@ enum HelpText {
 
     /// `iapcontent verify`.
     static let verify = """
-        Re-hashes every file the manifest of the installed version lists (size and SHA-256) and lists         regular files the manifest does not name. Works for content installed from a chunk-indexed catalog         (`pack --chunked`): its manifest is kept in the store's manifests/ folder. Exit status: 0 intact, 1         when any file is damaged, missing or extra.
+        Re-hashes every file the manifest of the installed version lists (size and SHA-256) and lists \
+        regular files the manifest does not name. Works for content installed from a chunk-indexed catalog \
+        (`pack --chunked`): its manifest is kept in the store's manifests/ folder. Exit status: 0 intact, 1 \
+        when any file is damaged, missing or extra. `iapcontent repair` fixes what it finds.
 
         EXAMPLES:
           iapcontent verify com.example.maps
           iapcontent verify com.example.maps --json
+        """
+
+    /// `iapcontent repair`.
+    static let repair = """
+        Verifies the installed product like `verify`, then fetches from the catalog's archive of the same \
+        version only the chunks of the damaged and missing files (Range requests on the static archive), \
+        links the intact files into a new folder and swaps it in atomically; extra files are gone with the \
+        old folder. If the repair fails or is interrupted, the installed folder is as it was; running repair \
+        again continues it. Needs the catalog to still offer the installed version (chunk-indexed). Exit \
+        status: 0 intact or repaired, 1 otherwise.
+
+        EXAMPLES:
+          iapcontent repair com.example.maps --catalog https://cdn.example.com/catalog.json
+          iapcontent repair com.example.maps --catalog ./public/catalog.json --store ~/content --json
         """
 
     /// `iapcontent delete`.

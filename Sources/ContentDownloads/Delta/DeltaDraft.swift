@@ -33,7 +33,7 @@ struct DeltaDraft: Sendable, Equatable {
     func fetchBytes(in package: ChunkedPackage) -> Int64 { fetch.reduce(0) { $0 + package.chunks[$1].length } }
 
     /// Decides the update to `package` from `installed`; `usable` says whether an installed path may be
-    /// linked or read (asked at most once per path, only for paths the update could use).
+    /// linked (asked at most once per path, only for paths the update could link).
     static func make(package: ChunkedPackage, installed: InstalledChunks, usable: (String) -> Bool) -> DeltaDraft {
         var draft = DeltaDraft()
         var verdicts: [String: Bool] = [:]
@@ -50,19 +50,21 @@ struct DeltaDraft: Sendable, Equatable {
                 draft.written.append(index)
             }
         }
-        draft.placeChunks(package: package, installed: installed, may: may)
+        draft.placeChunks(package: package, installed: installed)
         return draft
     }
 
-    /// Every chunk that overlaps a written file's data is rebuilt when an installed file holds it, else fetched.
-    private mutating func placeChunks(package: ChunkedPackage, installed: InstalledChunks, may: (String) -> Bool) {
+    /// Every chunk that overlaps a written file's data is rebuilt when an installed file held it, else fetched.
+    /// Any installed file may be read for a chunk, a changed or damaged one too: a rebuilt chunk is used only
+    /// when it matches its signed hash, so a damaged file still gives its intact chunks.
+    private mutating func placeChunks(package: ChunkedPackage, installed: InstalledChunks) {
         let files = written.map { package.files[$0] }.filter { $0.size > 0 }
         var next = 0
         for (index, chunk) in package.chunks.enumerated() {
             let start = chunk.uncompressedOffset, end = start + chunk.uncompressedLength
             while next < files.count, ChunkedPackage.end(of: files[next]) <= start { next += 1 }
             guard next < files.count, files[next].dataOffset! < end else { continue }
-            if let source = installed.chunksBySHA[chunk.sha256.lowercased()], source.length == chunk.uncompressedLength, may(source.path) {
+            if let source = installed.chunksBySHA[chunk.sha256.lowercased()], source.length == chunk.uncompressedLength {
                 local.append(LocalChunk(chunk: index, source: source))
             } else {
                 fetch.append(index)

@@ -20,9 +20,14 @@ final class InstalledFolder {
     /// The version's seal (the kept manifest's modification time); `nil`: hash every file used.
     private let seal: timespec?
 
-    init(path: String, seal: timespec?) throws(InstallError) {
+    /// Paths known to be damaged (a repair's verification): never linked (their chunks may still be read: each
+    /// is checked against its signed hash).
+    private let distrusted: Set<String>
+
+    init(path: String, seal: timespec?, distrusted: Set<String> = []) throws(InstallError) {
         self.path = path
         self.seal = seal
+        self.distrusted = distrusted
         fd = try FileSystemCalls.openDirectory(path)
     }
 
@@ -46,6 +51,7 @@ final class InstalledFolder {
 
     /// Whether the installed file at `relative` still holds `file`'s content (see the type's discussion).
     func holds(_ file: PackageManifest.File, at relative: String) -> Bool {
+        guard !distrusted.contains(relative) else { return false }
         let result: Bool? = try? withParent(of: relative) { parent, name in
             var info = stat()
             guard fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG,

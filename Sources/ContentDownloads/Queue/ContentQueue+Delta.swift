@@ -10,8 +10,9 @@ extension ContentQueue {
     /// store: builds the new tree from the installed files and keeps the plan. Returns the plan (kept earlier
     /// or made now), or `nil` — then the archive is downloaded in full, and a log line says why.
     ///
-    /// A download of this version already under way with bytes fetched is left to finish as it is.
-    func prepareUpdate(_ product: CatalogProduct) async -> DeltaPlan? {
+    /// A download of this version already under way with bytes fetched is left to finish as it is. A repair
+    /// (the same version) names the installed files it found `damaged`: they are never linked or read.
+    func prepareUpdate(_ product: CatalogProduct, distrusting damaged: Set<String> = []) async -> DeltaPlan? {
         let id = product.productID, version = product.contentVersion.description
         let tree = store.updateTreeDirectory(productID: id, version: version).path
         if let existing = await manager.snapshot(of: id), existing.contentVersion == version, existing.downloadedBytes > 0,
@@ -41,7 +42,8 @@ extension ContentQueue {
                     manifest: manifest, expectedLength: product.length, expectedSHA256: product.sha256, display: target.manifestPath)
                 return try DeltaPreparation(
                     package: package, installed: InstalledChunks(manifest: installed),
-                    folder: try InstalledFolder(path: content.path, seal: seal), treePath: tree, archiveLength: product.length
+                    folder: try InstalledFolder(path: content.path, seal: seal, distrusted: damaged), treePath: tree,
+                    archiveLength: product.length
                 ).run()
             }
             DownloadLog.transfer.notice(

@@ -1,0 +1,65 @@
+internal import SystemSupport
+public import ContentDelivery
+internal import ContentPackaging
+internal import Foundation
+internal import Logging
+
+extension ContentQueue {
+    /// Re-hashes the installed content of `productID` against its manifest and, when files are damaged or
+    /// missing, fetches only their chunks from the catalog's archive of the same version and swaps the repaired
+    /// folder in atomically (extra files are gone with it). Intact files are linked, never copied or fetched.
+    ///
+    /// Returns what the check found before repairing (``ContentVerification/isIntact`` when there was nothing
+    /// to do). The download shows in ``updates`` and the store's status like any other; if it fails, the
+    /// installed folder is as it was.
+    ///
+    /// - Throws: ``DownloadError`` when the product is not installed from a chunk-indexed archive, when the
+    ///   catalog no longer offers the installed version, or when the repair's download fails.
+    public func repair(productID: String) async throws -> ContentVerification {
+        guard isOpen else { throw QueueError.closed(productID: productID) }
+        let store = self.store
+        let verification = try await BlockingCall.run(thread: "iap-check") { () throws(DownloadError) in
+            try store.verifyContent(productID: productID)
+        }
+        guard !verification.isIntact else { return verification }
+        let product = try repairableProduct(productID, version: verification.contentVersion)
+        guard await prepareChunkedInstall(product) else {
+            throw DownloadError(code: .catalog, message: "cannot fetch the manifest of \(productID) \(product.contentVersion) from the catalog's mirrors; try again later")
+        }
+        let damaged = Set(verification.damaged + verification.missing)
+        guard let plan = await prepareUpdate(product, distrusting: damaged) else {
+            throw DownloadError(code: .install, message: "cannot build the repaired folder of \(productID) from the intact files (see the log); download it again with `iapcontent delete` then `iapcontent download`")
+        }
+        DownloadLog.queue.notice("repair", metadata: [
+            "product": "\(productID)", "damaged": "\(verification.damaged.count)", "missing": "\(verification.missing.count)",
+            "extra": "\(verification.extra.count)", "fetch": "\(plan.fetchBytes) bytes",
+        ])
+        var fetched = product
+        fetched.length = plan.fetchBytes
+        let changes = manager.updates  // listen first: the download may end before the loop starts
+        let candidates = catalog.map { $0.archiveURLCandidates(for: product) } ?? []
+        _ = try await manager.enqueue(fetched, candidates: candidates, catalogURL: catalog?.location.absoluteString)
+        for await snapshot in changes where snapshot.productID == productID && snapshot.contentVersion == verification.contentVersion.description {
+            switch snapshot.state {
+            case .finished: return verification
+            case .failed, .cancelled:
+                throw snapshot.error ?? DownloadError(code: .install, message: "the repair of \(productID) was cancelled")
+            default: continue
+            }
+        }
+        throw DownloadError(code: .install, message: "the queue closed before the repair of \(productID) ended; open it again to finish")
+    }
+
+    /// The catalog's entry for the installed version, which a repair fetches from.
+    private func repairableProduct(_ productID: String, version: ContentVersion) throws -> CatalogProduct {
+        guard let product = catalog?.catalog.product(productID) else {
+            throw DownloadError(code: .catalog, message: "the catalog does not list \(productID); repair needs the catalog the product was installed from")
+        }
+        guard product.contentVersion == version, product.manifest != nil else {
+            throw DownloadError(
+                code: .catalog,
+                message: "the catalog offers \(productID) \(product.contentVersion)\(product.manifest == nil ? " without a chunk index" : ""), not the installed \(version); update instead (`iapcontent restore`), which also replaces the damaged files")
+        }
+        return product
+    }
+}
