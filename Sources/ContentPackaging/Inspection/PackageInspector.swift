@@ -31,7 +31,8 @@ public struct PackageInspector: Sendable {
         walk.read(&reader, archivePath: path)
         var report = InspectionReport(
             contentInfo: walk.contentInfo, archiveSize: archiveSize, archiveSHA256: archiveSHA256,
-            entryCount: walk.entryCount, files: walk.files, manifestChecked: false, problems: walk.problems)
+            entryCount: walk.entryCount, files: walk.files, directories: walk.directories, manifestChecked: false,
+            problems: walk.problems)
         let manifestURL = archive.deletingLastPathComponent()
             .appendingPathComponent(PackageNaming.manifestName(forArchiveName: archive.lastPathComponent))
         if let data = try? Data(contentsOf: manifestURL) {
@@ -94,7 +95,21 @@ public struct PackageInspector: Sendable {
         for file in report.files where expected[file.path] == nil {
             problems.append(ValidationProblem(path: file.path, message: "in the archive but not in the manifest"))
         }
-        return problems
+        return problems + directoryProblems(report, manifest)
+    }
+
+    /// The directories the manifest lists that the archive lacks, and the reverse (manifests that list them).
+    private static func directoryProblems(_ report: InspectionReport, _ manifest: PackageManifest) -> [ValidationProblem] {
+        guard let listed = manifest.directories else { return [] }
+        let expected = Set(listed.map { Array($0.utf8) })
+        let actual = Set(report.directories.map { Array($0.utf8) })
+        let missing = listed.filter { !actual.contains(Array($0.utf8)) }.map {
+            ValidationProblem(path: $0, message: "listed in the manifest as a directory but not in the archive")
+        }
+        let extra = report.directories.filter { !expected.contains(Array($0.utf8)) }.map {
+            ValidationProblem(path: $0, message: "a directory in the archive but not in the manifest")
+        }
+        return missing + extra
     }
 
     /// Size and SHA-256 of a file, read in blocks.

@@ -28,6 +28,10 @@ public struct PackageManifest: Codable, Sendable, Equatable {
     public var entryCount: Int
     /// Every regular file, sorted byte-wise by path (`ContentInfo.plist`, `Contents/...`).
     public var files: [File]
+    /// Every directory entry the archive holds, paths as in ``files`` (no trailing `/`), sorted byte-wise
+    /// (schema 2; `nil` in older manifests). With ``files`` it is the whole tree, so a client can build
+    /// it from the manifest alone; ``directoryProblems()`` says whether the list can be trusted.
+    public var directories: [String]?
     /// How the chunk boundaries were chosen (schema 2).
     public var chunking: ChunkingDescription?
     /// The archive's frames in order, covering it and its tar stream without gaps (schema 2).
@@ -58,9 +62,10 @@ public struct PackageManifest: Codable, Sendable, Equatable {
     public init(
         productID: String, contentVersion: ContentVersion, archiveName: String, archiveSize: Int64,
         archiveSHA256: String, uncompressedSize: Int64, entryCount: Int, files: [File],
-        chunking: ChunkingDescription? = nil, chunks: [ArchiveChunk]? = nil
+        directories: [String]? = nil, chunking: ChunkingDescription? = nil, chunks: [ArchiveChunk]? = nil
     ) {
         self.schema = chunks == nil ? 1 : 2
+        self.directories = directories
         self.chunking = chunking
         self.chunks = chunks
         self.productID = productID

@@ -107,6 +107,7 @@ public struct Packer: Sendable {
             productID: info.productID, contentVersion: info.contentVersion, archiveName: archiveName,
             archiveSize: digest.length, archiveSHA256: digest.sha256,
             uncompressedSize: files.reduce(0) { $0 + $1.size }, entryCount: report.entries.count, files: files,
+            directories: chunked ? report.entries.filter { $0.kind == .directory }.map(\.path) : nil,
             chunking: chunked ? chunking.manifestDescription : nil, chunks: chunked ? chunks : nil)
         let data: Data
         do {
