@@ -9,9 +9,10 @@ import Glibc
 /// files and directories; names pass ``PathRules``; at the root only `ContentInfo.plist` and
 /// `Contents/`; no duplicate or colliding paths, parent directories included) and that
 /// `ContentInfo.plist` is a valid ``ContentInfo``. When `<name>.manifest.json` sits beside the
-/// archive, the archive's size and SHA-256 and every file's size and SHA-256 are compared with
-/// it, and a chunk index (schema 2) is checked the way a client uses it: each chunk decoded alone
-/// from its byte range, each file's bytes found at its data offset. Everything streams: memory is flat.
+/// archive, the archive's size and SHA-256 (schema 1), every file's size and SHA-256 and the
+/// directory list (schema 2) are compared with it, and a chunk index (schema 2) is checked the way a
+/// client uses it: each chunk decoded alone from its byte range, each file's bytes found at its data
+/// offset. Everything streams: memory is flat.
 public struct PackageInspector: Sendable {
     /// Block size for reading archive and entry data.
     public static let blockSize = 1 << 20
@@ -62,8 +63,8 @@ public struct PackageInspector: Sendable {
         if manifest.archiveSize != report.archiveSize {
             mismatch("archiveSize", "\(manifest.archiveSize)", "\(report.archiveSize)")
         }
-        if manifest.archiveSHA256 != report.archiveSHA256 {
-            mismatch("archiveSHA256", manifest.archiveSHA256, report.archiveSHA256)
+        if let expected = manifest.archiveSHA256, expected != report.archiveSHA256 {  // schema 2 has none
+            mismatch("archiveSHA256", expected, report.archiveSHA256)
         }
         if manifest.uncompressedSize != report.uncompressedSize {
             mismatch("uncompressedSize", "\(manifest.uncompressedSize)", "\(report.uncompressedSize)")

@@ -20,8 +20,10 @@ public struct PackageManifest: Codable, Sendable, Equatable {
     public var archiveName: String
     /// Size of the archive in bytes.
     public var archiveSize: Int64
-    /// Lowercase hex SHA-256 of the archive bytes.
-    public var archiveSHA256: String
+    /// Lowercase hex SHA-256 of the archive bytes: always in schema 1, `nil` in schema 2, whose clients
+    /// trust the archive through the signed catalog (the archive's length and SHA-256 there), this
+    /// manifest's SHA-256 named there, and each chunk's SHA-256 in ``chunks``.
+    public var archiveSHA256: String?
     /// Sum of every regular file's size.
     public var uncompressedSize: Int64
     /// Number of archive entries (regular files and directories).
@@ -61,7 +63,7 @@ public struct PackageManifest: Codable, Sendable, Equatable {
     /// Creates a manifest: schema 2 when it has a chunk index, else schema 1.
     public init(
         productID: String, contentVersion: ContentVersion, archiveName: String, archiveSize: Int64,
-        archiveSHA256: String, uncompressedSize: Int64, entryCount: Int, files: [File],
+        archiveSHA256: String?, uncompressedSize: Int64, entryCount: Int, files: [File],
         directories: [String]? = nil, chunking: ChunkingDescription? = nil, chunks: [ArchiveChunk]? = nil
     ) {
         self.schema = chunks == nil ? 1 : 2
@@ -87,9 +89,15 @@ public struct PackageManifest: Codable, Sendable, Equatable {
         return data
     }
 
-    /// Decodes a manifest.
+    /// Decodes a manifest; a schema-1 manifest must carry ``archiveSHA256`` (nothing else vouches for its archive).
     public static func decode(_ data: Data) throws -> PackageManifest {
-        try JSONDecoder().decode(PackageManifest.self, from: data)
+        let manifest = try JSONDecoder().decode(PackageManifest.self, from: data)
+        guard manifest.schema >= 2 || manifest.archiveSHA256 != nil else {
+            throw DecodingError.keyNotFound(
+                CodingKeys.archiveSHA256,
+                DecodingError.Context(codingPath: [], debugDescription: "a schema-1 manifest needs archiveSHA256"))
+        }
+        return manifest
     }
 }
 
