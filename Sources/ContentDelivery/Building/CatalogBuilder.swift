@@ -174,10 +174,11 @@ public struct CatalogBuilder: Sendable {
                 archive: input.archive.path, field: "length", manifest: "\(manifest.archiveSize)",
                 actual: "\(digest.length)")
         }
-        if digest.sha256 != manifest.archiveSHA256.lowercased() {
+        // Schema-2 manifests carry no archive SHA-256; the catalog's comes from the hash just taken.
+        if let expected = manifest.archiveSHA256, digest.sha256 != expected.lowercased() {
             unlink(temp.path)
             throw .manifestMismatch(
-                archive: input.archive.path, field: "sha256", manifest: manifest.archiveSHA256, actual: digest.sha256)
+                archive: input.archive.path, field: "sha256", manifest: expected, actual: digest.sha256)
         }
         let destination = archives.appendingPathComponent("\(digest.sha256).tar.zst")
         if FileManager.default.fileExists(atPath: destination.path), (try? FileDigest.of(destination)) == digest {

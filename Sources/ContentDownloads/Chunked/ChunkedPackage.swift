@@ -4,7 +4,8 @@ internal import ContentPackaging
 /// that writes the tar stream's file data straight into place.
 ///
 /// Built once per transfer from the manifest the catalog vouches for (its SHA-256 is in the signed
-/// catalog; the manifest's `archiveSHA256` and `archiveSize` must name the very archive being fetched).
+/// catalog; the manifest's `archiveSize`, and its `archiveSHA256` when it has one, must name the very
+/// archive being fetched; the chunks' SHA-256s vouch for the bytes).
 /// Nothing here trusts a byte of the archive: it only says which chunk comes next, which file a tar-stream
 /// offset belongs to, and from which chunk an interrupted install can start again.
 struct ChunkedPackage: Sendable {
@@ -30,8 +31,9 @@ struct ChunkedPackage: Sendable {
         func refuse(_ reason: String) -> InstallError {
             .archiveMismatch(path: display, reason: "\(reason); the publisher must pack and publish it again")
         }
-        guard manifest.archiveSHA256.lowercased() == expectedSHA256.lowercased(), manifest.archiveSize == expectedLength else {
-            throw refuse("the manifest describes another archive (\(manifest.archiveSize) bytes, SHA-256 \(manifest.archiveSHA256)) than the catalog (\(expectedLength) bytes, \(expectedSHA256))")
+        let sha256 = manifest.archiveSHA256
+        guard sha256.map({ $0.lowercased() == expectedSHA256.lowercased() }) ?? true, manifest.archiveSize == expectedLength else {
+            throw refuse("the manifest describes another archive (\(manifest.archiveSize) bytes, SHA-256 \(sha256 ?? "not given")) than the catalog (\(expectedLength) bytes, \(expectedSHA256))")
         }
         guard let chunks = manifest.chunks, !chunks.isEmpty else { throw refuse("the manifest has no chunk index") }
         if let problem = manifest.chunkIndexProblems().first { throw refuse("the manifest's chunk index is wrong: \(problem)") }

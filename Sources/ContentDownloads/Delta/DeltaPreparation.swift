@@ -114,6 +114,7 @@ struct DeltaPreparation {
     /// The folders of the package: the manifest's list when it has one, else every parent of a file — `nil`
     /// when the archive holds folders no file is in (the manifest cannot say which).
     static func directories(of manifest: PackageManifest) -> [String]? {
+        if let listed = manifest.directories { return listed }
         var parents = Set<String>()
         for file in manifest.files {
             var components = file.path.split(separator: "/").dropLast()

@@ -10,21 +10,21 @@ import Glibc
 /// With chunking on, the chunker (``ContentDefinedChunker``) sees every tar byte; at each boundary the current zstd frame
 /// ends and the next chunk starts a new one, and the chunk's record (``ArchiveChunk``: its frame's
 /// range in the archive, its range in the tar stream, the SHA-256 of its tar bytes) joins ``chunks``.
-/// Concatenated frames are still one standard `tar.zst` to every zstd reader. Without chunking the
-/// archive is one frame and nothing is hashed but the compressed bytes.
+/// Concatenated frames are still one standard `tar.zst` to every zstd reader. A chunked archive has
+/// no archive-wide SHA-256 (clients verify each chunk instead).
 ///
 /// libarchive writes an *uncompressed* tar through a C callback that calls ``write(_:)`` on the
 /// writer's thread. zstd's output lands directly in the buffer the output thread will write (no
-/// copy of the compressed bytes), and each piece is hashed right after zstd wrote it, while it
-/// is still in the cache; that gives the archive's SHA-256 without reading the file back. Owned by
-/// one writer and used on its thread only; the output thread owns whatever buffer it was handed.
+/// copy of the compressed bytes). Without chunking, each piece is hashed right after zstd wrote it,
+/// while it is still in the cache; that gives the archive's SHA-256 without reading the file back.
+/// Owned by one writer and used on its thread only; the output thread owns whatever buffer it was handed.
 final class ArchiveSink {
     /// What ``finish()`` reports.
     struct Outcome: Sendable {
         /// Compressed bytes produced (and hashed).
         var size: Int64
-        /// Lowercase hex SHA-256 of those bytes.
-        var sha256: String
+        /// Lowercase hex SHA-256 of those bytes; `nil` for a chunked archive.
+        var sha256: String?
         /// `errno` of the first failed `write(2)`, 0 when none failed.
         var failureErrno: Int32
     }
@@ -37,7 +37,8 @@ final class ArchiveSink {
     private var current: PageAlignedBuffer?
     /// Bytes of ``current`` filled (and hashed) so far.
     private var filled = 0
-    private var hasher = SHA256()
+    /// The archive's SHA-256 so far; `nil` with chunking.
+    private var hasher: SHA256?
     private var size: Int64 = 0
     /// `nil`: one frame, no chunk index.
     private var chunker: ContentDefinedChunker?
@@ -66,7 +67,7 @@ final class ArchiveSink {
         self.displayPath = displayPath
         compressor = try ZstdFrameCompressor(level: compressionLevel)
         chunker = chunking.map { ContentDefinedChunker(parameters: $0) }
-        if chunking != nil { hashFeeder = ChunkHashThread.Feeder(ChunkHashThread()) }
+        if chunking != nil { hashFeeder = ChunkHashThread.Feeder(ChunkHashThread()) } else { hasher = SHA256() }
         output = ArchiveOutputThread(fileDescriptor: fileDescriptor)
         current = output.spare.receive()
     }
@@ -175,7 +176,7 @@ final class ArchiveSink {
         current = nil
         let failureErrno = output.done.receive()
         output.deallocateBuffers()
-        let result = Outcome(size: size, sha256: hasher.finalizeHex(), failureErrno: failureErrno)
+        let result = Outcome(size: size, sha256: hasher?.finalizeHex(), failureErrno: failureErrno)
         outcome = result
         return result
     }
@@ -185,11 +186,11 @@ final class ArchiveSink {
         ZSTD_outBuffer(dst: current!.bytes.baseAddress, size: current!.count, pos: filled)
     }
 
-    /// Hashes what zstd just wrote (up to `position`); a full buffer goes to the output thread
-    /// and a spare one takes its place.
+    /// Hashes what zstd just wrote (up to `position`; one frame only); a full buffer goes to the output
+    /// thread and a spare one takes its place.
     private func advance(to position: Int) {
         if position > filled {
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: current!.bytes[filled..<position]))
+            hasher?.update(bufferPointer: UnsafeRawBufferPointer(rebasing: current!.bytes[filled..<position]))
             size += Int64(position - filled)
             filled = position
         }

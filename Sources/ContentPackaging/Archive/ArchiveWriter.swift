@@ -8,8 +8,8 @@ import Glibc
 /// (`hdrcharset=UTF-8`, independent of the process locale). libarchive builds the *uncompressed*
 /// tar stream; it is cut into content-defined chunks and libzstd compresses each straight into the
 /// output buffers as its own frame (``ArchiveChunk``: the chunk index a client fetches and verifies
-/// by). Any zstd reader sees one `tar.zst`. The compressed bytes are hashed on their way to the file
-/// (``FileDigest``), so nothing is read back; hashing and writing run on a second thread while
+/// by). Any zstd reader sees one `tar.zst`. A one-frame archive's compressed bytes are hashed on their
+/// way to the file (``FileDigest``), so nothing is read back; writing runs on a second thread while
 /// the caller's thread compresses (see `ArchiveSink` and `ArchiveOutputThread`).
 ///
 /// The writer is noncopyable: one owner, freed exactly once; ``finish()`` consumes it.
@@ -161,7 +161,9 @@ public struct ArchiveWriter: ~Copyable {
     /// The corresponding C functions are `archive_write_close`, `archive_write_free` and
     /// `ZSTD_compressStream2(…, ZSTD_e_end)`.
     public consuming func finish() throws(ArchiveError) -> FileDigest {
-        try finishIndexed().digest
+        let finished = try finishIndexed()
+        // A writer made by the public initializer writes one frame, which is always hashed.
+        return FileDigest(sha256: finished.sha256 ?? "", length: finished.size)
     }
 
     /// Where the next byte of the tar stream goes: called right after ``writeHeader(_:modificationTime:)``
@@ -174,8 +176,9 @@ public struct ArchiveWriter: ~Copyable {
         guard sink.takeUnretainedValue().cut() else { throw error(fallback: "cannot end a chunk") }
     }
 
-    /// ``finish()``, with the archive's chunk index (empty without chunking).
-    package consuming func finishIndexed() throws(ArchiveError) -> (digest: FileDigest, chunks: [ArchiveChunk]) {
+    /// ``finish()``, with the archive's chunk index (empty without chunking); a chunked archive has no
+    /// archive-wide SHA-256.
+    package consuming func finishIndexed() throws(ArchiveError) -> (size: Int64, sha256: String?, chunks: [ArchiveChunk]) {
         let status = UTF8Locale.run { archive_write_close(handle) }
         let failure: ArchiveError? = status == ARCHIVE_OK ? nil : error(fallback: "cannot finish archive")
         let sinkObject = sink.takeRetainedValue()
@@ -185,7 +188,7 @@ public struct ArchiveWriter: ~Copyable {
         if let failure { throw failure }
         let outcome = sinkObject.finish()
         if let failure = Self.failure(of: sinkObject, errno: outcome.failureErrno) { throw failure }
-        return (FileDigest(sha256: outcome.sha256, length: outcome.size), sinkObject.chunks)
+        return (outcome.size, outcome.sha256, sinkObject.chunks)
     }
 
     /// What went wrong downstream of libarchive, if anything: the compressor, or a write that failed with `errno`.

@@ -10,6 +10,8 @@ public struct InspectionReport: Sendable {
     public var entryCount: Int
     /// Every regular file with its size and SHA-256, in archive order.
     public var files: [PackageManifest.File]
+    /// Every directory entry's path (no trailing `/`), in archive order.
+    public var directories: [String] = []
     /// Whether a manifest was found beside the archive and compared.
     public var manifestChecked: Bool
     /// Every problem (structure, names, manifest mismatches); empty means a valid package.

@@ -13,6 +13,8 @@ struct InspectionWalk: ~Copyable {
     var problems: [ValidationProblem] = []
     /// Every regular file with its size and SHA-256.
     var files: [PackageManifest.File] = []
+    /// Every directory entry's path (no trailing `/`), in archive order.
+    var directories: [String] = []
     /// Number of headers read.
     var entryCount = 0
     /// The root `ContentInfo.plist`, when present and valid (the last one, if there are several).
@@ -43,6 +45,8 @@ struct InspectionWalk: ~Copyable {
                 }
                 if header.kind == .regular {
                     try readFile(&reader, path: verdict.path, isContentInfo: verdict.place == .contentInfo)
+                } else if header.kind == .directory {
+                    directories.append(verdict.path)
                 }
             }
         } catch {

@@ -9,9 +9,10 @@ import Glibc
 /// files and directories; names pass ``PathRules``; at the root only `ContentInfo.plist` and
 /// `Contents/`; no duplicate or colliding paths, parent directories included) and that
 /// `ContentInfo.plist` is a valid ``ContentInfo``. When `<name>.manifest.json` sits beside the
-/// archive, the archive's size and SHA-256 and every file's size and SHA-256 are compared with
-/// it, and a chunk index (schema 2) is checked the way a client uses it: each chunk decoded alone
-/// from its byte range, each file's bytes found at its data offset. Everything streams: memory is flat.
+/// archive, the archive's size and SHA-256 (schema 1), every file's size and SHA-256 and the
+/// directory list (schema 2) are compared with it, and a chunk index (schema 2) is checked the way a
+/// client uses it: each chunk decoded alone from its byte range, each file's bytes found at its data
+/// offset. Everything streams: memory is flat.
 public struct PackageInspector: Sendable {
     /// Block size for reading archive and entry data.
     public static let blockSize = 1 << 20
@@ -31,7 +32,8 @@ public struct PackageInspector: Sendable {
         walk.read(&reader, archivePath: path)
         var report = InspectionReport(
             contentInfo: walk.contentInfo, archiveSize: archiveSize, archiveSHA256: archiveSHA256,
-            entryCount: walk.entryCount, files: walk.files, manifestChecked: false, problems: walk.problems)
+            entryCount: walk.entryCount, files: walk.files, directories: walk.directories, manifestChecked: false,
+            problems: walk.problems)
         let manifestURL = archive.deletingLastPathComponent()
             .appendingPathComponent(PackageNaming.manifestName(forArchiveName: archive.lastPathComponent))
         if let data = try? Data(contentsOf: manifestURL) {
@@ -61,8 +63,8 @@ public struct PackageInspector: Sendable {
         if manifest.archiveSize != report.archiveSize {
             mismatch("archiveSize", "\(manifest.archiveSize)", "\(report.archiveSize)")
         }
-        if manifest.archiveSHA256 != report.archiveSHA256 {
-            mismatch("archiveSHA256", manifest.archiveSHA256, report.archiveSHA256)
+        if let expected = manifest.archiveSHA256, expected != report.archiveSHA256 {  // schema 2 has none
+            mismatch("archiveSHA256", expected, report.archiveSHA256)
         }
         if manifest.uncompressedSize != report.uncompressedSize {
             mismatch("uncompressedSize", "\(manifest.uncompressedSize)", "\(report.uncompressedSize)")
@@ -94,7 +96,21 @@ public struct PackageInspector: Sendable {
         for file in report.files where expected[file.path] == nil {
             problems.append(ValidationProblem(path: file.path, message: "in the archive but not in the manifest"))
         }
-        return problems
+        return problems + directoryProblems(report, manifest)
+    }
+
+    /// The directories the manifest lists that the archive lacks, and the reverse (manifests that list them).
+    private static func directoryProblems(_ report: InspectionReport, _ manifest: PackageManifest) -> [ValidationProblem] {
+        guard let listed = manifest.directories else { return [] }
+        let expected = Set(listed.map { Array($0.utf8) })
+        let actual = Set(report.directories.map { Array($0.utf8) })
+        let missing = listed.filter { !actual.contains(Array($0.utf8)) }.map {
+            ValidationProblem(path: $0, message: "listed in the manifest as a directory but not in the archive")
+        }
+        let extra = report.directories.filter { !expected.contains(Array($0.utf8)) }.map {
+            ValidationProblem(path: $0, message: "a directory in the archive but not in the manifest")
+        }
+        return missing + extra
     }
 
     /// Size and SHA-256 of a file, read in blocks.

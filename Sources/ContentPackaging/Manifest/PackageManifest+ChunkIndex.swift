@@ -12,9 +12,10 @@ extension PackageManifest {
     ///
     /// Sound means: the chunks follow each other without gap or overlap from offset 0, in the archive and in
     /// the tar stream; the last ends at ``archiveSize``; none is empty or longer than the chunking's maximum;
-    /// every hash is 64 lowercase hex digits; and every file's data lies inside the tar stream, after the
-    /// previous file's. A client checks this before it trusts a single offset, so a manifest that lies about
-    /// offsets or lengths is refused as a whole instead of steering reads or writes somewhere else.
+    /// every hash is 64 lowercase hex digits; every file's data lies inside the tar stream, after the
+    /// previous file's; and the directory list, when present, is sound (``directoryProblems()``). A client
+    /// checks this before it trusts a single offset, so a manifest that lies about offsets or lengths is
+    /// refused as a whole instead of steering reads or writes somewhere else.
     public func chunkIndexProblems() -> [String] {
         guard schema >= 2 || chunks != nil else { return [] }
         guard let chunks, !chunks.isEmpty else { return ["schema \(schema) manifest has no chunk index; pack it again"] }
@@ -37,7 +38,7 @@ extension PackageManifest {
         if offset != archiveSize {
             problems.append("the chunks end at archive byte \(offset) but the archive has \(archiveSize) bytes")
         }
-        return problems + fileOffsetProblems(streamLength: uncompressed)
+        return problems + fileOffsetProblems(streamLength: uncompressed) + directoryProblems()
     }
 
     /// The problems of one chunk that should start at `offset` and `uncompressed`.

@@ -20,14 +20,20 @@ public struct PackageManifest: Codable, Sendable, Equatable {
     public var archiveName: String
     /// Size of the archive in bytes.
     public var archiveSize: Int64
-    /// Lowercase hex SHA-256 of the archive bytes.
-    public var archiveSHA256: String
+    /// Lowercase hex SHA-256 of the archive bytes: always in schema 1, `nil` in schema 2, whose clients
+    /// trust the archive through the signed catalog (the archive's length and SHA-256 there), this
+    /// manifest's SHA-256 named there, and each chunk's SHA-256 in ``chunks``.
+    public var archiveSHA256: String?
     /// Sum of every regular file's size.
     public var uncompressedSize: Int64
     /// Number of archive entries (regular files and directories).
     public var entryCount: Int
     /// Every regular file, sorted byte-wise by path (`ContentInfo.plist`, `Contents/...`).
     public var files: [File]
+    /// Every directory entry the archive holds, paths as in ``files`` (no trailing `/`), sorted byte-wise
+    /// (schema 2; `nil` in older manifests). With ``files`` it is the whole tree, so a client can build
+    /// it from the manifest alone; ``directoryProblems()`` says whether the list can be trusted.
+    public var directories: [String]?
     /// How the chunk boundaries were chosen (schema 2).
     public var chunking: ChunkingDescription?
     /// The archive's frames in order, covering it and its tar stream without gaps (schema 2).
@@ -57,10 +63,11 @@ public struct PackageManifest: Codable, Sendable, Equatable {
     /// Creates a manifest: schema 2 when it has a chunk index, else schema 1.
     public init(
         productID: String, contentVersion: ContentVersion, archiveName: String, archiveSize: Int64,
-        archiveSHA256: String, uncompressedSize: Int64, entryCount: Int, files: [File],
-        chunking: ChunkingDescription? = nil, chunks: [ArchiveChunk]? = nil
+        archiveSHA256: String?, uncompressedSize: Int64, entryCount: Int, files: [File],
+        directories: [String]? = nil, chunking: ChunkingDescription? = nil, chunks: [ArchiveChunk]? = nil
     ) {
         self.schema = chunks == nil ? 1 : 2
+        self.directories = directories
         self.chunking = chunking
         self.chunks = chunks
         self.productID = productID
@@ -82,9 +89,15 @@ public struct PackageManifest: Codable, Sendable, Equatable {
         return data
     }
 
-    /// Decodes a manifest.
+    /// Decodes a manifest; a schema-1 manifest must carry ``archiveSHA256`` (nothing else vouches for its archive).
     public static func decode(_ data: Data) throws -> PackageManifest {
-        try JSONDecoder().decode(PackageManifest.self, from: data)
+        let manifest = try JSONDecoder().decode(PackageManifest.self, from: data)
+        guard manifest.schema >= 2 || manifest.archiveSHA256 != nil else {
+            throw DecodingError.keyNotFound(
+                CodingKeys.archiveSHA256,
+                DecodingError.Context(codingPath: [], debugDescription: "a schema-1 manifest needs archiveSHA256"))
+        }
+        return manifest
     }
 }
 

@@ -83,11 +83,9 @@ public struct Packer: Sendable {
 
         let (temporary, fd) = try PackFiles.createTemporary(in: directory, for: archiveName, registry: registry)
         defer { registry?.unregister(temporary) }
-        let digest: FileDigest
-        let files: [PackageManifest.File]
-        let chunks: [ArchiveChunk]
+        let archive: WrittenArchive
         do {
-            (digest, files, chunks) = try writeArchive(
+            archive = try writeArchive(
                 entries: report.entries, root: folder.standardizedFileURL.path, fd: fd, displayPath: temporary)
         } catch {
             close(fd)
@@ -105,9 +103,11 @@ public struct Packer: Sendable {
         }
         let manifest = PackageManifest(
             productID: info.productID, contentVersion: info.contentVersion, archiveName: archiveName,
-            archiveSize: digest.length, archiveSHA256: digest.sha256,
-            uncompressedSize: files.reduce(0) { $0 + $1.size }, entryCount: report.entries.count, files: files,
-            chunking: chunked ? chunking.manifestDescription : nil, chunks: chunked ? chunks : nil)
+            archiveSize: archive.size, archiveSHA256: archive.sha256,
+            uncompressedSize: archive.files.reduce(0) { $0 + $1.size }, entryCount: report.entries.count,
+            files: archive.files,
+            directories: chunked ? report.entries.filter { $0.kind == .directory }.map(\.path) : nil,
+            chunking: chunked ? chunking.manifestDescription : nil, chunks: chunked ? archive.chunks : nil)
         let data: Data
         do {
             data = try manifest.encoded()
@@ -127,7 +127,16 @@ public struct Packer: Sendable {
         return problems.isEmpty ? found : problems
     }
 
-    /// Writes every entry; returns the archive digest and file records.
+    /// What ``writeArchive(entries:root:fd:displayPath:)`` wrote.
+    private struct WrittenArchive {
+        var size: Int64
+        /// The archive's SHA-256, one-frame archives only.
+        var sha256: String?
+        var files: [PackageManifest.File]
+        var chunks: [ArchiveChunk]
+    }
+
+    /// Writes every entry; returns the archive's size and SHA-256 (one frame) and the file and chunk records.
     ///
     /// - Throws: ``PackError/invalid(_:)`` for the first content file holding executable code
     ///   (the reader checks each file's first bytes), else an I/O or archive error.
@@ -138,7 +147,7 @@ public struct Packer: Sendable {
     /// memory stays flat; the bytes are the same as a single-threaded pack's.
     private func writeArchive(
         entries: [FolderEntry], root: String, fd: Int32, displayPath: String
-    ) throws(PackError) -> (FileDigest, [PackageManifest.File], [ArchiveChunk]) {
+    ) throws(PackError) -> WrittenArchive {
         var files: [PackageManifest.File] = []
         files.reserveCapacity(entries.count)
         var writer: ArchiveWriter
@@ -192,8 +201,8 @@ public struct Packer: Sendable {
             }
         }
         do {
-            let (digest, chunks) = try writer.finishIndexed()
-            return (digest, files, chunks)
+            let finished = try writer.finishIndexed()
+            return WrittenArchive(size: finished.size, sha256: finished.sha256, files: files, chunks: finished.chunks)
         } catch {
             throw .archive(error)
         }

@@ -42,9 +42,10 @@ extension IAPContent {
                     folder: URL(fileURLWithPath: folder), outputDirectory: URL(fileURLWithPath: output),
                     registry: registry)
                 let manifest = result.manifest
+                let identity = manifest.archiveSHA256.map { "sha256 \($0)" } ?? "\(manifest.chunks?.count ?? 0) chunks"
                 Output.note(
                     "\(manifest.productID) \(manifest.contentVersion): \(manifest.files.count) files, "
-                        + "\(manifest.uncompressedSize) bytes -> \(manifest.archiveSize) bytes, sha256 \(manifest.archiveSHA256)")
+                        + "\(manifest.uncompressedSize) bytes -> \(manifest.archiveSize) bytes, \(identity)")
                 Output.line(result.manifestURL.path)
                 Output.line(result.archiveURL.path)
             } catch {
