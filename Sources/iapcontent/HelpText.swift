@@ -212,6 +212,19 @@ enum HelpText {
           iapcontent verify com.example.maps --json
         """
 
+    /// `iapcontent diff`.
+    static let diff = """
+        Compares two packed versions of a product (chunk-indexed, `pack --chunked`) the way a client with the \
+        old one installed will update: files whose content is unchanged (renamed ones too) are kept, chunks \
+        the old files hold are rebuilt locally, and only the other chunks are fetched, by Range requests on \
+        the new archive. Prints the bytes fetched against a full download. Run it before publishing; \
+        `iapcontent catalog` prints the same for the versions it finds beside the newest.
+
+        EXAMPLES:
+          iapcontent diff dist/com.example.maps-1.0.manifest.json dist/com.example.maps-2.0.manifest.json
+          iapcontent diff dist/com.example.maps-1.0.tar.zst dist/com.example.maps-2.0.tar.zst --json
+        """
+
     /// `iapcontent repair`.
     static let repair = """
         Verifies the installed product like `verify`, then fetches from the catalog's archive of the same \

@@ -13,7 +13,7 @@ struct IAPContent: AsyncParsableCommand {
             Validate.self, Pack.self, Inspect.self,
             BuildCatalog.self, Keygen.self, EntitlementsCommand.self, Serve.self, SignURL.self,
             Download.self, Status.self, Pause.self, Resume.self, Cancel.self,
-            Content.self, Verify.self, Repair.self, Delete.self, Restore.self, InstallArchive.self, DisplayDemo.self, EmptyTrash.self,
+            Content.self, Verify.self, Repair.self, Diff.self, Delete.self, Restore.self, InstallArchive.self, DisplayDemo.self, EmptyTrash.self,
         ])
 
     /// Parses and runs the command; errors become exit statuses in one place (``CommandMain/run(_:arguments:)``).

@@ -170,8 +170,8 @@ public struct ArchiveWriter: ~Copyable {
     /// of a regular file, where that file's data starts (libarchive hands every byte over unbuffered).
     package var streamOffset: Int64 { sink.takeUnretainedValue().streamOffset }
 
-    /// Ends the current chunk where the tar stream stands (between entries), so that a large file's data starts
-    /// and ends its own chunks: an update that changes it, or the files around it, fetches no neighbour's bytes.
+    /// Ends the current chunk where the tar stream stands (where a large file's data begins or ends), so that the
+    /// data has chunks of its own: an update that changes it, or the entries around it, fetches no other bytes.
     package mutating func cutChunk() throws(ArchiveError) {
         guard sink.takeUnretainedValue().cut() else { throw error(fallback: "cannot end a chunk") }
     }

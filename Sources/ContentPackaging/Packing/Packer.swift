@@ -160,14 +160,10 @@ public struct Packer: Sendable {
         }
         let reader = FileReadAhead(entries: entries, root: root)
         defer { reader.close() }
-        var afterLargeFile = false
         for (index, entry) in entries.enumerated() {
-            // A file of at least a minimum chunk starts a chunk, and so does what follows it.
-            let large = entry.kind != .directory && entry.size >= Int64(chunking.minimum)
-            if chunked, large || afterLargeFile {
-                do { try writer.cutChunk() } catch { throw .archive(error) }
-            }
-            afterLargeFile = large
+            // The data of a file of at least a minimum chunk has chunks of its own: its header and padding go
+            // with the small entries around it, so an update that changes it, or them, fetches no other bytes.
+            let large = chunked && entry.kind != .directory && entry.size >= Int64(chunking.minimum)
             if entry.kind == .directory {
                 try writeDirectory(entry, to: &writer)
                 continue
@@ -185,8 +181,10 @@ public struct Packer: Sendable {
                                 pathBytes: entry.pathBytes, kind: .regular, size: slice.fileSize, permissions: 0o644),
                             modificationTime: modificationTime)
                         dataOffset = chunked ? writer.streamOffset : nil
+                        if large { try writer.cutChunk() }
                     }
                     try writer.writeData(bytes)
+                    if large, slice.sha256 != nil { try writer.cutChunk() }
                 } catch {
                     throw .archive(error)
                 }

@@ -31,6 +31,9 @@ extension IAPContent {
         @Option(help: "Seconds until clients refuse the catalog (re-sign before then).")
         var expiresIn: UInt64?
 
+        @Option(help: "For each product, report the update size from this many older versions found in the input folder (0: none).")
+        var updatesFrom = 3
+
         mutating func run() async throws {
             let key = try signingKey.map { try KeyFile.read(from: URL(fileURLWithPath: $0)) }
             let builder = CatalogBuilder(
@@ -42,8 +45,12 @@ extension IAPContent {
             for skipped in result.superseded {
                 Output.line("note: \(skipped.archive): \(skipped.productID) \(skipped.skipped) superseded by \(skipped.kept)")
             }
+            let older = updatesFrom > 0 ? UpdateReport.olderManifests(in: URL(fileURLWithPath: input, isDirectory: true)) : [:]
             for product in result.catalog.products {
                 Output.line("\(product.productID) \(product.contentVersion) \(product.path) \(product.length) bytes")
+                for line in UpdateReport.lines(for: product, older: older[product.productID] ?? [], limit: updatesFrom) {
+                    Output.line("  " + line)
+                }
             }
             var summary = "wrote \(result.catalogURL.path) (catalogVersion \(result.catalog.catalogVersion)"
             if let signature = result.signature { summary += ", signed by key \(signature.keyID)" }
