@@ -52,6 +52,7 @@ struct DeltaPreparation {
             try tree.finish(fd, size: file.size, relative: file.path)
         }
         let missed = try rebuild(draft.local, into: placement)
+        CrashHook.reach(.prepare)
         try placement.release()
         try tree.sync()
         draft.fetch = (draft.fetch + missed).sorted()

@@ -1,6 +1,7 @@
 internal import ContentDelivery
 internal import ContentPackaging
 internal import Foundation
+internal import Logging
 
 extension ContentQueue {
     /// Free space kept beyond the content for an install in place: the 64 MiB the install may use at most.
@@ -57,6 +58,22 @@ extension ContentQueue {
                 localFailures[row.productID] = error as? DownloadError ?? DownloadError(code: .install, message: "\(error)")
             }
             await deliverDownload(row)
+        }
+    }
+
+    /// Starts the download of each unfinished transaction that has none for its version: a crash after the
+    /// transaction was journaled and before its download was enqueued (while the manifest was fetched or an
+    /// update's tree was built from the installed version) leaves it so. Called by ``open()``.
+    func startStrandedDownloads() async {
+        for row in rows.values.sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) {
+            if let installed = store.installedVersion(forProductID: row.productID), installed >= row.product.contentVersion { continue }
+            if let snapshot = await manager.snapshot(of: row.productID), snapshot.contentVersion == row.product.contentVersion.description {
+                continue
+            }
+            DownloadLog.queue.debug("recovery: starting a download a crash left unstarted", metadata: ["transaction": "\(row.id)"])
+            do { try await startDownload(row) } catch {
+                DownloadLog.queue.notice("cannot start the download", metadata: ["transaction": "\(row.id)", "error": "\(error)"])
+            }
         }
     }
 

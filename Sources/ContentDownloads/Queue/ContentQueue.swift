@@ -114,6 +114,7 @@ public actor ContentQueue {
         forwardTask = Task { [weak self] in
             for await snapshot in updates { await self?.forward(snapshot) }
         }
+        await startStrandedDownloads()
         let unfinished = await transactions()
         if !unfinished.isEmpty { await deliver(.transactions(unfinished)) }
         if entitlementSource != nil { await reconcileEntitlementsAtOpen() }
