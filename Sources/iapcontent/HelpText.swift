@@ -149,7 +149,9 @@ enum HelpText {
         without a record. Every key is always present: productID, contentVersion, state, \
         downloadedBytes, expectedContentLength, progress, timeRemaining (-1 unknown), error (null or a \
         message), as in every earlier version, plus installedVersion (null when not installed), \
-        updateAvailable (the catalog's newer version, else null) and transactions (array of {id, kind: \
+        updateAvailable (the catalog's newer version, else null), updateBytes (what that update fetches: only \
+        the chunks of changed files when the installed version came from a chunk-indexed archive, else the \
+        whole archive; null without an update) and transactions (array of {id, kind: \
         purchase|restore, state, contentVersion, finished}). An installed product without a download \
         record shows state "finished", progress 1 and 0 bytes.
 

@@ -80,6 +80,28 @@ struct DeltaVersions {
         #expect(left.isEmpty, "transfers/ keeps \(left)")
     }
 
+    @Test func statusAndRestoreShowTheUpdateSizeAndRestoreTakesTheUpdatePath() async throws {
+        let fixture = try QueueFixture()
+        let versions = try DeltaVersions(fixture)
+        let store = try await versions.installFirst(fixture)
+        let status = try await iapcontentOffPool(["status", "--catalog", fixture.catalogURL, "--store", store.path, "--json"])
+        #expect(status.status == 0, "\(status.output)")
+        let start = try #require(status.output.firstIndex(of: "["))
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(status.output[start...].utf8)) as? [[String: Any]])
+        let entry = try #require(entries.first { $0["productID"] as? String == DeltaVersions.productID })
+        #expect(entry["updateAvailable"] as? String == "2.0")
+        let updateBytes = try #require(entry["updateBytes"] as? Int)
+        let archiveSize = try DeltaVersions.archiveSize(fixture)
+        #expect(updateBytes > 0 && updateBytes < archiveSize / 4, "\(entry)")
+
+        let restore = try await iapcontentOffPool(["restore", "--catalog", fixture.catalogURL, "--store", store.path, "-vv"])
+        #expect(restore.status == 0, "\(restore.output)")
+        #expect(restore.output.contains("update \(DeltaVersions.productID) 1.0 → 2.0 (fetches"), "\(restore.output)")
+        #expect(restore.output.contains("update: fetching only what changed"), "\(restore.output)")
+        let installed = try #require(try Store(root: store).contentURL(forProductID: DeltaVersions.productID))
+        #expect(try diffTrees(versions.v2, installed).status == 0)
+    }
+
     @Test func aDamagedInstalledFileIsFetchedNotLinked() async throws {
         let fixture = try QueueFixture()
         let versions = try DeltaVersions(fixture)

@@ -256,7 +256,8 @@ public actor ContentQueue {
             guard let installed = store.installedVersion(forProductID: id), let product = catalog.product(id),
                   installed < product.contentVersion
             else { return nil }
-            return ContentUpdate(productID: id, installedVersion: installed, catalogVersion: product.contentVersion)
+            return ContentUpdate(
+                productID: id, installedVersion: installed, catalogVersion: product.contentVersion, archiveBytes: product.length)
         }
     }
 

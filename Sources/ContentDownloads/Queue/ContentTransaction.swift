@@ -113,4 +113,10 @@ public struct ContentUpdate: Sendable, Equatable {
     public var installedVersion: ContentVersion
     /// The newer version the catalog offers.
     public var catalogVersion: ContentVersion
+    /// The bytes the update fetches: only what changed (the chunks of changed files, and the new manifest) when
+    /// the installed version came from a chunk-indexed archive and its files are intact, else the whole
+    /// archive. `nil` until measured (``ContentQueue/measuredUpdates(store:catalog:transport:)``).
+    public var downloadBytes: Int64?
+    /// The whole archive's size: what a full download fetches.
+    public var archiveBytes: Int64 = 0
 }

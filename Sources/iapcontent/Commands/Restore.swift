@@ -36,6 +36,10 @@ extension IAPContent {
             let queue = try ContentQueue(
                 store: store, catalog: source, options: transfer.downloadOptions(),
                 installOptions: ContentInstaller.Options(deferDeletion: true))
+            for update in await queue.measuredUpdates() where !global.quiet {
+                let line = "update \(update.productID) \(update.installedVersion) → " + UpdateLine.describe(update)
+                if json { Output.note(line) } else { Output.line(line) }  // stdout stays JSON lines only
+            }
             try await QueueRun(queue: queue, json: json, quiet: global.quiet).run(
                 finishTransactions: true,
                 nothingToDo: "Nothing to restore: every purchased product is installed at the catalog's version.",

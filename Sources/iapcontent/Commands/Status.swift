@@ -35,14 +35,14 @@ extension IAPContent {
             for id in store.installedProductIDs() {
                 installed[id] = store.installedVersion(forProductID: id)?.description ?? "?"
             }
-            var updates: [String: String] = [:]
+            var updates: [String: ContentUpdate] = [:]
             // The catalog is optional here, only for "update available"; read as-is (status writes nothing,
             // not even the trust path's catalog-version memory; download verifies before installing).
             if let catalog = try? catalogOptions.catalog() {
                 do {
                     let source = try CatalogSource.load(catalog)
-                    for update in ContentQueue.availableUpdates(store: store, catalog: source.catalog) {
-                        updates[update.productID] = update.catalogVersion.description
+                    for update in await ContentQueue.measuredUpdates(store: store, catalog: source, transport: TransferSettings()) {
+                        updates[update.productID] = update
                     }
                 } catch {
                     Output.error(error.message)
@@ -70,7 +70,7 @@ extension IAPContent {
             }
             for (id, version) in installed.sorted(by: { $0.key < $1.key }) {
                 var line = "installed \(id) \(version)"
-                if let update = updates[id] { line += ", update available: \(update)" }
+                if let update = updates[id] { line += ", update available: " + UpdateLine.describe(update) }
                 Output.line(line)
             }
         }

@@ -1,4 +1,5 @@
 import ContentDownloads
+import ContentPackaging
 import Foundation
 
 /// One product in `status --json`: the download keys StoreKit names (unchanged since the first
@@ -7,6 +8,7 @@ import Foundation
 /// Every key is always present (null when there is nothing): `productID`, `contentVersion`, `state`,
 /// `downloadedBytes`, `expectedContentLength`, `progress`, `timeRemaining` (-1 unknown), `error`,
 /// `installedVersion`, `updateAvailable` (the catalog's newer version; null without a catalog),
+/// `updateBytes` (what that update fetches: only what changed, or the whole archive; null without an update),
 /// `transactions` (`id`, `kind`, `state`, `contentVersion`, `finished`). A product installed with no
 /// download record (its transaction finished) shows `state` "finished", progress 1 and zero bytes.
 struct StatusEntry: Encodable, Equatable {
@@ -21,6 +23,8 @@ struct StatusEntry: Encodable, Equatable {
         @NullWhenEmpty var installedVersion: String?
         /// The catalog's newer version, null without a catalog or update.
         @NullWhenEmpty var updateAvailable: String?
+        /// The bytes that update fetches, null without an update.
+        @NullWhenEmpty var updateBytes: Int64?
         /// The product's transactions.
         var transactions: [TransactionEntry]
     }
@@ -46,7 +50,7 @@ enum StatusReport {
     /// One entry per download record, then one per installed product without a record, in that order.
     static func entries(
         snapshots: [DownloadSnapshot], overview: StoreOverview, installed: [String: String],
-        updates: [String: String]
+        updates: [String: ContentUpdate]
     ) -> [StatusEntry] {
         var transactions: [String: [StatusEntry.TransactionEntry]] = [:]
         for t in overview.transactions {
@@ -59,8 +63,8 @@ enum StatusReport {
         }
         func keys(_ productID: String) -> StatusEntry.StoreKeys {
             StatusEntry.StoreKeys(
-                installedVersion: installed[productID], updateAvailable: updates[productID],
-                transactions: transactions[productID] ?? [])
+                installedVersion: installed[productID], updateAvailable: updates[productID]?.catalogVersion.description,
+                updateBytes: updates[productID]?.downloadBytes, transactions: transactions[productID] ?? [])
         }
         var entries = snapshots.map { StatusEntry(download: DownloadJSON($0), store: keys($0.productID)) }
         let listed = Set(snapshots.map(\.productID))

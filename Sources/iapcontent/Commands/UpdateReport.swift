@@ -31,3 +31,12 @@ enum UpdateReport {
         }
     }
 }
+
+/// How `status` and `restore` name an available update: the version and what it fetches.
+enum UpdateLine {
+    static func describe(_ update: ContentUpdate) -> String {
+        let mib = { (bytes: Int64) in String(format: "%.2f MiB", Double(bytes) / 1_048_576) }
+        guard let bytes = update.downloadBytes else { return update.catalogVersion.description }
+        return "\(update.catalogVersion) (fetches \(mib(bytes)) of \(mib(update.archiveBytes)))"
+    }
+}

@@ -1,0 +1,52 @@
+internal import SystemSupport
+public import ContentDelivery
+internal import ContentPackaging
+public import Foundation
+internal import Crypto
+
+extension ContentQueue {
+    /// ``availableUpdates()`` with the bytes each update fetches (``ContentUpdate/downloadBytes``): the new
+    /// manifest is fetched from the catalog's mirrors and compared with the installed version's, and the
+    /// installed files are checked as an update would (their modification times, hashed when in doubt).
+    public func measuredUpdates() async -> [ContentUpdate] {
+        guard let catalog else { return [] }
+        return await Self.measuredUpdates(store: store, catalog: catalog, transport: await manager.options.transfer)
+    }
+
+    /// ``measuredUpdates()`` for a store and catalog without a queue (what `iapcontent status` shows); writes
+    /// nothing to the store.
+    public nonisolated static func measuredUpdates(store: Store, catalog: CatalogSource, transport: TransferSettings) async -> [ContentUpdate] {
+        var updates = availableUpdates(store: store, catalog: catalog.catalog)
+        for index in updates.indices {
+            guard let product = catalog.catalog.product(updates[index].productID) else { continue }
+            updates[index].downloadBytes = await updateBytes(product, store: store, catalog: catalog, transport: transport)
+        }
+        return updates
+    }
+
+    /// The bytes an update to `product` fetches from what is installed now.
+    private nonisolated static func updateBytes(
+        _ product: CatalogProduct, store: Store, catalog: CatalogSource, transport: TransferSettings
+    ) async -> Int64 {
+        guard let reference = product.manifest, let (installed, seal) = store.installedManifest(productID: product.productID),
+              installed.chunks != nil, let content = store.contentURL(forProductID: product.productID)
+        else { return product.length }
+        for url in manifestURLs(reference, catalog: catalog) {
+            guard let data = try? await fetch(url, transport: transport), Int64(data.count) == reference.length,
+                  SHA256.hash(data: data).lowercaseHex == reference.sha256.lowercased(), let manifest = try? PackageManifest.decode(data)
+            else { continue }
+            let size = try? await BlockingCall.run(thread: "iap-measure") { () throws(InstallError) -> Int64 in
+                let package = try ChunkedPackage(
+                    manifest: manifest, expectedLength: product.length, expectedSHA256: product.sha256, display: url.absoluteString)
+                let folder = try InstalledFolder(path: content.path, seal: seal)
+                let installedChunks = InstalledChunks(manifest: installed)
+                let draft = DeltaDraft.make(package: package, installed: installedChunks) { path in
+                    installedChunks.filesByPath[path].map { folder.holds($0, at: path) } ?? false
+                }
+                return draft.fetchBytes(in: package) + reference.length
+            }
+            return size ?? product.length
+        }
+        return product.length
+    }
+}
