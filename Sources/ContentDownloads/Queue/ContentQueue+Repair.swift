@@ -5,6 +5,15 @@ internal import Foundation
 internal import Logging
 
 extension ContentQueue {
+    /// Re-hashes the installed content of `productID` against the manifest it was installed from, off the
+    /// cooperative pool (``Store/verifyContent(productID:)``): damaged, missing and extra files by path.
+    public nonisolated func verifyContent(productID: String) async throws -> ContentVerification {
+        let store = self.store
+        return try await BlockingCall.run(thread: "iap-check") { () throws(DownloadError) in
+            try store.verifyContent(productID: productID)
+        }
+    }
+
     /// Re-hashes the installed content of `productID` against its manifest and, when files are damaged or
     /// missing, fetches only their chunks from the catalog's archive of the same version and swaps the repaired
     /// folder in atomically (extra files are gone with it). Intact files are linked, never copied or fetched.
@@ -17,10 +26,7 @@ extension ContentQueue {
     ///   catalog no longer offers the installed version, or when the repair's download fails.
     public func repair(productID: String) async throws -> ContentVerification {
         guard isOpen else { throw QueueError.closed(productID: productID) }
-        let store = self.store
-        let verification = try await BlockingCall.run(thread: "iap-check") { () throws(DownloadError) in
-            try store.verifyContent(productID: productID)
-        }
+        let verification = try await verifyContent(productID: productID)
         guard !verification.isIntact else { return verification }
         let product = try repairableProduct(productID, version: verification.contentVersion)
         guard await prepareChunkedInstall(product) else {
