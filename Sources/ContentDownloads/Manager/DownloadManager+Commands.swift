@@ -60,6 +60,18 @@ extension DownloadManager {
         emit(productID, force: true)
     }
 
+    /// Forgets what a stopped download of `productID` at `version` had fetched, because what it wrote is being built
+    /// anew (an update's tree): its next attempt starts at byte 0. A running or finished download is left alone.
+    func forgetProgress(_ productID: String, version: String) {
+        guard var record = records[productID], record.contentVersion == version, !active.contains(productID),
+              record.downloadState != .finished, record.durableOffset > 0
+        else { return }
+        record.durableOffset = 0
+        record.validator = nil
+        live[productID]?.downloadedBytes = 0
+        save(&record)
+    }
+
     /// Applies commands other processes left in the journal.
     func pollCommands() {
         guard !isShutDown, let commands = try? journal.takeRequestedCommands() else { return }

@@ -32,6 +32,7 @@ extension ContentQueue {
                 "the installed version has no chunk-indexed manifest in the store; downloading the whole archive", metadata: metadata)
             return nil
         }
+        await manager.forgetProgress(id, version: version)  // a stopped attempt's bytes belonged to the tree about to be built anew
         do {
             let plan = try await BlockingCall.run(thread: "iap-update") { () throws(InstallError) -> DeltaPlan in
                 let manifest: PackageManifest
