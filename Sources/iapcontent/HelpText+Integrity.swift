@@ -1,0 +1,41 @@
+/// Help for the commands that check, repair and compare installed and packed versions.
+extension HelpText {
+    /// `iapcontent verify`.
+    static let verify = """
+        Re-hashes every file the manifest of the installed version lists (size and SHA-256) and lists \
+        regular files the manifest does not name. Works for content installed from a chunk-indexed catalog \
+        (`pack --chunked`): its manifest is kept in the store's manifests/ folder. Exit status: 0 intact, 1 \
+        when any file is damaged, missing or extra. `iapcontent repair` fixes what it finds.
+
+        EXAMPLES:
+          iapcontent verify com.example.maps
+          iapcontent verify com.example.maps --json
+        """
+
+    /// `iapcontent diff`.
+    static let diff = """
+        Compares two packed versions of a product (chunk-indexed, `pack --chunked`) the way a client with the \
+        old one installed will update: files whose content is unchanged (renamed ones too) are kept, chunks \
+        the old files hold are rebuilt locally, and only the other chunks are fetched, by Range requests on \
+        the new archive. Prints the bytes fetched against a full download. Run it before publishing; \
+        `iapcontent catalog` prints the same for the versions it finds beside the newest.
+
+        EXAMPLES:
+          iapcontent diff dist/com.example.maps-1.0.manifest.json dist/com.example.maps-2.0.manifest.json
+          iapcontent diff dist/com.example.maps-1.0.tar.zst dist/com.example.maps-2.0.tar.zst --json
+        """
+
+    /// `iapcontent repair`.
+    static let repair = """
+        Verifies the installed product like `verify`, then fetches from the catalog's archive of the same \
+        version only the chunks of the damaged and missing files (Range requests on the static archive), \
+        links the intact files into a new folder and swaps it in atomically; extra files are gone with the \
+        old folder. If the repair fails or is interrupted, the installed folder is as it was; running repair \
+        again continues it. Needs the catalog to still offer the installed version (chunk-indexed). Exit \
+        status: 0 intact or repaired, 1 otherwise.
+
+        EXAMPLES:
+          iapcontent repair com.example.maps --catalog https://cdn.example.com/catalog.json
+          iapcontent repair com.example.maps --catalog ./public/catalog.json --store ~/content --json
+        """
+}
