@@ -10,11 +10,7 @@ final class ChunkInstallLoop: ChunkInstallStage, @unchecked Sendable {
     private var installer: TarStreamInstaller
     /// The chunk expected next.
     private(set) var nextChunk: Int
-    private let checkpointBytes: Int64
-    private let checkpointInterval: Double
-    /// Archive bytes installed since the last checkpoint, and when that was.
-    private var sinceCheckpoint: Int64 = 0
-    private var lastCheckpoint = Transfer.now()
+    private var clock: CheckpointClock
     /// Where the install has written to, for a restart in this boot.
     private let note: WrittenProgressNote?
 
@@ -29,8 +25,7 @@ final class ChunkInstallLoop: ChunkInstallStage, @unchecked Sendable {
         self.package = package
         self.installer = installer
         self.nextChunk = nextChunk
-        self.checkpointBytes = checkpointBytes
-        self.checkpointInterval = checkpointInterval
+        clock = CheckpointClock(bytes: checkpointBytes, interval: checkpointInterval)
     }
 
     /// Installs chunk `index`'s verified bytes; returns a new durable offset when this made a checkpoint.
@@ -39,11 +34,8 @@ final class ChunkInstallLoop: ChunkInstallStage, @unchecked Sendable {
             try installer.consume(bytes)
             nextChunk = index + 1
             note?.record(package.chunks[package.restartChunk(atOrBefore: min(nextChunk, package.chunks.count - 1))].offset)
-            sinceCheckpoint += package.chunks[index].length
             CrashHook.reach(.extract)
-            guard sinceCheckpoint >= checkpointBytes || Transfer.now() - lastCheckpoint >= checkpointInterval else {
-                return .success(nil)
-            }
+            guard clock.add(package.chunks[index].length) else { return .success(nil) }
         } catch {
             return .failure(error)
         }
@@ -57,8 +49,7 @@ final class ChunkInstallLoop: ChunkInstallStage, @unchecked Sendable {
         } catch {
             return .failure(error)
         }
-        sinceCheckpoint = 0
-        lastCheckpoint = Transfer.now()
+        clock.reset()
         // The end is never a restart point: the install starts again at the last chunk's restart point.
         let restart = package.restartChunk(atOrBefore: min(nextChunk, package.chunks.count - 1))
         return .success(package.chunks[restart].offset)

@@ -60,23 +60,32 @@ extension ChunkTransfer {
         emit(.verified(id: request.id, archivePath: target.treePath))
     }
 
+    /// Cancel: the tree is deleted.
+    func stopDeleting() {
+        install.stop()
+        try? FileSystemCalls.removeTree(target.treePath)
+        emit(.stopped(id: request.id, offset: 0, deleted: true))
+    }
+}
+
+/// A transfer whose bytes go through a ``ChunkInstallPipeline`` (``ChunkTransfer``, ``DeltaTransfer``): its
+/// failure, pause and rate change are the same; only cancelling differs (what it deletes).
+protocol PipelinedTransfer: EngineTransfer {
+    var install: ChunkInstallPipeline { get }
+    var emit: @Sendable (TransferEvent) -> Void { get }
+}
+
+extension PipelinedTransfer {
     /// Makes what was installed durable and reports the failure with the offset to resume from.
     func report(_ failure: TransferFailure) {
         let durable = install.sync().durableOffset
         emit(.failed(id: request.id, failure: failure, offset: durable))
     }
 
-    /// Pause: the frames received are installed and made durable; the partial frame is dropped.
+    /// Pause: the frames received are installed and made durable; a partial frame is dropped.
     func stopKeeping() {
         let durable = install.sync().durableOffset
         emit(.stopped(id: request.id, offset: durable, deleted: false))
-    }
-
-    /// Cancel: the tree is deleted.
-    func stopDeleting() {
-        install.stop()
-        try? FileSystemCalls.removeTree(target.treePath)
-        emit(.stopped(id: request.id, offset: 0, deleted: true))
     }
 
     /// Changes the receive-rate cap (0 = none).
@@ -84,7 +93,7 @@ extension ChunkTransfer {
         try? easy.set(large: CURLOPT_MAX_RECV_SPEED_LARGE, max(0, bytesPerSecond))
     }
 
-    /// Chunk transfers make their own checkpoints on the install thread.
+    /// These transfers make their own checkpoints on the install thread.
     func checkpointSynced(_ result: CheckpointSyncer.Completed) {}
 }
 

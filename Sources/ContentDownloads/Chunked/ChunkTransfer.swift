@@ -15,7 +15,7 @@ import Glibc
 /// start and the bytes before that offset are dropped unread.
 ///
 /// - Important: Not thread-safe: created, used and destroyed on the transfer thread.
-final class ChunkTransfer: EngineTransfer {
+final class ChunkTransfer: PipelinedTransfer {
     let request: TransferRequest
     let easy: EasyHandle
     let emit: @Sendable (TransferEvent) -> Void
@@ -32,15 +32,10 @@ final class ChunkTransfer: EngineTransfer {
     var received: Int64
     /// Bytes of a 200 reply still to drop (the server sent the archive from its start).
     var skip: Int64 = 0
-    /// The chunk whose frame is arriving and how much of it has; the piece being filled and how full it is.
+    /// The chunk whose frame is arriving, and the pieces its bytes go into.
     private var chunkIndex: Int
-    private var inFrame = 0
-    private var piece: PageAlignedBuffer?
-    private var filled = 0
-    private var lastCheckpointOffset: Int64
-    private var lastProgressTime: Double = 0
-    /// The bytes the last progress event reported.
-    private var reportedBytes: Int64 = 0
+    private var pieces = FramePieces()
+    private var reports: PipelineReports
 
     /// Loads and checks the manifest, opens the tree where the install stopped (or empties it) and starts the
     /// install thread. A local problem that no retry can fix (a bad manifest) throws.
@@ -58,7 +53,7 @@ final class ChunkTransfer: EngineTransfer {
         requestedOffset = package.chunks[loop.nextChunk].offset
         received = requestedOffset
         // Continuing past the journal's offset (this boot's note, made durable by `syncfs`): journal it at once.
-        lastCheckpointOffset = min(request.offset, requestedOffset)
+        reports = PipelineReports(durable: min(request.offset, requestedOffset))
         validator = requestedOffset > 0 ? request.validator : nil
         install = ChunkInstallPipeline(package: package, stage: loop, startOffset: requestedOffset, onDurable: wake)
         do { easy = try EasyHandle() } catch {
@@ -179,42 +174,16 @@ final class ChunkTransfer: EngineTransfer {
     private func take(_ bytes: UnsafeRawBufferPointer) {
         var rest = bytes[...]
         while !rest.isEmpty, chunkIndex < package.chunks.count {
-            if piece == nil { piece = install.spare.receive() }
-            let frameLeft = Int(package.chunks[chunkIndex].length) - inFrame
-            let count = min(frameLeft, ChunkInstallPipeline.pieceBytes - filled, rest.count)
-            UnsafeMutableRawBufferPointer(rebasing: piece!.bytes[filled..<(filled + count)])
-                .copyMemory(from: UnsafeRawBufferPointer(rebasing: rest.prefix(count)))
-            filled += count
-            inFrame += count
+            let (count, ended) = pieces.take(rest, chunk: chunkIndex, frameLength: Int(package.chunks[chunkIndex].length), into: install)
             received += Int64(count)
             rest = rest.dropFirst(count)
-            let last = count == frameLeft
-            if last || filled == ChunkInstallPipeline.pieceBytes {
-                install.submit(index: chunkIndex, piece: piece!, length: filled, last: last)
-                piece = nil
-                filled = 0
-            }
-            if last {
-                chunkIndex += 1
-                inFrame = 0
-            }
+            if ended { chunkIndex += 1 }
         }
     }
 
     /// Reports progress, journals a durable offset the install thread published, and takes up its failure.
     func poll() {
-        let now = Transfer.now()
-        // At most 10 a second, and also from the engine's loop: the last bytes before a stall are reported too.
-        if received > reportedBytes, now - lastProgressTime >= 0.1 {
-            lastProgressTime = now
-            reportedBytes = received
-            emit(.progress(id: request.id, bytesOnDisk: received))
-        }
-        let (durable, failed) = install.status
+        let failed = reports.poll(id: request.id, received: received, install: install, validator: validator, emit: emit)
         if failure == nil, let failed { failure = TransferFailure(failed) }
-        if durable > lastCheckpointOffset {
-            lastCheckpointOffset = durable
-            emit(.checkpoint(id: request.id, offset: durable, validator: validator))
-        }
     }
 }

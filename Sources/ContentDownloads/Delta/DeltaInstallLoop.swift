@@ -19,10 +19,7 @@ final class DeltaInstallLoop: ChunkInstallStage, @unchecked Sendable {
     private let fetchedStart: [Int: Int64]
     /// Fetched bytes installed (written, maybe not yet durable).
     private var installed: Int64
-    private let checkpointBytes: Int64
-    private let checkpointInterval: Double
-    private var sinceCheckpoint: Int64 = 0
-    private var lastCheckpoint = Transfer.now()
+    private var clock: CheckpointClock
 
     /// A loop continuing at fetched byte `offset` (a chunk start) of `plan`, in the tree at `treePath`.
     init(package: ChunkedPackage, plan: DeltaPlan, treePath: String, offset: Int64, settings: TransferSettings) throws(InstallError) {
@@ -32,8 +29,7 @@ final class DeltaInstallLoop: ChunkInstallStage, @unchecked Sendable {
         placement = ChunkPlacement(package: package, written: plan.written, tree: tree)
         fetchedStart = DeltaInstallLoop.starts(of: plan, in: package)
         installed = offset
-        checkpointBytes = settings.chunkedCheckpointBytes
-        checkpointInterval = settings.checkpointInterval
+        clock = CheckpointClock(bytes: settings.chunkedCheckpointBytes, interval: settings.checkpointInterval)
     }
 
     /// The fetched-bytes offset of each chunk of `plan`.
@@ -54,11 +50,8 @@ final class DeltaInstallLoop: ChunkInstallStage, @unchecked Sendable {
             }
             try placement.place(chunk: index, bytes: bytes)
             installed = start + package.chunks[index].length
-            sinceCheckpoint += package.chunks[index].length
             CrashHook.reach(.extract)
-            guard sinceCheckpoint >= checkpointBytes || Transfer.now() - lastCheckpoint >= checkpointInterval else {
-                return .success(nil)
-            }
+            guard clock.add(package.chunks[index].length) else { return .success(nil) }
         } catch {
             return .failure(error)
         }
@@ -72,8 +65,7 @@ final class DeltaInstallLoop: ChunkInstallStage, @unchecked Sendable {
         } catch {
             return .failure(error)
         }
-        sinceCheckpoint = 0
-        lastCheckpoint = Transfer.now()
+        clock.reset()
         return .success(installed)
     }
 

@@ -80,18 +80,6 @@ extension DeltaTransfer {
         emit(.verified(id: request.id, archivePath: target.treePath))
     }
 
-    /// Makes what was installed durable and reports the failure with the offset to resume from.
-    func report(_ failure: TransferFailure) {
-        let durable = install.sync().durableOffset
-        emit(.failed(id: request.id, failure: failure, offset: durable))
-    }
-
-    /// Pause: the chunks received are installed and made durable; a partial frame is dropped.
-    func stopKeeping() {
-        let durable = install.sync().durableOffset
-        emit(.stopped(id: request.id, offset: durable, deleted: false))
-    }
-
     /// Cancel: the tree and its plan are deleted (the installed version is untouched).
     func stopDeleting() {
         install.stop()
@@ -99,12 +87,4 @@ extension DeltaTransfer {
         try? FileSystemCalls.removeTree(target.treePath)
         emit(.stopped(id: request.id, offset: 0, deleted: true))
     }
-
-    /// Changes the receive-rate cap (0 = none).
-    func setRate(_ bytesPerSecond: Int64) {
-        try? easy.set(large: CURLOPT_MAX_RECV_SPEED_LARGE, max(0, bytesPerSecond))
-    }
-
-    /// Updates make their own checkpoints on the install thread.
-    func checkpointSynced(_ result: CheckpointSyncer.Completed) {}
 }

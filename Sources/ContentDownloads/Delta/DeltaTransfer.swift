@@ -16,7 +16,7 @@ import Glibc
 /// the update then costs a full download's bytes, never a broken install.
 ///
 /// - Important: Not thread-safe: created, used and destroyed on the transfer thread.
-final class DeltaTransfer: EngineTransfer {
+final class DeltaTransfer: PipelinedTransfer {
     let request: TransferRequest
     let easy: EasyHandle
     let emit: @Sendable (TransferEvent) -> Void
@@ -37,16 +37,12 @@ final class DeltaTransfer: EngineTransfer {
     var announced = false
     /// The server sent more than the range asked for; reading stopped at its end (libcurl reports a write error).
     var overshoot = false
-    /// The plan's fetch list position of the chunk arriving, and how much of its frame has arrived.
+    /// The plan's fetch list position of the chunk arriving, and the pieces its bytes go into.
     var next: Int
-    private var inFrame = 0
+    private var pieces = FramePieces()
     /// Fetched bytes received.
     var fetched: Int64
-    private var piece: PageAlignedBuffer?
-    private var filled = 0
-    private var lastCheckpointOffset: Int64
-    private var lastProgressTime: Double = 0
-    private var reportedBytes: Int64 = 0
+    private var reports: PipelineReports
 
     /// Loads the manifest and the plan, opens the tree and starts the install threads at the journal's offset.
     init(
@@ -61,7 +57,7 @@ final class DeltaTransfer: EngineTransfer {
         let starts = DeltaInstallLoop.starts(of: plan, in: package)
         next = plan.fetch.firstIndex { starts[$0] == request.offset } ?? 0
         fetched = next < plan.fetch.count ? starts[plan.fetch[next]]! : 0
-        lastCheckpointOffset = fetched
+        reports = PipelineReports(durable: fetched)
         let loop: DeltaInstallLoop
         do { loop = try DeltaInstallLoop(package: package, plan: plan, treePath: target.treePath, offset: fetched, settings: settings) } catch {
             throw TransferFailure(error)
@@ -165,55 +161,25 @@ final class DeltaTransfer: EngineTransfer {
                 continue
             }
             let chunk = package.chunks[plan.fetch[next]]
-            if position < chunk.offset + Int64(inFrame) {  // bytes of a chunk the update does not need
+            if position < chunk.offset + Int64(pieces.inFrame) {  // bytes of a chunk the update does not need
                 let count = Int(min(Int64(rest.count), chunk.offset - position))
                 position += Int64(count)
                 rest = rest.dropFirst(count)
                 continue
             }
-            rest = rest.dropFirst(take(rest, of: chunk))
+            let (count, ended) = pieces.take(rest, chunk: plan.fetch[next], frameLength: Int(chunk.length), into: install)
+            position += Int64(count)
+            fetched += Int64(count)
+            rest = rest.dropFirst(count)
+            if ended { next += 1 }
         }
         poll()
         return failure != nil ? 0 : bytes.count
     }
 
-    /// Copies the start of `bytes` (the next bytes of `chunk`'s frame) into pieces for the pipeline; returns how many.
-    private func take(_ bytes: Slice<UnsafeRawBufferPointer>, of chunk: ArchiveChunk) -> Int {
-        if piece == nil { piece = install.spare.receive() }
-        let frameLeft = Int(chunk.length) - inFrame
-        let count = min(frameLeft, ChunkInstallPipeline.pieceBytes - filled, bytes.count)
-        UnsafeMutableRawBufferPointer(rebasing: piece!.bytes[filled..<(filled + count)])
-            .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.prefix(count)))
-        filled += count
-        inFrame += count
-        position += Int64(count)
-        fetched += Int64(count)
-        let last = count == frameLeft
-        if last || filled == ChunkInstallPipeline.pieceBytes {
-            install.submit(index: plan.fetch[next], piece: piece!, length: filled, last: last)
-            piece = nil
-            filled = 0
-        }
-        if last {
-            next += 1
-            inFrame = 0
-        }
-        return count
-    }
-
     /// Reports progress (fetched bytes), journals a durable offset the install thread published, takes up its failure.
     func poll() {
-        let now = Transfer.now()
-        if fetched > reportedBytes, now - lastProgressTime >= 0.1 {
-            lastProgressTime = now
-            reportedBytes = fetched
-            emit(.progress(id: request.id, bytesOnDisk: fetched))
-        }
-        let (durable, failed) = install.status
+        let failed = reports.poll(id: request.id, received: fetched, install: install, validator: validator, emit: emit)
         if failure == nil, let failed { failure = TransferFailure(failed) }
-        if durable > lastCheckpointOffset {
-            lastCheckpointOffset = durable
-            emit(.checkpoint(id: request.id, offset: durable, validator: validator))
-        }
     }
 }
