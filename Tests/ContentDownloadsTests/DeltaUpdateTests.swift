@@ -32,13 +32,13 @@ struct DeltaVersions {
             ])
     }
 
-    /// Installs 1.0 with the CLI, then publishes 2.0 beside it; returns the store.
-    func installFirst(_ fixture: QueueFixture) async throws -> URL {
+    /// Installs 1.0 with the CLI, then (unless `publishingNext` is false) publishes 2.0 beside it; returns the store.
+    func installFirst(_ fixture: QueueFixture, publishingNext: Bool = true) async throws -> URL {
         try fixture.publish([v1], chunked: true)
         let store = fixture.root.appendingPathComponent("cli-store")
         let run = try await iapcontentOffPool(["download", Self.productID, "--catalog", fixture.catalogURL, "--store", store.path])
         #expect(run.status == 0, "\(run.output)")
-        try fixture.publish([v1, v2], chunked: true)
+        if publishingNext { try fixture.publish([v1, v2], chunked: true) }
         return store
     }
 

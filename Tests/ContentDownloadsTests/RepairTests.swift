@@ -11,11 +11,8 @@ import TestSupport
     @Test func repairFetchesOnlyTheDamagedFilesChunks() async throws {
         let fixture = try QueueFixture()
         let versions = try DeltaVersions(fixture)
-        try fixture.publish([versions.v1], chunked: true)
-        let store = fixture.root.appendingPathComponent("cli-store")
+        let store = try await versions.installFirst(fixture, publishingNext: false)
         let id = DeltaVersions.productID
-        let first = try await iapcontentOffPool(["download", id, "--catalog", fixture.catalogURL, "--store", store.path])
-        #expect(first.status == 0, "\(first.output)")
         let content = try #require(try Store(root: store).contentURL(forProductID: id))
         let handle = try FileHandle(forUpdating: content.appendingPathComponent("Contents/big.bin"))
         try handle.seek(toOffset: 7 << 20)
@@ -44,11 +41,8 @@ import TestSupport
     @Test func repairNeedsTheInstalledVersionInTheCatalog() async throws {
         let fixture = try QueueFixture()
         let versions = try DeltaVersions(fixture)
-        try fixture.publish([versions.v1], chunked: true)
-        let store = fixture.root.appendingPathComponent("cli-store")
+        let store = try await versions.installFirst(fixture, publishingNext: false)
         let id = DeltaVersions.productID
-        let first = try await iapcontentOffPool(["download", id, "--catalog", fixture.catalogURL, "--store", store.path])
-        #expect(first.status == 0, "\(first.output)")
         let content = try #require(try Store(root: store).contentURL(forProductID: id))
         try FileManager.default.removeItem(at: content.appendingPathComponent("Contents/gone.txt"))
         try fixture.publish([versions.v1, versions.v2], chunked: true)
