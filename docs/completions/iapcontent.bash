@@ -201,7 +201,7 @@ _iapcontent_validate() {
 
 _iapcontent_pack() {
     repeating_flags=()
-    non_repeating_flags=(--chunked --version -h --help)
+    non_repeating_flags=(--single-frame --version -h --help)
     repeating_options=()
     non_repeating_options=(--output -o --max-size --level)
     __iapcontent_offer_flags_options 1

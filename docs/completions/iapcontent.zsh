@@ -104,7 +104,7 @@ _iapcontent_pack() {
         '(--output -o)'{--output,-o}'[Directory for the archive and manifest (default\: current directory).]:output:'
         '--max-size[Largest total size of the files, in bytes (default 1 TiB).]:max-size:'
         '--level[zstd compression level (1-19).]:level:'
-        '--chunked[Write a chunk-indexed archive\: one zstd frame per content-defined chunk (still a standard tar.zst), indexed in the manifest (schema 2).]'
+        '--single-frame[Write the older one-frame archive (manifest schema 1, no chunk index) for clients that predate chunk-indexed archives.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -31,8 +31,9 @@ public struct Packer: Sendable {
     public var modificationTime: Int64
     /// zstd compression level.
     public var compressionLevel: Int
-    /// Write a chunk-indexed archive (manifest schema 2): one zstd frame per content-defined chunk of the
-    /// tar stream, indexed in the manifest. Off: one frame, schema 1, as every client reads today.
+    /// Write a chunk-indexed archive (manifest schema 2, the default): one zstd frame per content-defined
+    /// chunk of the tar stream, indexed in the manifest, which clients install in place chunk by chunk.
+    /// Off: one frame, schema 1, with the archive's SHA-256, for clients that predate chunk indexes.
     public var chunked: Bool
     /// The chunk sizes with ``chunked`` (tests use small ones to get many chunks from little data).
     package var chunking: ChunkingParameters = .standard
@@ -41,7 +42,7 @@ public struct Packer: Sendable {
     public init(
         validator: PackageValidator = PackageValidator(),
         modificationTime: Int64 = Packer.modificationTime(environment: ProcessInfo.processInfo.environment),
-        compressionLevel: Int = ArchiveWriter.defaultCompressionLevel, chunked: Bool = false
+        compressionLevel: Int = ArchiveWriter.defaultCompressionLevel, chunked: Bool = true
     ) {
         self.validator = validator
         self.modificationTime = modificationTime
