@@ -3,7 +3,7 @@
 //
 // The tree reads like the pipeline:
 //   CLinuxSystem → SystemSupport (package-only plumbing: threads, direct/durable I/O, FileSystemError)
-//   CArchive + CZstd + SystemSupport → ContentPackaging (author: validate, pack, inspect)
+//   CArchive + CZstd + CPairedSHA256 + SystemSupport → ContentPackaging (author: validate, pack, inspect)
 //   ContentDelivery (catalog model, Ed25519 signing, static layout, URL tokens)
 //   ContentHost (Hummingbird `serve`)
 //   CCurl + CLinuxSystem + SystemSupport → ContentDownloads (queue, transfers, journal, installer, store)
@@ -57,6 +57,9 @@ let package = Package(
             providers: [.apt(["libzstd-dev"])]),
         /// Linux calls Swift's Glibc module lacks (renameat2 / RENAME_EXCHANGE).
         .target(name: "CLinuxSystem"),
+        /// SHA-256 blocks on the x86 SHA extensions, two streams interleaved: the pack hashes each chunk and
+        /// each file in one pass.
+        .target(name: "CPairedSHA256"),
 
         // MARK: Plumbing every stage shares (package access): named threads, direct and durable I/O,
         // the one errno-carrying error, temp-file registry, detached processes, hex digests
@@ -72,7 +75,7 @@ let package = Package(
         .target(
             name: "ContentPackaging",
             dependencies: [
-                "CArchive", "CZstd", "SystemSupport",
+                "CArchive", "CZstd", "CPairedSHA256", "SystemSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings),

@@ -3,9 +3,10 @@ extension HelpText {
     /// `iapcontent verify`.
     static let verify = """
         Re-hashes every file the manifest of the installed version lists (size and SHA-256) and lists \
-        regular files the manifest does not name. Works for content installed from a chunk-indexed catalog \
-        (`pack --chunked`): its manifest is kept in the store's manifests/ folder. Exit status: 0 intact, 1 \
-        when any file is damaged, missing or extra. `iapcontent repair` fixes what it finds.
+        regular files the manifest does not name. Works for content installed from a chunk-indexed \
+        catalog (what pack writes by default): its manifest is kept in the store's manifests/ folder. \
+        Exit status: 0 intact, 1 when any file is damaged, missing or extra. `iapcontent repair` fixes what \
+        it finds.
 
         EXAMPLES:
           iapcontent verify com.example.maps
@@ -14,7 +15,7 @@ extension HelpText {
 
     /// `iapcontent diff`.
     static let diff = """
-        Compares two packed versions of a product (chunk-indexed, `pack --chunked`) the way a client with the \
+        Compares two packed versions of a product (chunk-indexed, what pack writes by default) the way a client with the \
         old one installed will update: files whose content is unchanged (renamed ones too) are kept, chunks \
         the old files hold are rebuilt locally, and only the other chunks are fetched, by Range requests on \
         the new archive. Prints the bytes fetched against a full download. Run it before publishing; \

@@ -44,31 +44,42 @@ enum HelpText {
     static let pack = """
         Validates the folder, then writes <product>-<version>.tar.zst (reproducible: sorted entries, \
         fixed owners and times, so the same folder always gives the same bytes and SHA-256) and \
-        <product>-<version>.manifest.json (sizes, SHA-256 of the archive and of every file). Files \
-        appear only when complete: a Ctrl-C leaves no partial archive and exits 3. Headers use \
+        <product>-<version>.manifest.json (every file's size and SHA-256, every directory). The \
+        archive is chunk-indexed: one zstd frame per content-defined chunk of the tar stream (still a \
+        standard tar.zst for bsdtar, tar and zstd), each chunk's range and SHA-256 in the manifest \
+        (schema 2), so clients verify each chunk and write it straight into place, no archive kept, \
+        and a resumed download continues inside a file. --single-frame writes the older one-frame \
+        archive (schema 1, the archive's SHA-256 in the manifest) for clients that predate chunk \
+        indexes; --chunked, once needed for chunk indexes, is still accepted and changes nothing. \
+        Files appear only when complete: a Ctrl-C leaves no partial archive and exits 3. Headers use \
         SOURCE_DATE_EPOCH as the modification time when set. The archive path is the last line on stdout.
 
         EXAMPLES:
           iapcontent pack MapsPack --output dist
           iapcontent pack MapsPack && iapcontent inspect com.example.maps-2.1.tar.zst
+          iapcontent pack MapsPack --output dist --single-frame
         """
 
     /// `iapcontent inspect`.
     static let inspect = """
         Reads an archive written by pack: product, version, sizes and the file list. When the \
-        manifest sits beside it, checks the archive's SHA-256 and length and every file against it. \
-        Exits 1, naming the entry, when the archive is not a valid package or differs from its manifest.
+        manifest sits beside it, checks the archive's length (and SHA-256, for a one-frame archive), \
+        every file and every directory against it, and for a chunk-indexed archive decodes each chunk \
+        alone from its range and checks its SHA-256. Exits 1, naming the entry or chunk, when the \
+        archive is not a valid package or differs from its manifest.
 
         EXAMPLES:
           iapcontent inspect dist/com.example.maps-2.1.tar.zst
-          iapcontent inspect dist/com.example.maps-2.1.tar.zst --json
+          iapcontent pack MapsPack --output dist && iapcontent inspect dist/com.example.maps-2.1.tar.zst
         """
 
     /// `iapcontent catalog`.
     static let catalog = """
-        Reads every <id>-<ver>.tar.zst with its .manifest.json, checks the archive's SHA-256 and \
-        length against the manifest, and writes <output>/archives/<sha256>.tar.zst plus \
-        <output>/catalog.json (and catalog.json.sig with --signing-key). When a product appears in \
+        Reads every <id>-<ver>.tar.zst with its .manifest.json, checks the archive's length (and \
+        SHA-256, when the manifest has one) against the manifest, and writes \
+        <output>/archives/<sha256>.tar.zst, the manifest of a chunk-indexed archive as \
+        <output>/manifests/<sha256>.manifest.json, and <output>/catalog.json (and catalog.json.sig \
+        with --signing-key). When a product appears in \
         several versions, the highest is published. catalogVersion defaults to the previous \
         catalog's + 1 (or the current Unix time for a new folder). The folder can be served by any \
         static web server, or by `iapcontent serve`.

@@ -27,12 +27,13 @@ struct PackPipelineTests {
         return folder
     }
 
-    @Test("a multi-buffer pack round-trips through bsdtar, hashes match, and packing again gives the same bytes")
+    @Test("a multi-buffer one-frame pack round-trips through bsdtar, hashes match, and packing again gives the same bytes")
     func multiBufferRoundTrip() throws {
         let directory = try TemporaryDirectory("pipeline")
         let folder = try makeLargePackage(at: directory.appending("pkg"))
-        let one = try Packer().pack(folder: folder, outputDirectory: directory.appending("out1"))
-        let two = try Packer().pack(folder: folder, outputDirectory: directory.appending("out2"))
+        // One frame: the reader hashes the files and the compressing thread the archive.
+        let one = try Packer(chunked: false).pack(folder: folder, outputDirectory: directory.appending("out1"))
+        let two = try Packer(chunked: false).pack(folder: folder, outputDirectory: directory.appending("out2"))
         let bytes = try Data(contentsOf: one.archiveURL)
         #expect(bytes == (try Data(contentsOf: two.archiveURL)))
         #expect(bytes.count > 3 << 20)
@@ -55,7 +56,25 @@ struct PackPipelineTests {
         #expect(diff.status == 0, "\(diff.stdout)\(diff.stderr)")
     }
 
-    @Test("the file reader delivers each file's bytes in order with its size and SHA-256")
+    @Test("a chunked pack hashes every file with its chunks: the manifest has each file's SHA-256, empty ones included")
+    func chunkedFileHashes() throws {
+        let directory = try TemporaryDirectory("pipeline")
+        let folder = try makeLargePackage(at: directory.appending("pkg"))
+        var packer = Packer(chunked: true)
+        packer.chunking = try ChunkingParameters(minimum: 1 << 10, average: 4 << 10, maximum: 16 << 10)
+        let one = try packer.pack(folder: folder, outputDirectory: directory.appending("out1"))
+        let two = try packer.pack(folder: folder, outputDirectory: directory.appending("out2"))
+        #expect(try Data(contentsOf: one.archiveURL) == Data(contentsOf: two.archiveURL))
+        #expect(try Data(contentsOf: one.manifestURL) == Data(contentsOf: two.manifestURL))
+        #expect((one.manifest.chunks?.count ?? 0) > 100)
+        #expect(one.manifest.files.count == 302)
+        for file in one.manifest.files {
+            #expect(file.sha256 == sha256Hex(try Data(contentsOf: folder.appendingPathComponent(file.path))), "\(file.path)")
+        }
+        #expect(try PackageInspector().inspect(archive: one.archiveURL).problems.isEmpty)
+    }
+
+    @Test("the file reader delivers each file's bytes in order with its size, and its SHA-256 when it hashes")
     func readerSlices() throws {
         let directory = try TemporaryDirectory("reader")
         let contents: [(String, Data)] = [
@@ -66,21 +85,26 @@ struct PackPipelineTests {
         for (name, data) in contents { try data.write(to: directory.appending(name)) }
         var entries = [FolderEntry(pathBytes: Array("sub".utf8), kind: .directory, size: 0)]
         entries += contents.map { FolderEntry(pathBytes: Array($0.0.utf8), kind: .regular, size: Int64($0.1.count)) }
-        let reader = FileReadAhead(entries: entries, root: directory.url.path)
-        defer { reader.close() }
-        var received: [Int: Data] = [:]
-        var hashes: [Int: String] = [:]
-        var firsts: [Int] = []
-        while let (slice, bytes) = try reader.next() {
-            if slice.isFirst { firsts.append(slice.entryIndex) }
-            received[slice.entryIndex, default: Data()].append(contentsOf: bytes)
-            #expect(slice.fileSize == Int64(contents[slice.entryIndex - 1].1.count))
-            if let hash = slice.sha256 { hashes[slice.entryIndex] = hash }
-        }
-        #expect(firsts == [1, 2, 3])
-        for (offset, (_, data)) in contents.enumerated() {
-            #expect(received[offset + 1] ?? Data() == data)
-            #expect(hashes[offset + 1] == sha256Hex(data))
+        for hashing in [true, false] {
+            let reader = FileReadAhead(entries: entries, root: directory.url.path, hashing: hashing)
+            defer { reader.close() }
+            var received: [Int: Data] = [:]
+            var hashes: [Int: String] = [:]
+            var firsts: [Int] = []
+            var lasts: [Int] = []
+            while let (slice, bytes) = try reader.next() {
+                if slice.isFirst { firsts.append(slice.entryIndex) }
+                if slice.isLast { lasts.append(slice.entryIndex) }
+                received[slice.entryIndex, default: Data()].append(contentsOf: bytes)
+                #expect(slice.fileSize == Int64(contents[slice.entryIndex - 1].1.count))
+                if let hash = slice.sha256 { hashes[slice.entryIndex] = hash }
+            }
+            #expect(firsts == [1, 2, 3])
+            #expect(lasts == [1, 2, 3])
+            for (offset, (_, data)) in contents.enumerated() {
+                #expect(received[offset + 1] ?? Data() == data)
+                #expect(hashes[offset + 1] == (hashing ? sha256Hex(data) : nil))
+            }
         }
     }
 
@@ -132,7 +156,7 @@ struct PackPipelineTests {
         defer { reader.close() }
         var kinds: [Int: String?] = [:]
         while let (slice, _) = try reader.next() {
-            if slice.sha256 != nil {
+            if slice.isLast {
                 kinds[slice.entryIndex] = slice.executableKind
             } else {
                 #expect(slice.executableKind == nil)

@@ -21,13 +21,15 @@ private func sha256Hex(_ data: Data) -> String {
     SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
 }
 
-private func pack(_ folder: URL, into output: URL, modificationTime: Int64 = Packer.defaultModificationTime) throws -> PackResult {
-    try Packer(modificationTime: modificationTime).pack(folder: folder, outputDirectory: output)
+private func pack(
+    _ folder: URL, into output: URL, modificationTime: Int64 = Packer.defaultModificationTime, chunked: Bool = true
+) throws -> PackResult {
+    try Packer(modificationTime: modificationTime, chunked: chunked).pack(folder: folder, outputDirectory: output)
 }
 
 @Suite("Packer")
 struct PackerTests {
-    @Test("packing is reproducible across mtimes, permissions, ownership and creation order")
+    @Test("packing is reproducible across mtimes, permissions, ownership and creation order, in both formats")
     func deterministic() throws {
         let directory = try TemporaryDirectory("pack")
         let first = try PackageFixture.make(at: directory.appending("a/pkg"), files: sampleFiles)
@@ -54,14 +56,17 @@ struct PackerTests {
             #expect(chmod(path, info.st_mode & S_IFMT == S_IFDIR ? 0o700 : 0o600) == 0)
             if getuid() == 0 { #expect(lchown(path, 4321, 8765) == 0) }
         }
-        let one = try pack(first, into: directory.appending("out1"))
-        let two = try pack(second, into: directory.appending("out2"))
-        let oneBytes = try Data(contentsOf: one.archiveURL)
-        let twoBytes = try Data(contentsOf: two.archiveURL)
-        #expect(oneBytes == twoBytes)
-        #expect(try Data(contentsOf: one.manifestURL) == Data(contentsOf: two.manifestURL))
-        #expect(one.manifest.archiveSHA256 == sha256Hex(oneBytes))
-        #expect(one.manifest.archiveSize == Int64(oneBytes.count))
+        for chunked in [true, false] {
+            let one = try pack(first, into: directory.appending("out1-\(chunked)"), chunked: chunked)
+            let two = try pack(second, into: directory.appending("out2-\(chunked)"), chunked: chunked)
+            let oneBytes = try Data(contentsOf: one.archiveURL)
+            let twoBytes = try Data(contentsOf: two.archiveURL)
+            #expect(oneBytes == twoBytes, "chunked \(chunked)")
+            #expect(try Data(contentsOf: one.manifestURL) == Data(contentsOf: two.manifestURL), "chunked \(chunked)")
+            // Only the one-frame archive carries its SHA-256 (a chunked one is checked chunk by chunk).
+            #expect(one.manifest.archiveSHA256 == (chunked ? nil : sha256Hex(oneBytes)))
+            #expect(one.manifest.archiveSize == Int64(oneBytes.count))
+        }
     }
 
     @Test("SOURCE_DATE_EPOCH changes the bytes, and the result is stable")

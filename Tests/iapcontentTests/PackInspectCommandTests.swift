@@ -6,13 +6,15 @@ import TestSupport
 
 @Suite("iapcontent pack and inspect")
 struct PackInspectCommandTests {
-    /// Packs a small valid package with the CLI; returns the archive path.
-    private func packed(in directory: TemporaryDirectory, environment: [String: String] = [:]) throws -> String {
+    /// Packs a small valid package with the CLI (`options` added); returns the archive path.
+    private func packed(
+        in directory: TemporaryDirectory, environment: [String: String] = [:], options: [String] = []
+    ) throws -> String {
         let folder = try PackageFixture.make(
             at: directory.appending("pkg"), productID: "com.example.cli", version: "2.0",
             files: ["Contents/a.txt": Data("alpha\n".utf8), "Contents/sub/b.bin": PackageFixture.bytes(count: 5000, seed: 3)])
         let result = try CommandRunner.iapcontent(
-            ["pack", folder.path, "--output", directory.appending("out").path], environment: environment)
+            ["pack", folder.path, "--output", directory.appending("out").path] + options, environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         return try #require(result.stdoutLines.last)
     }
@@ -35,24 +37,36 @@ struct PackInspectCommandTests {
         #expect(result.stdout.contains("Contents/sub/b.bin"))
     }
 
-    @Test("pack --chunked writes a schema-2 manifest with a chunk index; inspect checks every chunk; the default stays schema 1")
-    func chunkedPack() throws {
+    @Test("pack writes a schema-2 manifest with a chunk index by default (--chunked changes nothing); inspect checks every chunk; --single-frame writes schema 1")
+    func chunkedByDefault() throws {
         let directory = try TemporaryDirectory("cli")
         let folder = try PackageFixture.make(
             at: directory.appending("pkg"), productID: "com.example.chunked",
             files: ["Contents/big.bin": PackageFixture.bytes(count: 6 << 20, seed: 5)])
-        let chunked = try CommandRunner.iapcontent(["pack", folder.path, "--chunked", "--output", directory.appending("c").path])
-        #expect(chunked.status == 0, "\(chunked.stderr)")
-        let manifest = try PackageManifest.decode(Data(contentsOf: directory.appending("c/com.example.chunked-1.0.manifest.json")))
-        #expect(manifest.schema == 2)
-        #expect((manifest.chunks?.count ?? 0) >= 2)
-        let inspect = try CommandRunner.iapcontent(["inspect", try #require(chunked.stdoutLines.last)])
+        func pack(_ name: String, _ options: [String]) throws -> CommandRunner.Result {
+            try CommandRunner.iapcontent(["pack", folder.path, "--output", directory.appending(name).path] + options)
+        }
+        func manifest(_ name: String) throws -> PackageManifest {
+            try PackageManifest.decode(Data(contentsOf: directory.appending("\(name)/com.example.chunked-1.0.manifest.json")))
+        }
+        let plain = try pack("d", [])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(try manifest("d").schema == 2 && (manifest("d").chunks?.count ?? 0) >= 2)
+        #expect(try manifest("d").archiveSHA256 == nil && manifest("d").directories == ["Contents"])
+        let inspect = try CommandRunner.iapcontent(["inspect", try #require(plain.stdoutLines.last)])
         #expect(inspect.status == 0, "\(inspect.stderr)")
         #expect(inspect.stdoutLines.contains("manifest: verified"))
-        let plain = try CommandRunner.iapcontent(["pack", folder.path, "--output", directory.appending("p").path])
-        #expect(plain.status == 0, "\(plain.stderr)")
-        let schemaOne = try PackageManifest.decode(Data(contentsOf: directory.appending("p/com.example.chunked-1.0.manifest.json")))
+        let chunked = try pack("c", ["--chunked"])
+        #expect(chunked.status == 0, "\(chunked.stderr)")
+        #expect(try Data(contentsOf: directory.appending("c/com.example.chunked-1.0.tar.zst"))
+            == Data(contentsOf: directory.appending("d/com.example.chunked-1.0.tar.zst")))
+        #expect(try manifest("c") == manifest("d"))
+        let single = try pack("s", ["--single-frame"])
+        #expect(single.status == 0, "\(single.stderr)")
+        let schemaOne = try manifest("s")
         #expect(schemaOne.schema == 1 && schemaOne.chunks == nil && schemaOne.files.allSatisfy { $0.dataOffset == nil })
+        #expect(schemaOne.archiveSHA256 != nil && schemaOne.directories == nil)
+        #expect(try pack("x", ["--chunked", "--single-frame"]).status == 2)
     }
 
     @Test("SOURCE_DATE_EPOCH from the environment changes the archive")
@@ -91,16 +105,19 @@ struct PackInspectCommandTests {
         #expect(result.stdout.isEmpty)
     }
 
-    @Test("inspect detects a flipped archive byte through the manifest")
+    @Test("inspect detects a flipped archive byte through the manifest: a chunk-indexed archive by its content, a one-frame one by its SHA-256 too")
     func flippedByte() throws {
-        let directory = try TemporaryDirectory("cli")
-        let archive = try packed(in: directory)
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: archive))
-        bytes[bytes.count / 2] ^= 0x01
-        try bytes.write(to: URL(fileURLWithPath: archive))
-        let result = try CommandRunner.iapcontent(["inspect", archive])
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("archiveSHA256 is"))
+        for options in [[], ["--single-frame"]] {
+            let directory = try TemporaryDirectory("cli")
+            let archive = try packed(in: directory, options: options)
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: archive))
+            bytes[bytes.count / 2] ^= 0x01
+            try bytes.write(to: URL(fileURLWithPath: archive))
+            let result = try CommandRunner.iapcontent(["inspect", archive])
+            #expect(result.status == 1, "\(options)")
+            #expect(result.stderr.contains("SHA-256") || result.stderr.contains("damaged archive"), "\(result.stderr)")
+            if !options.isEmpty { #expect(result.stderr.contains("archiveSHA256 is")) }
+        }
     }
 
     @Test("inspect detects a manifest whose file hash does not match")

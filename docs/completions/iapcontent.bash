@@ -173,13 +173,13 @@ _iapcontent() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    validate|pack|inspect|catalog|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|content|verify|delete|restore|help)
+    validate|pack|inspect|catalog|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|content|verify|repair|diff|delete|restore|help)
         # Offer subcommand argument completions
         "_iapcontent_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'validate pack inspect catalog keygen entitlements serve sign-url download status pause resume cancel content verify delete restore help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'validate pack inspect catalog keygen entitlements serve sign-url download status pause resume cancel content verify repair diff delete restore help' -- "${cur}"))
         ;;
     esac
 }
@@ -201,7 +201,7 @@ _iapcontent_validate() {
 
 _iapcontent_pack() {
     repeating_flags=()
-    non_repeating_flags=(--chunked --version -h --help)
+    non_repeating_flags=(--single-frame --version -h --help)
     repeating_options=()
     non_repeating_options=(--output -o --max-size --level)
     __iapcontent_offer_flags_options 1
@@ -232,7 +232,7 @@ _iapcontent_catalog() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=(--mirror)
-    non_repeating_options=(--output -o --base-url --signing-key --catalog-version --expires-in)
+    non_repeating_options=(--output -o --base-url --signing-key --catalog-version --expires-in --updates-from)
     __iapcontent_offer_flags_options 1
 
     # Offer option value completions
@@ -253,6 +253,9 @@ _iapcontent_catalog() {
         return
         ;;
     '--expires-in')
+        return
+        ;;
+    '--updates-from')
         return
         ;;
     esac
@@ -513,6 +516,68 @@ _iapcontent_verify() {
         return
         ;;
     esac
+}
+
+_iapcontent_repair() {
+    repeating_flags=(--verbose -v)
+    non_repeating_flags=(--quiet -q --json --version -h --help)
+    repeating_options=(--public-key --header)
+    non_repeating_options=(--catalog --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout)
+    __iapcontent_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--catalog')
+        return
+        ;;
+    '--public-key')
+        return
+        ;;
+    '--store')
+        return
+        ;;
+    '--concurrency')
+        return
+        ;;
+    '--max-rate')
+        return
+        ;;
+    '--ca-file')
+        return
+        ;;
+    '--header')
+        return
+        ;;
+    '--user-agent')
+        return
+        ;;
+    '--proxy')
+        return
+        ;;
+    '--cert')
+        return
+        ;;
+    '--key')
+        return
+        ;;
+    '--max-attempts')
+        return
+        ;;
+    '--retry-delay')
+        return
+        ;;
+    '--stall-timeout')
+        return
+        ;;
+    esac
+}
+
+_iapcontent_diff() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __iapcontent_offer_flags_options 2
 }
 
 _iapcontent_delete() {

@@ -65,6 +65,8 @@ _iapcontent() {
             'cancel:Cancel downloads and delete their partial data; a running download applies it within a second.'
             'content:Print a product'\''s installed content folder (ContentInfo.plist + Contents/); exit 1 if not installed.'
             'verify:Re-hash a product'\''s installed files against its manifest; list damaged, missing and extra files (exit 1 if any).'
+            'repair:Verify a product'\''s installed files and fetch only the chunks of damaged or missing ones; swap the repaired folder in atomically.'
+            'diff:Show the bytes a client with OLD installed fetches to update to NEW (chunk-indexed packs).'
             'delete:Delete a product'\''s installed content (atomically); exit 1 if it was not installed.'
             'restore:Restore: download and install content of previously finished purchases that is missing or older than the catalog'\''s.'
             'help:Show subcommand help information.'
@@ -73,7 +75,7 @@ _iapcontent() {
         ;;
     arg)
         case "${words[1]}" in
-        validate|pack|inspect|catalog|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|content|verify|delete|restore|help)
+        validate|pack|inspect|catalog|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|content|verify|repair|diff|delete|restore|help)
             "_iapcontent_${words[1]}" && ret=0
             ;;
         esac
@@ -104,7 +106,7 @@ _iapcontent_pack() {
         '(--output -o)'{--output,-o}'[Directory for the archive and manifest (default\: current directory).]:output:'
         '--max-size[Largest total size of the files, in bytes (default 1 TiB).]:max-size:'
         '--level[zstd compression level (1-19).]:level:'
-        '--chunked[Write a chunk-indexed archive\: one zstd frame per content-defined chunk (still a standard tar.zst), indexed in the manifest (schema 2).]'
+        '--single-frame[Write the older one-frame archive (manifest schema 1, no chunk index) for clients that predate chunk-indexed archives.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -135,6 +137,7 @@ _iapcontent_catalog() {
         '--signing-key[Ed25519 key file from `iapcontent keygen`; writes catalog.json.sig.]:signing-key:'
         '--catalog-version[Catalog version; must exceed the published one (default\: previous + 1).]:catalog-version:'
         '--expires-in[Seconds until clients refuse the catalog (re-sign before then).]:expires-in:'
+        '--updates-from[For each product, report the update size from this many older versions found in the input folder (0\: none).]:updates-from:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -339,6 +342,49 @@ _iapcontent_verify() {
     local -ar arg_specs=(
         ':product-id:'
         '--store[The store folder\: journal, partial and verified archives, installed content.]:dir:'
+        '--json[Print the result as JSON.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_repair() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':product-id:'
+        '--catalog[The catalog\: an http(s) URL or a file path (default\: $IAPCONTENT_CATALOG).]:url:'
+        '*--public-key[A trusted catalog-signing public key, base64 (repeatable; default\: $IAPCONTENT_PUBLIC_KEY, comma-separated).]:base64:'
+        '--store[The store folder\: journal, partial and verified archives, installed content.]:dir:'
+        '(--quiet -q)'{--quiet,-q}'[Only errors\: no progress display, no notes.]'
+        '*'{--verbose,-v}'[More detail on stderr (debug logging; twice for trace).]'
+        '--concurrency[Downloads running at once.]:concurrency:'
+        '--max-rate[Total receive cap in bytes per second (divided among downloads).]:max-rate:'
+        '--ca-file[A PEM file of extra trusted certificate authorities.]:ca-file:'
+        '*--header[An extra request header for the catalog, manifests and archives (repeatable), e.g. '\''Authorization\: Bearer <token>'\''.]:header:'
+        '--user-agent[The User-Agent of every request (default\: iapcontent/<version>).]:user-agent:'
+        '--proxy[A proxy for every request\: http\://host\:port, socks5h\://host\:port; '\'''\'' for none (default\: $https_proxy, $http_proxy).]:url:'
+        '--cert[A PEM client certificate, for servers that ask for one.]:file:'
+        '--key[The private key of --cert, PEM and unencrypted (default\: in the --cert file).]:file:'
+        '--max-attempts[Attempts per download on network errors before failing.]:max-attempts:'
+        '--retry-delay[First retry delay in seconds (doubles per attempt).]:retry-delay:'
+        '--stall-timeout[Seconds without data before a connection is retried.]:stall-timeout:'
+        '--json[Print what was found (and repaired) as JSON.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_diff() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':old:'
+        ':new:'
         '--json[Print the result as JSON.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'

@@ -10,6 +10,7 @@ import Glibc
 /// With chunking on, the chunker (``ContentDefinedChunker``) sees every tar byte; at each boundary the current zstd frame
 /// ends and the next chunk starts a new one, and the chunk's record (``ArchiveChunk``: its frame's
 /// range in the archive, its range in the tar stream, the SHA-256 of its tar bytes) joins ``chunks``.
+/// The same hash thread also hashes each regular file's data (``startFile(size:)``, ``fileSHA256s``).
 /// Concatenated frames are still one standard `tar.zst` to every zstd reader. A chunked archive has
 /// no archive-wide SHA-256 (clients verify each chunk instead).
 ///
@@ -52,6 +53,8 @@ final class ArchiveSink {
     private(set) var streamOffset: Int64 = 0
     /// The chunks completed so far, in order.
     private(set) var chunks: [ArchiveChunk] = []
+    /// With chunking, the SHA-256 of each regular file's data, in stream order, once the sink stopped.
+    private(set) var fileSHA256s: [String] = []
     /// The first compression failure, if any.
     private(set) var compressionError: ZstdError?
     /// The outcome once the sink stopped.
@@ -78,6 +81,12 @@ final class ArchiveSink {
 
     /// `errno` of the first failed `write(2)` (e.g. `ENOSPC`), 0 when none failed.
     var failureErrno: Int32 { outcome?.failureErrno ?? output.failureErrno }
+
+    /// With chunking: a regular file's `size` data bytes start with the next byte written; its SHA-256
+    /// joins ``fileSHA256s``.
+    func startFile(size: Int64) {
+        hashFeeder?.startFile(at: streamOffset, size: size)
+    }
 
     /// Chunks and compresses `buffer` into the output buffers; false once writing or compressing failed.
     func write(_ buffer: UnsafeRawBufferPointer) -> Bool {
@@ -170,7 +179,9 @@ final class ArchiveSink {
     private func stop() -> Outcome {
         if let outcome { return outcome }
         if let feeder = hashFeeder.take() {
-            for (index, digest) in zip(chunks.indices, feeder.finish()) { chunks[index].sha256 = digest }
+            let digests = feeder.finish()
+            for (index, digest) in zip(chunks.indices, digests.chunks) { chunks[index].sha256 = digest }
+            fileSHA256s = digests.files
         }
         output.work.send(.last(current!, count: filled))
         current = nil

@@ -146,6 +146,7 @@ public struct ArchiveWriter: ~Copyable {
         }
         let status = UTF8Locale.run { archive_write_header(handle, entry) }
         guard status == ARCHIVE_OK else { throw error(fallback: "cannot write header for \(header.path)") }
+        if header.kind == .regular { sink.takeUnretainedValue().startFile(size: header.size) }
     }
 
     /// Appends data to the current entry. The corresponding C function is `archive_write_data`.
@@ -176,9 +177,20 @@ public struct ArchiveWriter: ~Copyable {
         guard sink.takeUnretainedValue().cut() else { throw error(fallback: "cannot end a chunk") }
     }
 
-    /// ``finish()``, with the archive's chunk index (empty without chunking); a chunked archive has no
-    /// archive-wide SHA-256.
-    package consuming func finishIndexed() throws(ArchiveError) -> (size: Int64, sha256: String?, chunks: [ArchiveChunk]) {
+    /// What ``finishIndexed()`` returns.
+    package struct Finished {
+        /// Archive bytes written.
+        package var size: Int64
+        /// The archive's SHA-256; `nil` for a chunked archive.
+        package var sha256: String?
+        /// The chunk index; empty without chunking.
+        package var chunks: [ArchiveChunk]
+        /// With chunking, each regular file's SHA-256 in header order (hashed with its chunks); else empty.
+        package var fileSHA256s: [String]
+    }
+
+    /// ``finish()``, with the archive's chunk index and file hashes (chunked) instead of its SHA-256.
+    package consuming func finishIndexed() throws(ArchiveError) -> Finished {
         let status = UTF8Locale.run { archive_write_close(handle) }
         let failure: ArchiveError? = status == ARCHIVE_OK ? nil : error(fallback: "cannot finish archive")
         let sinkObject = sink.takeRetainedValue()
@@ -188,7 +200,8 @@ public struct ArchiveWriter: ~Copyable {
         if let failure { throw failure }
         let outcome = sinkObject.finish()
         if let failure = Self.failure(of: sinkObject, errno: outcome.failureErrno) { throw failure }
-        return (outcome.size, outcome.sha256, sinkObject.chunks)
+        return Finished(
+            size: outcome.size, sha256: outcome.sha256, chunks: sinkObject.chunks, fileSHA256s: sinkObject.fileSHA256s)
     }
 
     /// What went wrong downstream of libarchive, if anything: the compressor, or a write that failed with `errno`.

@@ -16,9 +16,10 @@ final class FileReadAhead {
     private var ended = false
     private var closed = false
 
-    /// Starts reading the regular files among `entries` (sorted) below `root`.
-    init(entries: [FolderEntry], root: String) {
-        reader = FileReadAheadThread(entries: entries, root: root)
+    /// Starts reading the regular files among `entries` (sorted) below `root`, hashing each unless
+    /// `hashing` is false.
+    init(entries: [FolderEntry], root: String, hashing: Bool = true) {
+        reader = FileReadAheadThread(entries: entries, root: root, hashing: hashing)
     }
 
     deinit {

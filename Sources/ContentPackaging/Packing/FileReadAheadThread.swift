@@ -4,11 +4,12 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// The thread that reads and hashes a package's files ahead of the archive writer.
+/// The thread that reads (and hashes) a package's files ahead of the archive writer.
 ///
 /// It walks the regular files of the (sorted) entry list in order, reads each one into
 /// page-aligned buffers — many small files share a buffer, a large one spans several — computes
-/// each file's SHA-256 on the way, and hands every filled buffer over with a list of
+/// each file's SHA-256 on the way unless told not to (a chunk-indexed pack hashes files together
+/// with its chunks, on `ChunkHashThread`), and hands every filled buffer over with a list of
 /// ``FileSlice``s saying which bytes belong to which file. Content files are also checked for
 /// executable code (``ExecutableSniffer``) from the first bytes read anyway, so the validator
 /// need not open them a second time. A file whose size changes while it is read, or that cannot
@@ -26,7 +27,9 @@ final class FileReadAheadThread: Sendable {
         var range: Range<Int>
         /// True for the file's first slice (write its header first).
         var isFirst: Bool
-        /// The file's SHA-256 (lowercase hex), set on its last slice only.
+        /// True for the file's last slice (its hash and executable kind are known).
+        var isLast = false
+        /// The file's SHA-256 (lowercase hex), on its last slice only, when the reader hashes.
         var sha256: String?
         /// What executable format the file holds (``ExecutableSniffer``), on its last slice only;
         /// `nil` for data and for files outside `Contents/`.
@@ -57,8 +60,13 @@ final class FileReadAheadThread: Sendable {
     let spare = BlockingChannel<PageAlignedBuffer>(capacity: bufferCount)
     private let cancelled = Atomic<Bool>(false)
 
-    /// Fills ``spare`` and starts reading the regular files among `entries` below `root`.
-    init(entries: [FolderEntry], root: String) {
+    /// Whether each file's SHA-256 is computed here.
+    private let hashing: Bool
+
+    /// Fills ``spare`` and starts reading the regular files among `entries` below `root`, hashing them
+    /// unless `hashing` is false.
+    init(entries: [FolderEntry], root: String, hashing: Bool = true) {
+        self.hashing = hashing
         for _ in 0..<Self.bufferCount { spare.send(.allocate(byteCount: Self.bufferSize)) }
         NamedThread.start("iap-pack-read") { [self] in run(entries: entries, root: root) }
     }
@@ -99,7 +107,8 @@ final class FileReadAheadThread: Sendable {
     private func read(_ entry: FolderEntry, index: Int, path: String, into batch: inout Batch) throws(PackError) {
         let file = try Self.openRegularFile(entry, path: path)
         defer { close(file.descriptor) }
-        var reading = FileReading(entryIndex: index, size: file.size, sniffing: PackageValidator.isContent(entry.pathBytes))
+        var reading = FileReading(
+            entryIndex: index, size: file.size, sniffing: PackageValidator.isContent(entry.pathBytes), hashing: hashing)
         let changedSize = PackError.io(
             path: entry.path, errno: 0, message: "changed size while packing; pack again when it is stable")
         while reading.total < reading.size {
@@ -151,32 +160,33 @@ final class FileReadAheadThread: Sendable {
         }
     }
 
-    /// One file on its way into batches: bytes read so far, their hash and the first bytes the
-    /// executable check looks at.
+    /// One file on its way into batches: bytes read so far, their hash (when hashing) and the first
+    /// bytes the executable check looks at.
     private struct FileReading {
         let entryIndex: Int
         /// The size when the file was opened (what its header declares).
         let size: Int64
         /// Whether the file is content, to be checked for executable code.
         let sniffing: Bool
-        var hasher = SHA256()
+        var hasher: SHA256?
         var prefix: [UInt8] = []
         var total: Int64 = 0
         var isFirst = true
         /// A read asked for more than was left and came back short: the end is proven.
         var reachedEnd = false
 
-        init(entryIndex: Int, size: Int64, sniffing: Bool) {
+        init(entryIndex: Int, size: Int64, sniffing: Bool, hashing: Bool) {
             self.entryIndex = entryIndex
             self.size = size
             self.sniffing = sniffing
+            if hashing { hasher = SHA256() }
             if sniffing { prefix.reserveCapacity(ExecutableSniffer.prefixLength) }
         }
 
         /// Takes `count` bytes just read (of `wanted` asked for) at the batch's free space as the file's next slice.
         mutating func append(_ count: Int, of wanted: Int, into batch: inout Batch) {
             let bytes = UnsafeRawBufferPointer(rebasing: batch.buffer.bytes[batch.used..<batch.used + count])
-            hasher.update(bufferPointer: bytes)
+            hasher?.update(bufferPointer: bytes)
             if sniffing, prefix.count < ExecutableSniffer.prefixLength {
                 prefix += bytes.prefix(ExecutableSniffer.prefixLength - prefix.count)
             }
@@ -188,14 +198,15 @@ final class FileReadAheadThread: Sendable {
             reachedEnd = total == size && count < wanted
         }
 
-        /// Puts the hash (and, for content, the executable kind) on the file's last slice; an
-        /// empty file gets one empty slice to carry its header and hash.
+        /// Marks the file's last slice and puts the hash (when hashing) and, for content, the executable
+        /// kind on it; an empty file gets one empty slice to carry its header and hash.
         mutating func finish(in batch: inout Batch, file: Int32) {
             if isFirst {
                 batch.slices.append(FileSlice(
                     entryIndex: entryIndex, fileSize: 0, range: batch.used..<batch.used, isFirst: true))
             }
-            batch.slices[batch.slices.count - 1].sha256 = hasher.finalizeHex()
+            batch.slices[batch.slices.count - 1].isLast = true
+            batch.slices[batch.slices.count - 1].sha256 = hasher?.finalizeHex()
             if sniffing {
                 batch.slices[batch.slices.count - 1].executableKind = ExecutableSniffer.kind(prefix: prefix) { offset in
                     var signature = [UInt8](repeating: 0, count: 4)

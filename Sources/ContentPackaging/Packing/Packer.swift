@@ -8,8 +8,10 @@ import Glibc
 /// The same folder always gives the same bytes: entries sorted byte-wise by path (directories
 /// included), one fixed modification time (``modificationTime``, from `SOURCE_DATE_EPOCH` when
 /// set), owner 0/0 without names, modes 0644/0755, no atime/ctime/xattrs/ACLs. File data streams
-/// through a few fixed buffers and is hashed on the way in (on a reader thread); the archive is
-/// hashed on the way out (on an output thread), so memory stays flat and both cores work.
+/// through a few fixed buffers, read ahead on a reader thread and written on an output thread, so
+/// memory stays flat and both cores work. A one-frame archive's files are hashed by the reader and the
+/// archive as it is compressed; a chunked archive's chunks and files are hashed in one pass on a hash
+/// thread, and it has no archive-wide hash.
 /// Both files are written crash-safely (temp + fsync + rename + fsync dir); on any error the temp
 /// file is removed, and a signal handler can remove it too via a ``TemporaryFileRegistry``.
 ///
@@ -29,8 +31,9 @@ public struct Packer: Sendable {
     public var modificationTime: Int64
     /// zstd compression level.
     public var compressionLevel: Int
-    /// Write a chunk-indexed archive (manifest schema 2): one zstd frame per content-defined chunk of the
-    /// tar stream, indexed in the manifest. Off: one frame, schema 1, as every client reads today.
+    /// Write a chunk-indexed archive (manifest schema 2, the default): one zstd frame per content-defined
+    /// chunk of the tar stream, indexed in the manifest, which clients install in place chunk by chunk.
+    /// Off: one frame, schema 1, with the archive's SHA-256, for clients that predate chunk indexes.
     public var chunked: Bool
     /// The chunk sizes with ``chunked`` (tests use small ones to get many chunks from little data).
     package var chunking: ChunkingParameters = .standard
@@ -39,7 +42,7 @@ public struct Packer: Sendable {
     public init(
         validator: PackageValidator = PackageValidator(),
         modificationTime: Int64 = Packer.modificationTime(environment: ProcessInfo.processInfo.environment),
-        compressionLevel: Int = ArchiveWriter.defaultCompressionLevel, chunked: Bool = false
+        compressionLevel: Int = ArchiveWriter.defaultCompressionLevel, chunked: Bool = true
     ) {
         self.validator = validator
         self.modificationTime = modificationTime
@@ -141,10 +144,11 @@ public struct Packer: Sendable {
     /// - Throws: ``PackError/invalid(_:)`` for the first content file holding executable code
     ///   (the reader checks each file's first bytes), else an I/O or archive error.
     ///
-    /// Three threads share the work: a ``FileReadAheadThread`` reads and hashes the files ahead,
-    /// this thread builds the tar stream and compresses it, and the writer's output thread hashes
-    /// and writes the compressed bytes. Each hand-over is a bounded channel of fixed buffers, so
-    /// memory stays flat; the bytes are the same as a single-threaded pack's.
+    /// Four threads share the work: a ``FileReadAheadThread`` reads the files ahead (and hashes them for a
+    /// one-frame archive), this thread builds the tar stream, cuts it into chunks and compresses it, the
+    /// writer's output thread writes the compressed bytes, and for a chunked archive `ChunkHashThread`
+    /// hashes each chunk and each file in one pass. Each hand-over is a bounded channel of fixed buffers,
+    /// so memory stays flat; the bytes are the same as a single-threaded pack's.
     private func writeArchive(
         entries: [FolderEntry], root: String, fd: Int32, displayPath: String
     ) throws(PackError) -> WrittenArchive {
@@ -158,7 +162,7 @@ public struct Packer: Sendable {
         } catch {
             throw .archive(error)
         }
-        let reader = FileReadAhead(entries: entries, root: root)
+        let reader = FileReadAhead(entries: entries, root: root, hashing: !chunked)
         defer { reader.close() }
         for (index, entry) in entries.enumerated() {
             // The data of a file of at least a minimum chunk has chunks of its own: its header and padding go
@@ -166,43 +170,55 @@ public struct Packer: Sendable {
             let large = chunked && entry.kind != .directory && entry.size >= Int64(chunking.minimum)
             if entry.kind == .directory {
                 try writeDirectory(entry, to: &writer)
-                continue
-            }
-            var dataOffset: Int64?
-            while true {
-                guard let (slice, bytes) = try reader.next() else {
-                    throw .io(path: entry.path, errno: 0, message: "was not read; validate and pack again")
-                }
-                precondition(slice.entryIndex == index, "the file reader runs in entry order")
-                do {
-                    if slice.isFirst {
-                        try writer.writeHeader(
-                            ArchiveEntryHeader(
-                                pathBytes: entry.pathBytes, kind: .regular, size: slice.fileSize, permissions: 0o644),
-                            modificationTime: modificationTime)
-                        dataOffset = chunked ? writer.streamOffset : nil
-                        if large { try writer.cutChunk() }
-                    }
-                    try writer.writeData(bytes)
-                    if large, slice.sha256 != nil { try writer.cutChunk() }
-                } catch {
-                    throw .archive(error)
-                }
-                if let kind = slice.executableKind {
-                    throw .invalid([PackageValidator.executableProblem(path: entry.path, kind: kind)])
-                }
-                if let sha256 = slice.sha256 {
-                    files.append(PackageManifest.File(
-                        path: entry.path, size: slice.fileSize, sha256: sha256, dataOffset: dataOffset))
-                    break
-                }
+            } else {
+                files.append(try writeFile(entry, index: index, large: large, from: reader, to: &writer))
             }
         }
+        let finished: ArchiveWriter.Finished
         do {
-            let finished = try writer.finishIndexed()
-            return WrittenArchive(size: finished.size, sha256: finished.sha256, files: files, chunks: finished.chunks)
+            finished = try writer.finishIndexed()
         } catch {
             throw .archive(error)
+        }
+        if chunked {  // each file's data was hashed with its chunks, in header order
+            precondition(finished.fileSHA256s.count == files.count, "one digest per file")
+            for index in files.indices { files[index].sha256 = finished.fileSHA256s[index] }
+        }
+        return WrittenArchive(size: finished.size, sha256: finished.sha256, files: files, chunks: finished.chunks)
+    }
+
+    /// Writes one regular file's header and data as the reader delivers them; returns its record (its
+    /// SHA-256 empty for a chunked archive, whose hash thread supplies it). A `large` file's data has chunks of its own.
+    private func writeFile(
+        _ entry: FolderEntry, index: Int, large: Bool, from reader: FileReadAhead, to writer: inout ArchiveWriter
+    ) throws(PackError) -> PackageManifest.File {
+        var dataOffset: Int64?
+        while true {
+            guard let (slice, bytes) = try reader.next() else {
+                throw .io(path: entry.path, errno: 0, message: "was not read; validate and pack again")
+            }
+            precondition(slice.entryIndex == index, "the file reader runs in entry order")
+            do {
+                if slice.isFirst {
+                    try writer.writeHeader(
+                        ArchiveEntryHeader(
+                            pathBytes: entry.pathBytes, kind: .regular, size: slice.fileSize, permissions: 0o644),
+                        modificationTime: modificationTime)
+                    dataOffset = chunked ? writer.streamOffset : nil
+                    if large { try writer.cutChunk() }
+                }
+                try writer.writeData(bytes)
+                if large, slice.isLast { try writer.cutChunk() }
+            } catch {
+                throw .archive(error)
+            }
+            if let kind = slice.executableKind {
+                throw .invalid([PackageValidator.executableProblem(path: entry.path, kind: kind)])
+            }
+            if slice.isLast {
+                return PackageManifest.File(
+                    path: entry.path, size: slice.fileSize, sha256: slice.sha256 ?? "", dataOffset: dataOffset)
+            }
         }
     }
 

@@ -23,12 +23,17 @@ extension IAPContent {
         @Option(help: "zstd compression level (1-19).")
         var level: Int = ArchiveWriter.defaultCompressionLevel
 
-        @Flag(help: "Write a chunk-indexed archive: one zstd frame per content-defined chunk (still a standard tar.zst), indexed in the manifest (schema 2).")
+        @Flag(help: "Write the older one-frame archive (manifest schema 1, no chunk index) for clients that predate chunk-indexed archives.")
+        var singleFrame = false
+
+        /// Accepted so scripts written when chunk indexes were opt-in keep working; chunk-indexed is the default.
+        @Flag(help: ArgumentHelp("Chunk-indexed archive: the default (accepted for older scripts).", visibility: .hidden))
         var chunked = false
 
         func validate() throws {
             guard maxSize > 0 else { throw ValidationError("--max-size must be a positive number of bytes") }
             guard (1...19).contains(level) else { throw ValidationError("--level must be between 1 and 19") }
+            guard !(chunked && singleFrame) else { throw ValidationError("--chunked and --single-frame exclude each other") }
         }
 
         func run() async throws {
@@ -36,7 +41,7 @@ extension IAPContent {
             let signals = InterruptCleanup(registry: registry)
             defer { signals.cancel() }
             let packer = Packer(
-                validator: PackageValidator(maxTotalBytes: maxSize), compressionLevel: level, chunked: chunked)
+                validator: PackageValidator(maxTotalBytes: maxSize), compressionLevel: level, chunked: !singleFrame)
             do {
                 let result = try packer.pack(
                     folder: URL(fileURLWithPath: folder), outputDirectory: URL(fileURLWithPath: output),
