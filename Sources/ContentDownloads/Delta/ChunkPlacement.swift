@@ -1,9 +1,12 @@
+internal import SystemSupport
 internal import ContentPackaging
+internal import Crypto
 import Glibc
 
 /// Writes a verified chunk's bytes into the files an update writes, at the places the new manifest gives,
 /// and nowhere else: the files linked to the installed version share its inodes and are never opened for
-/// writing (a written file must have one link; anything else is refused before a byte is written).
+/// writing (a written file must have one link; anything else is refused before a byte is written). A file whose
+/// bytes all pass through in order is hashed on the way and checked against the manifest at its end (``verified``).
 ///
 /// - Important: Owned by one thread (the preparation, then `iap-install`).
 final class ChunkPlacement {
@@ -13,6 +16,11 @@ final class ChunkPlacement {
     private let tree: StagingTree
     /// The file being written and its descriptor.
     private var open: (index: Int, fd: Int32)?
+    /// The file whose bytes have so far arrived in order from its first, their hash and how far it reaches.
+    private var streamed: (index: Int, hasher: SHA256, length: Int64)?
+    /// Written files whose every byte arrived here in order and matched the manifest's SHA-256: they need no
+    /// second read before the swap.
+    private(set) var verified: Set<Int> = []
 
     init(package: ChunkedPackage, written: [Int], tree: StagingTree) {
         self.package = package
@@ -39,9 +47,31 @@ final class ChunkPlacement {
                 if !TarStreamInstaller.isAllZero(part) {
                     try tree.write(part, to: try descriptor(of: written[position]), at: from - fileStart, display: file.path)
                 }
+                try hash(part, of: written[position], at: from - fileStart)
             }
             position += 1
         }
+    }
+
+    /// Hashes `part` (at `offset` of written file `index`) when the file's bytes have arrived in order so far; at
+    /// the file's end compares the hash with the manifest's (a mismatch fails the update before the swap).
+    private func hash(_ part: UnsafeRawBufferPointer, of index: Int, at offset: Int64) throws(InstallError) {
+        if streamed?.index != index { streamed = offset == 0 ? (index, SHA256(), 0) : nil }
+        guard var current = streamed, current.length == offset else {
+            streamed = nil
+            return
+        }
+        current.hasher.update(bufferPointer: part)
+        current.length += Int64(part.count)
+        streamed = current
+        let file = package.files[index]
+        guard current.length == file.size else { return }
+        streamed = nil
+        guard current.hasher.finalizeHex() == file.sha256.lowercased() else {
+            DeltaPlan.remove(treePath: tree.path)  // the next attempt builds the tree again
+            throw .archiveMismatch(path: tree.path + "/" + file.path, reason: "does not match the new manifest after the update; the update starts over")
+        }
+        verified.insert(index)
     }
 
     /// Hands the open file to the tree's next sync.

@@ -6,8 +6,9 @@ import Glibc
 /// installed. Any chunk boundary is a restart point: file data goes to offsets the manifest gives, no tar
 /// state is carried from one chunk to the next.
 ///
-/// At the end every written file is hashed against the new manifest (linked files were vouched for when they
-/// were linked), so the tree swapped in is the new version, file by file.
+/// Every written file is checked against the new manifest's SHA-256 before the swap (linked files were vouched for
+/// when they were linked): on the way when all its bytes arrive here in order, else read back at the end. So the
+/// tree swapped in is the new version, file by file.
 ///
 /// `@unchecked Sendable`: built on the transfer thread and handed to the install thread once, at its start.
 final class DeltaInstallLoop: ChunkInstallStage, @unchecked Sendable {
@@ -77,7 +78,9 @@ final class DeltaInstallLoop: ChunkInstallStage, @unchecked Sendable {
             try placement.release()
             try tree.sync()
             let folder = try InstalledFolder(path: tree.path, seal: nil)
-            for index in plan.written where !folder.holds(package.files[index], at: package.files[index].path) {
+            for index in plan.written where !placement.verified.contains(index)
+                && !folder.holds(package.files[index], at: package.files[index].path)
+            {
                 DeltaPlan.remove(treePath: tree.path)  // the next attempt builds the tree again
                 throw .archiveMismatch(
                     path: tree.path + "/" + package.files[index].path,
