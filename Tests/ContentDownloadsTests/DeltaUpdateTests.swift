@@ -102,6 +102,27 @@ struct DeltaVersions {
         #expect(try diffTrees(versions.v2, installed).status == 0)
     }
 
+    @Test func thePublishersReportMatchesWhatTheUpdateFetches() async throws {
+        let fixture = try QueueFixture()
+        let versions = try DeltaVersions(fixture)
+        let store = try await versions.installFirst(fixture)
+        let packed = fixture.root.appendingPathComponent("packed")
+        let old = packed.appendingPathComponent("\(DeltaVersions.productID)-1.0.manifest.json").path
+        let new = packed.appendingPathComponent("\(DeltaVersions.productID)-2.0.tar.zst").path
+        let diff = try await iapcontentOffPool(["diff", old, new, "--json"])
+        #expect(diff.status == 0, "\(diff.output)")
+        let start = try #require(diff.output.firstIndex(of: "{"))
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(diff.output[start...].utf8)) as? [String: Any])
+        let fetchBytes = try #require(report["fetchBytes"] as? Int)
+        let catalog = try await iapcontentOffPool(["catalog", packed.path, "--output", fixture.root.appendingPathComponent("site").path])
+        #expect(catalog.status == 0 && catalog.output.contains("update from 1.0 → 2.0: fetches"), "\(catalog.output)")
+
+        let update = try await iapcontentOffPool(["download", DeltaVersions.productID, "--catalog", fixture.catalogURL, "--store", store.path])
+        #expect(update.status == 0, "\(update.output)")
+        let archiveBytes = try DeltaVersions.archiveTraffic(fixture).bytes
+        #expect(archiveBytes == fetchBytes, "the client fetched \(archiveBytes) archive bytes, the report said \(fetchBytes)")
+    }
+
     @Test func aDamagedInstalledFileIsFetchedNotLinked() async throws {
         let fixture = try QueueFixture()
         let versions = try DeltaVersions(fixture)
