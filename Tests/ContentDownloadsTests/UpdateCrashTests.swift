@@ -39,4 +39,35 @@ struct UpdateCrashTests {
         let traffic = try DeltaVersions.archiveTraffic(fixture)
         #expect(traffic.bytes < (try DeltaVersions.archiveSize(fixture)) / 2, "the rerun fetched \(traffic.bytes) bytes")
     }
+
+    @Test("a repair killed while preparing, installing fetched chunks, after verify, after the swap; repair again",
+          arguments: ["prepare", "extract", "verify", "swap"])
+    func killARepairAndRepairAgain(phase: String) async throws {
+        let fixture = try QueueFixture()
+        let versions = try DeltaVersions(fixture)
+        let store = try await versions.installFirst(fixture, publishingNext: false)
+        let id = DeltaVersions.productID
+        let content = try #require(try Store(root: store).contentURL(forProductID: id))
+        try FileManager.default.removeItem(at: content.appendingPathComponent("Contents/levels/1.json"))
+        let handle = try FileHandle(forUpdating: content.appendingPathComponent("Contents/big.bin"))
+        try handle.seek(toOffset: 3 << 20)
+        try handle.write(contentsOf: Data(repeating: 0x11, count: 64))
+        try handle.close()
+        let arguments = ["repair", id, "--catalog", fixture.catalogURL, "--store", store.path]
+        let (child, output) = try QueueCrashTests.spawn(arguments, environment: ["IAPCONTENT_TEST_CRASH_AT": phase])
+        defer { try? FileManager.default.removeItem(at: output) }
+        try await offPool { QueueCrashTests.wait(child, timeout: 120) }
+        let firstRun = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL,
+                "the repair should have been killed at \(phase): status \(child.terminationStatus)\n\(firstRun)")
+
+        let again = try await iapcontentOffPool(arguments)
+        #expect(again.status == 0, "repair after a kill at \(phase):\n\(again.output)")
+        let repaired = try #require(try Store(root: store).contentURL(forProductID: id))
+        #expect(try diffTrees(versions.v1, repaired).status == 0, "after a kill at \(phase) and a second repair")
+        let verify = try await iapcontentOffPool(["verify", id, "--store", store.path])
+        #expect(verify.status == 0, "\(verify.output)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: store.appendingPathComponent("transfers").path)
+        #expect(left.isEmpty, "transfers/ keeps \(left) after a kill at \(phase)")
+    }
 }

@@ -136,8 +136,11 @@ public actor DownloadManager {
         {
             existing.url = url
             existing.transactionID = transactionID ?? existing.transactionID
+            // A verified archive kept by `--no-install` is installed from the file; a tree installed in place is
+            // never reused (a folder at that path is a new update's or repair's tree).
+            var isFolder: ObjCBool = false
             if existing.downloadState == .finished, let archive = existing.archivePath,
-               FileManager.default.fileExists(atPath: archive)
+               FileManager.default.fileExists(atPath: archive, isDirectory: &isFolder), !isFolder.boolValue
             {
                 save(&existing)
                 emit(id, force: true)  // observers waiting for a terminal state get one

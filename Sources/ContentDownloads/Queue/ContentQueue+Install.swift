@@ -169,8 +169,13 @@ extension ContentQueue {
             } else if let installed = store.installedVersion(forProductID: record.productID),
                       installed.description == record.contentVersion || ContentVersion(record.contentVersion).map({ installed >= $0 }) == true
             {
-                if let archive, Self.isFolder(archive) {  // the swap happened: the tree holds the old version
-                    store.keepInstalledManifest(productID: record.productID, version: record.contentVersion)
+                if let archive, Self.isFolder(archive) {
+                    // An update's swap happened (the tree holds the old version): keep and seal its manifest. A
+                    // repair (same version, manifest kept already) may or may not have swapped: leave the seal as
+                    // it was, so files changed since are still hashed; `repair` again finds what is left.
+                    if store.installedManifest(productID: record.productID) == nil {
+                        store.keepInstalledManifest(productID: record.productID, version: record.contentVersion)
+                    }
                     store.discardTransfer(productID: record.productID, version: record.contentVersion, partialPath: record.partialPath)
                 }
                 record.downloadState = .finished
