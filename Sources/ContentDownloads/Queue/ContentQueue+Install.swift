@@ -142,30 +142,7 @@ extension ContentQueue {
             guard record.downloadState != .cancelled, phase == .verified || phase == .installing else { continue }
             let installedNow = store.installedVersion(forProductID: record.productID)?.description == record.contentVersion
             if let archive, !(installedNow && Self.isFolder(archive)), let product = product(record.productID, version: record.contentVersion) {
-                DownloadLog.queue.debug(
-                    "recovery: installing the archive a crash left verified",
-                    metadata: ["product": "\(record.productID)", "version": "\(record.contentVersion)"])
-                do {
-                    if Self.isFolder(archive) {
-                        _ = try await Self.runCommit(
-                            try StagingFolder(adopting: archive), product: product, archive: nil, store: store, options: installOptions)
-                        store.keepInstalledManifest(productID: record.productID, version: record.contentVersion)
-                        store.discardTransfer(productID: record.productID, version: record.contentVersion, partialPath: record.partialPath)
-                    } else {
-                        _ = try await Self.runInstall(
-                            archive: URL(fileURLWithPath: archive), product: product, store: store, options: installOptions)
-                    }
-                    record.downloadState = .finished
-                    record.phase = TransferPhase.installed.rawValue
-                    record.lastError = nil
-                    record.lastErrorCode = nil
-                } catch {
-                    let failure = error as? DownloadError ?? DownloadError(code: .install, message: "\(error)")
-                    record.downloadState = .failed
-                    record.phase = TransferPhase.verified.rawValue
-                    record.lastErrorCode = failure.code.rawValue
-                    record.lastError = failure.message
-                }
+                await installVerified(archive, of: product, recording: &record)
             } else if let installed = store.installedVersion(forProductID: record.productID),
                       installed.description == record.contentVersion || ContentVersion(record.contentVersion).map({ installed >= $0 }) == true
             {
@@ -188,6 +165,34 @@ extension ContentQueue {
                 record.archivePath = nil
             }
             try journal.save(record)
+        }
+    }
+
+    /// Recovery: installs the archive (or swaps in the tree) a crash left verified, and records the outcome.
+    private func installVerified(_ archive: String, of product: CatalogProduct, recording record: inout TransferRecord) async {
+        DownloadLog.queue.debug(
+            "recovery: installing the archive a crash left verified",
+            metadata: ["product": "\(record.productID)", "version": "\(record.contentVersion)"])
+        do {
+            if Self.isFolder(archive) {
+                _ = try await Self.runCommit(
+                    try StagingFolder(adopting: archive), product: product, archive: nil, store: store, options: installOptions)
+                store.keepInstalledManifest(productID: record.productID, version: record.contentVersion)
+                store.discardTransfer(productID: record.productID, version: record.contentVersion, partialPath: record.partialPath)
+            } else {
+                _ = try await Self.runInstall(
+                    archive: URL(fileURLWithPath: archive), product: product, store: store, options: installOptions)
+            }
+            record.downloadState = .finished
+            record.phase = TransferPhase.installed.rawValue
+            record.lastError = nil
+            record.lastErrorCode = nil
+        } catch {
+            let failure = error as? DownloadError ?? DownloadError(code: .install, message: "\(error)")
+            record.downloadState = .failed
+            record.phase = TransferPhase.verified.rawValue
+            record.lastErrorCode = failure.code.rawValue
+            record.lastError = failure.message
         }
     }
 }
