@@ -55,6 +55,27 @@ struct UpdateControlTests {
         #expect(ranges.allSatisfy { $0.hasPrefix("bytes=") && $0.contains("-") && !$0.hasSuffix("-") }, "\(ranges)")
     }
 
+    @Test func anUpdateWhoseTreeIsBuiltAnewStartsItsDownloadAtZero() async throws {
+        let (fixture, versions, queue) = try await Self.startUpdate()
+        let running = try #require(try await Self.wait(queue) { $0.snapshot.downloadedBytes > 100 << 10 })
+        await queue.pause(running)
+        #expect(try await Self.wait(queue) { $0.state == .paused } != nil)
+        await queue.close()
+        let store = queue.store
+        let durable = try #require(try store.journal().record(DeltaVersions.productID)).durableOffset
+        #expect(durable > 0, "the pause kept the first chunks")
+        // The plan is lost (as when a finished update found a file wrong): the next run builds the tree anew, and the
+        // bytes the paused attempt had fetched belonged to the old tree.
+        let tree = store.updateTreeDirectory(productID: DeltaVersions.productID, version: "2.0").path
+        try FileManager.default.removeItem(atPath: tree + ".delta")
+        let resume = try await iapcontentOffPool(["resume", DeltaVersions.productID, "--store", store.root.path])
+        #expect(resume.status == 0, "\(resume.output)")
+        let rerun = try await iapcontentOffPool(["download", DeltaVersions.productID, "--catalog", fixture.catalogURL, "--store", store.root.path])
+        #expect(rerun.status == 0, "\(rerun.output)")
+        let installed = try #require(store.contentURL(forProductID: DeltaVersions.productID))
+        #expect(try diffTrees(versions.v2, installed).status == 0)
+    }
+
     @Test func cancelDeletesTheUpdatesTreeAndKeepsTheInstalledVersion() async throws {
         let (fixture, versions, queue) = try await Self.startUpdate()  // the fixture owns nginx and the folders
         let running = try #require(try await Self.wait(queue) { $0.snapshot.downloadedBytes > 100 << 10 })

@@ -25,6 +25,13 @@ extension Store {
         transfersDirectory.appendingPathComponent("\(Self.safeName(productID))-\(Self.safeName(version)).update", isDirectory: true)
     }
 
+    /// Whether an update to `version` has a tree but no plan (lost, or being built again): its download must not
+    /// run until ``ContentQueue`` plans it again, or it would fetch the wrong bytes.
+    package func updateNeedsPlanning(productID: String, version: String) -> Bool {
+        let tree = updateTreeDirectory(productID: productID, version: version).path
+        return FileManager.default.fileExists(atPath: tree) && !FileManager.default.fileExists(atPath: DeltaPlan.path(treePath: tree))
+    }
+
     /// Where a download of `productID` at `version` installs in place, when its manifest is in the store: the
     /// update's tree when an update plan is kept for it, else the download's tree.
     package func chunkedTarget(productID: String, version: String) -> ChunkedInstallTarget? {
