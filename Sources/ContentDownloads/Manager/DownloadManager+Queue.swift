@@ -22,14 +22,8 @@ extension DownloadManager {
             guard active.count < slots else { break }
             guard var record = records[candidate.id] else { continue }
             let id = candidate.id
-            if store.updateNeedsPlanning(productID: id, version: record.contentVersion) {
-                record.downloadState = .failed
-                record.lastErrorCode = DownloadError.Code.install.rawValue
-                record.lastError = "the plan of this update is gone; starting the download again plans it anew from the installed version"
-                save(&record)
-                emit(id, force: true)
-                continue
-            }
+            // An update whose plan is gone waits until the queue plans it again (it would fetch the wrong bytes).
+            if store.updateNeedsPlanning(productID: id, version: record.contentVersion) { continue }
             record.downloadState = .active
             save(&record)
             active.insert(id)

@@ -13,6 +13,16 @@ extension ContentQueue {
     /// A download of this version already under way with bytes fetched is left to finish as it is. A repair
     /// (the same version) names the installed files it found `damaged`: they are never linked or read.
     func prepareUpdate(_ product: CatalogProduct, distrusting damaged: Set<String> = []) async -> DeltaPlan? {
+        if let running = updatePreparations[product.productID] { _ = await running.value }
+        let task = Task { await self.buildUpdate(product, distrusting: damaged) }
+        updatePreparations[product.productID] = task
+        let plan = await task.value
+        if updatePreparations[product.productID] == task { updatePreparations[product.productID] = nil }
+        return plan
+    }
+
+    /// ``prepareUpdate(_:distrusting:)`` itself, one at a time per product.
+    private func buildUpdate(_ product: CatalogProduct, distrusting damaged: Set<String>) async -> DeltaPlan? {
         let id = product.productID, version = product.contentVersion.description
         let tree = store.updateTreeDirectory(productID: id, version: version).path
         if let existing = await manager.snapshot(of: id), existing.contentVersion == version, existing.downloadedBytes > 0,

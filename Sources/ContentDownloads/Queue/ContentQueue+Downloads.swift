@@ -61,13 +61,17 @@ extension ContentQueue {
         }
     }
 
-    /// Starts the download of each unfinished transaction that has none for its version: a crash after the
+    /// Starts the download of each unfinished transaction that has none for its version — a crash after the
     /// transaction was journaled and before its download was enqueued (while the manifest was fetched or an
-    /// update's tree was built from the installed version) leaves it so. Called by ``open()``.
+    /// update's tree was built from the installed version) leaves it so — and plans again an update whose plan
+    /// is gone (its download waits for that). Called by ``open()``.
     func startStrandedDownloads() async {
         for row in rows.values.sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) {
+            let version = row.product.contentVersion.description
             if let installed = store.installedVersion(forProductID: row.productID), installed >= row.product.contentVersion { continue }
-            if let snapshot = await manager.snapshot(of: row.productID), snapshot.contentVersion == row.product.contentVersion.description {
+            if let snapshot = await manager.snapshot(of: row.productID), snapshot.contentVersion == version,
+               !store.updateNeedsPlanning(productID: row.productID, version: version)
+            {
                 continue
             }
             DownloadLog.queue.debug("recovery: starting a download a crash left unstarted", metadata: ["transaction": "\(row.id)"])

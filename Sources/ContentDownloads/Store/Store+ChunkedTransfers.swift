@@ -25,8 +25,8 @@ extension Store {
         transfersDirectory.appendingPathComponent("\(Self.safeName(productID))-\(Self.safeName(version)).update", isDirectory: true)
     }
 
-    /// Whether an update to `version` has a tree but no plan (lost, or being built again): its download must not
-    /// run until ``ContentQueue`` plans it again, or it would fetch the wrong bytes.
+    /// Whether an update to `version` has a tree but no plan (lost, or being built again): its download waits
+    /// until the queue plans it again, or it would fetch the wrong bytes.
     package func updateNeedsPlanning(productID: String, version: String) -> Bool {
         let tree = updateTreeDirectory(productID: productID, version: version).path
         return FileManager.default.fileExists(atPath: tree) && !FileManager.default.fileExists(atPath: DeltaPlan.path(treePath: tree))
