@@ -76,9 +76,16 @@ struct DeltaPropertyTests {
                 folder: try InstalledFolder(path: old.folder.path, seal: seal), treePath: tree,
                 archiveLength: Int64(new.archive.count)
             ).run()
-            let loop = try DeltaInstallLoop(package: new.package, plan: plan, treePath: tree, offset: 0, settings: TransferSettings())
+            let placed = try PlacedChunks(treePath: tree, chunkCount: new.package.chunks.count)
+            let loop = try DeltaInstallLoop(package: new.package, plan: plan, treePath: tree, placed: placed, settings: TransferSettings())
             var decoder = ChunkDecoder(maximumLength: new.package.largestChunk)
-            for index in plan.fetch {
+            // Chunks arrive in any order (many connections): in order, reversed, or interleaved from both ends.
+            let order: [Int] = switch seeds[0] % 3 {
+            case 0: plan.fetch
+            case 1: plan.fetch.reversed()
+            default: plan.fetch.enumerated().sorted { ($0.offset % 2, $0.offset) < ($1.offset % 2, $1.offset) }.map(\.element)
+            }
+            for index in order {
                 let chunk = new.package.chunks[index]
                 let bytes = try new.archive.withUnsafeBytes { archive in
                     Array(try decoder.decode(

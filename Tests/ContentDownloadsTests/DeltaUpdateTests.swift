@@ -160,7 +160,7 @@ struct DeltaVersions {
         let store = try await versions.installFirst(fixture)
         let update = try await iapcontentOffPool(["download", DeltaVersions.productID, "--catalog", fixture.catalogURL, "--store", store.path, "-vv"])
         #expect(update.status == 0, "\(update.output)")
-        #expect(update.output.contains("the server ignored Range"), "\(update.output)")
+        #expect(update.output.contains("ignored Range"), "\(update.output)")
         let installed = try #require(try Store(root: store).contentURL(forProductID: DeltaVersions.productID))
         #expect(try diffTrees(versions.v2, installed).status == 0)
         #expect(try DeltaVersions.archiveTraffic(fixture).statuses == [200])

@@ -23,6 +23,8 @@ final class ChunkInstallPipeline: Sendable {
     enum Work: @unchecked Sendable {
         /// `length` bytes of chunk `index`'s frame, `last` when they end it (verifier).
         case piece(index: Int, buffer: PageAlignedBuffer, length: Int, last: Bool)
+        /// Chunk `index`'s whole frame, `length` bytes, fetched from `source` (a mirror): chunks in any order.
+        case frame(index: Int, buffer: PageAlignedBuffer, length: Int, source: Int)
         /// A verified chunk of `length` bytes (installer).
         case chunk(index: Int, buffer: PageAlignedBuffer, length: Int)
         /// A chunk that failed verification: the installer records the failure.
@@ -39,8 +41,22 @@ final class ChunkInstallPipeline: Sendable {
         var durableOffset: Int64
         var failure: InstallError?
         var stopping = false
+        var rejected: [RejectedFrame] = []
     }
 
+    /// A whole frame that failed its signed hash or length: the scheduler fetches it again elsewhere.
+    struct RejectedFrame: Sendable, Equatable {
+        /// The chunk.
+        let index: Int
+        /// Where it came from (the scheduler's mirror number).
+        let source: Int
+        /// What was wrong, naming the chunk and its archive offset.
+        let reason: String
+    }
+
+    /// Whole-frame buffers (``largestFrame`` bytes each) free for the transfer thread's connections; empty
+    /// unless the pipeline was made with `frameBuffers`.
+    let frameSpare: BlockingChannel<PageAlignedBuffer>
     /// Pieces free for the transfer thread to fill, ``pieceBytes`` each.
     let spare: BlockingChannel<PageAlignedBuffer>
     private let frames: BlockingChannel<Work>
@@ -65,7 +81,7 @@ final class ChunkInstallPipeline: Sendable {
     /// Starts both threads; `stage` installs `package`'s chunks as they are verified, from durable offset
     /// `startOffset`; `order` lists the chunks that will arrive when they are not all of them (an update).
     init(
-        package: ChunkedPackage, stage: any ChunkInstallStage, startOffset: Int64, order: [Int]? = nil,
+        package: ChunkedPackage, stage: any ChunkInstallStage, startOffset: Int64, order: [Int]? = nil, frameBuffers: Int = 0,
         onDurable: @escaping @Sendable () -> Void
     ) {
         shared = Mutex(Shared(durableOffset: startOffset))
@@ -73,14 +89,17 @@ final class ChunkInstallPipeline: Sendable {
         decodedSpare = BlockingChannel(capacity: Self.chunkBuffers)
         frames = BlockingChannel(capacity: Self.pieces + 2)
         chunks = BlockingChannel(capacity: Self.chunkBuffers + 2)
-        let frameBuffers = (0..<Self.pieces).map { _ in PageAlignedBuffer.allocate(byteCount: Self.pieceBytes) }
+        let pieceBuffers = (0..<Self.pieces).map { _ in PageAlignedBuffer.allocate(byteCount: Self.pieceBytes) }
         let chunkBuffers = (0..<Self.chunkBuffers).map { _ in PageAlignedBuffer.allocate(byteCount: package.largestChunk) }
-        buffers = frameBuffers + chunkBuffers
-        for buffer in frameBuffers { spare.send(buffer) }
+        let wholeFrames = (0..<frameBuffers).map { _ in PageAlignedBuffer.allocate(byteCount: package.largestFrame) }
+        frameSpare = BlockingChannel(capacity: max(1, frameBuffers))
+        for buffer in wholeFrames { frameSpare.send(buffer) }
+        buffers = pieceBuffers + chunkBuffers + wholeFrames
+        for buffer in pieceBuffers { spare.send(buffer) }
         for buffer in chunkBuffers { decodedSpare.send(buffer) }
         self.onDurable = onDurable
         let verifier = ChunkVerifier(package: package, order: order)
-        NamedThread.start("iap-verify") { [self] in verify(verifier) }
+        NamedThread.start("iap-verify") { [self] in verify(verifier, package: package) }
         NamedThread.start("iap-install") { [self] in install(stage) }
     }
 
@@ -99,6 +118,20 @@ final class ChunkInstallPipeline: Sendable {
     /// `last` when they end the frame.
     func submit(index: Int, piece: PageAlignedBuffer, length: Int, last: Bool) {
         frames.send(.piece(index: index, buffer: piece, length: length, last: last))
+    }
+
+    /// Hands over chunk `index`'s whole frame (`length` bytes in `buffer`, which comes back through ``frameSpare``),
+    /// fetched from `source`. A frame that fails its hash is reported by ``takeRejected()``, not as a failure.
+    func submitFrame(index: Int, buffer: PageAlignedBuffer, length: Int, source: Int) {
+        frames.send(.frame(index: index, buffer: buffer, length: length, source: source))
+    }
+
+    /// The whole frames that failed verification since the last call.
+    func takeRejected() -> [RejectedFrame] {
+        shared.withLock { state in
+            defer { state.rejected.removeAll() }
+            return state.rejected
+        }
     }
 
     /// Waits until every frame handed over is installed and durable; returns the durable offset and the failure.
@@ -129,11 +162,32 @@ final class ChunkInstallPipeline: Sendable {
     }
 
     /// `iap-verify`: pieces in, verified chunks out; after a failure pieces are only handed back.
-    private func verify(_ verifier: ChunkVerifier) {
+    private func verify(_ verifier: ChunkVerifier, package: ChunkedPackage) {
         var failed = false
         var decoded: PageAlignedBuffer?
+        var decoder = ChunkStreamDecoder()
         while true {
             let work = frames.receive()
+            if case .frame(let index, let frame, let length, let source) = work {
+                if !failed, failure == nil {
+                    let target = decoded ?? decodedSpare.receive()
+                    decoded = target
+                    do throws(ChunkError) {
+                        try decoder.begin(package.chunks[index], index: index, into: target.bytes)
+                        try decoder.feed(UnsafeRawBufferPointer(rebasing: frame.bytes[0..<length]))
+                        let bytes = try decoder.finish()
+                        chunks.send(.chunk(index: index, buffer: target, length: bytes.count))
+                        decoded = nil
+                    } catch {
+                        decoder = ChunkStreamDecoder()
+                        shared.withLock { $0.rejected.append(RejectedFrame(index: index, source: source, reason: error.description)) }
+                        onDurable()
+                    }
+                }
+                if length > Self.residentBytes { frame.trim(keeping: Self.residentBytes) }
+                frameSpare.send(frame)
+                continue
+            }
             guard case .piece(let index, let piece, let length, let last) = work else {
                 chunks.send(work)
                 if case .stop = work { break }
@@ -170,6 +224,8 @@ final class ChunkInstallPipeline: Sendable {
                 record(.failure(error))
             case .piece(_, let buffer, _, _):
                 spare.send(buffer)  // never sent this far
+            case .frame(_, let buffer, _, _):
+                frameSpare.send(buffer)  // never sent this far
             case .sync(let done):
                 if failure == nil { record(loop.checkpoint()) }
                 done.signal()

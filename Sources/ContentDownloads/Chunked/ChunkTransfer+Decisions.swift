@@ -70,7 +70,7 @@ extension ChunkTransfer {
 
 /// A transfer whose bytes go through a ``ChunkInstallPipeline`` (``ChunkTransfer``, ``DeltaTransfer``): its
 /// failure, pause and rate change are the same; only cancelling differs (what it deletes).
-protocol PipelinedTransfer: EngineTransfer {
+protocol PipelinedTransfer: SingleHandleTransfer {
     var install: ChunkInstallPipeline { get }
     var emit: @Sendable (TransferEvent) -> Void { get }
 }

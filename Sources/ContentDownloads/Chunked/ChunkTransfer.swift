@@ -23,6 +23,8 @@ final class ChunkTransfer: PipelinedTransfer {
     let install: ChunkInstallPipeline
     let target: ChunkedInstallTarget
     var head = ResponseHead()
+    /// The engine ended it (finished, failed or stopped).
+    var ended = false
     var decision: Transfer.Decision?
     var failure: TransferFailure?
     var validator: Validator?

@@ -31,6 +31,9 @@ final class MultiHandle: @unchecked Sendable {
     /// Removes an easy handle. The corresponding C function is `curl_multi_remove_handle`.
     func remove(_ easy: EasyHandle) { _ = curl_multi_remove_handle(raw, easy.raw) }
 
+    /// Removes the handle `handle` (still alive: its owner frees it only after this).
+    func remove(raw handle: UnsafeMutableRawPointer) { _ = curl_multi_remove_handle(raw, handle) }
+
     /// Waits for socket activity, a wakeup, or the timeout. The corresponding C function is `curl_multi_poll`.
     func poll(timeoutMilliseconds: Int32) {
         _ = curl_multi_poll(raw, nil, 0, timeoutMilliseconds, nil)

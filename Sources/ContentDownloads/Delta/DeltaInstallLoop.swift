@@ -16,41 +16,40 @@ final class DeltaInstallLoop: ChunkInstallStage, @unchecked Sendable {
     private let plan: DeltaPlan
     private let tree: StagingTree
     private let placement: ChunkPlacement
-    /// Where each fetched chunk starts among the fetched bytes.
-    private let fetchedStart: [Int: Int64]
-    /// Fetched bytes installed (written, maybe not yet durable).
+    /// The chunks in place (the resume state), written after each chunk and marked durable at each checkpoint.
+    private let placed: PlacedChunks
+    /// The plan's chunks.
+    private let wanted: Set<Int>
+    /// Fetched bytes in place (written, maybe not yet durable).
     private var installed: Int64
     private var clock: CheckpointClock
 
-    /// A loop continuing at fetched byte `offset` (a chunk start) of `plan`, in the tree at `treePath`.
-    init(package: ChunkedPackage, plan: DeltaPlan, treePath: String, offset: Int64, settings: TransferSettings) throws(InstallError) {
+    /// A loop installing the chunks of `plan` in the tree at `treePath`, whose chunks already in place `placed` lists.
+    init(package: ChunkedPackage, plan: DeltaPlan, treePath: String, placed: PlacedChunks, settings: TransferSettings) throws(InstallError) {
         self.package = package
         self.plan = plan
+        self.placed = placed
         tree = try StagingTree(path: treePath, wipe: false, expectedBytes: package.manifest.uncompressedSize)
         placement = ChunkPlacement(package: package, written: plan.written, tree: tree)
-        fetchedStart = DeltaInstallLoop.starts(of: plan, in: package)
-        installed = offset
+        wanted = Set(plan.fetch)
+        installed = Self.bytes(of: placed.placed.intersection(wanted), in: package)
         clock = CheckpointClock(bytes: settings.chunkedCheckpointBytes, interval: settings.checkpointInterval)
     }
 
-    /// The fetched-bytes offset of each chunk of `plan`.
-    static func starts(of plan: DeltaPlan, in package: ChunkedPackage) -> [Int: Int64] {
-        var starts: [Int: Int64] = [:]
-        var offset: Int64 = 0
-        for index in plan.fetch {
-            starts[index] = offset
-            offset += package.chunks[index].length
-        }
-        return starts
+    /// The archive bytes of `chunks`' frames.
+    static func bytes(of chunks: Set<Int>, in package: ChunkedPackage) -> Int64 {
+        chunks.reduce(0) { $0 + package.chunks[$1].length }
     }
 
     func install(index: Int, bytes: UnsafeRawBufferPointer) -> Result<Int64?, InstallError> {
         do throws(InstallError) {
-            guard let start = fetchedStart[index] else {
-                throw .archiveMismatch(path: ChunkInstallLoop.badChunkPath, reason: "chunk \(index) is not one the update fetches")
+            guard wanted.contains(index) else {
+                throw .archiveMismatch(path: ChunkInstallLoop.badChunkPath, reason: "chunk \(index) is not one the plan fetches")
             }
+            guard !placed.placed.contains(index) else { return .success(nil) }  // fetched twice (a retried range): in place already
             try placement.place(chunk: index, bytes: bytes)
-            installed = start + package.chunks[index].length
+            try placed.record(index)
+            installed += package.chunks[index].length
             CrashHook.reach(.extract)
             guard clock.add(package.chunks[index].length) else { return .success(nil) }
         } catch {
@@ -63,6 +62,7 @@ final class DeltaInstallLoop: ChunkInstallStage, @unchecked Sendable {
         do throws(InstallError) {
             try placement.release()
             try tree.sync()
+            try placed.markDurable()
         } catch {
             return .failure(error)
         }
@@ -72,11 +72,12 @@ final class DeltaInstallLoop: ChunkInstallStage, @unchecked Sendable {
 
     func finish() -> Result<Void, InstallError> {
         do throws(InstallError) {
-            guard installed == plan.fetchBytes else {
-                throw .archiveMismatch(path: "the update", reason: "ended after \(installed) of \(plan.fetchBytes) bytes")
+            guard installed == plan.fetchBytes, wanted.isSubset(of: placed.placed) else {
+                throw .archiveMismatch(path: "the download", reason: "ended with \(installed) of \(plan.fetchBytes) bytes in place")
             }
             try placement.release()
             try tree.sync()
+            try placed.markDurable()
             let folder = try InstalledFolder(path: tree.path, seal: nil)
             for index in plan.written where !placement.verified.contains(index)
                 && !folder.holds(package.files[index], at: package.files[index].path)
@@ -84,7 +85,7 @@ final class DeltaInstallLoop: ChunkInstallStage, @unchecked Sendable {
                 DeltaPlan.remove(treePath: tree.path)  // the next attempt builds the tree again
                 throw .archiveMismatch(
                     path: tree.path + "/" + package.files[index].path,
-                    reason: "does not match the new manifest after the update; the update starts over")
+                    reason: "does not match the signed manifest's SHA-256 once written; the download starts over")
             }
             return .success(())
         } catch {

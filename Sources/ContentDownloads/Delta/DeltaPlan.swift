@@ -37,8 +37,10 @@ struct DeltaPlan: Codable, Sendable, Equatable {
         try DurableFile.write(data, to: URL(fileURLWithPath: Self.path(treePath: treePath)))
     }
 
-    /// Deletes the plan of the tree at `treePath` (best effort).
+    /// Deletes the plan of the tree at `treePath`, then the log of the chunks placed by it (best effort): the
+    /// log means nothing without its plan.
     static func remove(treePath: String) {
         unlink(path(treePath: treePath))
+        PlacedChunks.remove(treePath: treePath)
     }
 }

@@ -34,16 +34,25 @@ extension DownloadManager {
             DownloadLog.transfer.debug(
                 "start", metadata: ["product": "\(id)", "offset": "\(record.durableOffset)", "length": "\(record.expectedLength)",
                                     "attempt": "\(record.attempts + 1)", "url": "\(record.url)"])
-            submit(TransferRequest(
+            var request = TransferRequest(
                 id: id, url: record.url, partialPath: record.partialPath,
                 archivePath: store.archiveFile(productID: id, version: record.contentVersion).path,
                 offset: record.durableOffset, keepsWrittenTail: record.keepsWrittenTail, expectedLength: record.expectedLength,
                 expectedSHA256: record.expectedSHA256, validator: record.validator,
                 maxBytesPerSecond: rateCap(for: record),
-                chunked: store.chunkedTarget(productID: id, version: record.contentVersion)))
+                chunked: store.chunkedTarget(productID: id, version: record.contentVersion))
+            request.mirrors = mirrors(of: id, first: record.url)
+            submit(request)
             emit(id, force: true)
         }
         rebalanceRates()
+    }
+
+    /// Every mirror of a download, `first` (the one in use) first: a chunk plan fetches from all at once. With a URL
+    /// authorizer only `first`, which the authorizer signs.
+    func mirrors(of id: String, first: String) -> [String] {
+        guard authorizer == nil, let candidates = routes[id]?.candidates, candidates.contains(first) else { return [first] }
+        return [first] + candidates.filter { $0 != first }
     }
 
     /// The cap for one transfer: its own, and its share of the global cap.

@@ -33,6 +33,8 @@ final class Transfer {
     let writer: PartialFileWriter
     var hasher = SHA256()
     var head = ResponseHead()
+    /// The engine ended it (finished, failed or stopped).
+    var ended = false
     private(set) var decision: Decision?
     /// Set when a callback aborts the transfer; wins over libcurl's generic write error.
     var failure: TransferFailure?

@@ -83,12 +83,18 @@ package final class TransferEngine: Sendable {
 }
 
 /// The loop on the transfer thread. Thread-confined: created and used only there.
+///
+/// A transfer may have several handles on the multi handle (a chunk plan's connections): after every call into
+/// a transfer the loop puts on the handles it lists (``EngineTransfer/handles``) and takes off the ones it no
+/// longer lists, so only this loop ever adds or removes a handle.
 private final class EngineLoop {
     private let multi: MultiHandle
     private let settings: TransferSettings
     private let emit: @Sendable (TransferEvent) -> Void
     private var byID: [String: any EngineTransfer] = [:]
     private var byHandle: [UnsafeMutableRawPointer: any EngineTransfer] = [:]
+    /// The handles of each transfer now on the multi handle.
+    private var attached: [String: Set<UnsafeMutableRawPointer>] = [:]
     private let syncer: CheckpointSyncer
 
     init(multi: MultiHandle, settings: TransferSettings, emit: @escaping @Sendable (TransferEvent) -> Void) {
@@ -104,7 +110,11 @@ private final class EngineLoop {
                 switch command {
                 case .submit(let request): add(request)
                 case .stop(let id, let delete): stop(id, delete: delete)
-                case .setRate(let id, let rate): byID[id]?.setRate(rate)
+                case .setRate(let id, let rate):
+                    if let transfer = byID[id] {
+                        transfer.setRate(rate)
+                        reconcile(transfer)
+                    }
                 case .shutdown(let done):
                     for id in Array(byID.keys) { stop(id, delete: false) }
                     syncer.stop()
@@ -115,30 +125,30 @@ private final class EngineLoop {
             _ = multi.perform()
             for (handle, result) in multi.completed() {
                 guard let transfer = byHandle[handle] else { continue }
-                detach(transfer)
-                if transfer.continues(after: result) {
-                    attach(transfer)
-                } else {
-                    transfer.finish(result: result)
-                }
+                multi.remove(raw: handle)
+                byHandle[handle] = nil
+                attached[transfer.request.id]?.remove(handle)
+                if transfer.completed(handle, result: result) { end(transfer) } else { reconcile(transfer) }
             }
             deliverSyncs()
-            for transfer in byID.values { transfer.poll() }
+            for transfer in Array(byID.values) {
+                transfer.poll()
+                if transfer.hasEnded { end(transfer) } else { reconcile(transfer) }
+            }
             multi.poll(timeoutMilliseconds: 1000)
         }
     }
 
     private func add(_ request: TransferRequest) {
-        if let existing = byID[request.id] {
+        if byID[request.id] != nil {
             // A resubmit while running replaces nothing: the running transfer already serves it.
-            _ = existing
             request.feed?.abandon()
             return
         }
         do {
             let transfer: any EngineTransfer
             if let target = request.chunked, target.isUpdate {
-                transfer = try DeltaTransfer(
+                transfer = try ChunkScheduler(
                     request: request, target: target, settings: settings, wake: { [multi] in multi.wakeup() }, emit: emit)
             } else if let target = request.chunked {
                 transfer = try ChunkTransfer(
@@ -148,17 +158,49 @@ private final class EngineLoop {
                     request: request, settings: settings, syncer: syncer,
                     deliverSyncs: { [unowned self] in self.deliverSyncs() }, emit: emit)
             }
-            guard multi.add(transfer.easy) else {
-                emit(.failed(id: request.id, failure: .io(operation: "curl_multi_add_handle", path: request.url, errno: 0),
-                             offset: request.offset))
-                return
-            }
             byID[request.id] = transfer
-            byHandle[transfer.easy.raw] = transfer
+            attached[request.id] = []
+            reconcile(transfer)
+            if transfer.hasEnded { end(transfer) }
         } catch {
             request.feed?.abandon()
             emit(.failed(id: request.id, failure: error, offset: 0))
         }
+    }
+
+    /// Puts on the multi handle what `transfer` lists and takes off what it no longer lists.
+    private func reconcile(_ transfer: any EngineTransfer) {
+        let id = transfer.request.id
+        let wanted = transfer.handles
+        let wantedRaw = Set(wanted.map(\.raw))
+        var now = attached[id] ?? []
+        for handle in now where !wantedRaw.contains(handle) {
+            multi.remove(raw: handle)
+            byHandle[handle] = nil
+            now.remove(handle)
+        }
+        for easy in wanted where !now.contains(easy.raw) {
+            guard multi.add(easy) else {
+                emit(.failed(id: id, failure: .io(operation: "curl_multi_add_handle", path: transfer.request.url, errno: 0), offset: transfer.request.offset))
+                continue
+            }
+            byHandle[easy.raw] = transfer
+            now.insert(easy.raw)
+        }
+        attached[id] = now
+        transfer.handlesDetached()
+    }
+
+    /// Takes every handle of `transfer` off and forgets it.
+    private func end(_ transfer: any EngineTransfer) {
+        let id = transfer.request.id
+        for handle in attached[id] ?? [] {
+            multi.remove(raw: handle)
+            byHandle[handle] = nil
+        }
+        attached[id] = nil
+        if byID[id] === transfer { byID[id] = nil }
+        transfer.handlesDetached()
     }
 
     /// Hands finished background fsyncs to their transfers (results of detached ones are dropped).
@@ -171,33 +213,25 @@ private final class EngineLoop {
             emit(.stopped(id: id, offset: -1, deleted: false))
             return
         }
-        detach(transfer)
+        end(transfer)
         if delete { transfer.stopDeleting() } else { transfer.stopKeeping() }
-    }
-
-    /// Puts a transfer that goes on with a new request (an update's next range) back on the multi handle.
-    private func attach(_ transfer: any EngineTransfer) {
-        guard multi.add(transfer.easy) else { return transfer.finish(result: CURLE_FAILED_INIT) }
-        byID[transfer.request.id] = transfer
-        byHandle[transfer.easy.raw] = transfer
-    }
-
-    private func detach(_ transfer: any EngineTransfer) {
-        multi.remove(transfer.easy)
-        byID[transfer.request.id] = nil
-        byHandle[transfer.easy.raw] = nil
     }
 }
 
-/// What the engine loop needs of a running transfer, whole-archive (``Transfer``) or chunk-indexed
-/// (``ChunkTransfer``). Both live on the transfer thread only.
+/// What the engine loop needs of a running transfer: a legacy whole-archive ``Transfer`` (one handle) or a
+/// chunk plan's ``ChunkScheduler`` (a handle per connection). All live on the transfer thread only.
 protocol EngineTransfer: AnyObject {
     /// What is being fetched.
     var request: TransferRequest { get }
-    /// Its libcurl handle, on the multi handle while it runs.
-    var easy: EasyHandle { get }
-    /// libcurl finished it with `result`.
-    func finish(result: CURLcode)
+    /// The handles that should be on the multi handle now (requests in flight).
+    var handles: [EasyHandle] { get }
+    /// Whether it has ended (reported `verified`, `failed` or `stopped`).
+    var hasEnded: Bool { get }
+    /// libcurl finished the request of `handle` (already off the multi handle) with `result`; true when the
+    /// transfer has ended.
+    func completed(_ handle: UnsafeMutableRawPointer, result: CURLcode) -> Bool
+    /// The loop took off the handles no longer in ``handles``: they may be freed now.
+    func handlesDetached()
     /// Pause: keep what arrived, durable.
     func stopKeeping()
     /// Cancel: delete what arrived.
@@ -206,17 +240,35 @@ protocol EngineTransfer: AnyObject {
     func setRate(_ bytesPerSecond: Int64)
     /// A background fsync of this transfer finished.
     func checkpointSynced(_ result: CheckpointSyncer.Completed)
-    /// Once per loop turn: report what happened off the thread (durable offsets).
+    /// Once per loop turn: report what happened off the thread (durable offsets), notice stalls, start requests.
     func poll()
-    /// libcurl finished the request in flight with `result`: true when the transfer goes on with another
-    /// request on the same handle (an update's next range), false when ``finish(result:)`` should end it.
+}
+
+/// A transfer with one handle that may go on with another request on it (``continues(after:)``).
+protocol SingleHandleTransfer: EngineTransfer {
+    /// Its libcurl handle, on the multi handle while it runs.
+    var easy: EasyHandle { get }
+    /// Whether it has ended.
+    var ended: Bool { get set }
+    /// libcurl finished it with `result`.
+    func finish(result: CURLcode)
+    /// True when the transfer goes on with another request on the same handle, false when ``finish(result:)`` should end it.
     func continues(after result: CURLcode) -> Bool
 }
 
-extension EngineTransfer {
+extension SingleHandleTransfer {
+    var handles: [EasyHandle] { ended ? [] : [easy] }
+    var hasEnded: Bool { ended }
+    func handlesDetached() {}
     func continues(after result: CURLcode) -> Bool { false }
+    func completed(_ handle: UnsafeMutableRawPointer, result: CURLcode) -> Bool {
+        if continues(after: result) { return false }
+        ended = true
+        finish(result: result)
+        return true
+    }
 }
 
-extension Transfer: EngineTransfer {
+extension Transfer: SingleHandleTransfer {
     func poll() {}
 }

@@ -28,6 +28,8 @@ package struct TransferRequest: Sendable, Equatable {
     package var feed: GrowingArchive?
     /// Set for a chunk-indexed archive installed as it arrives (no archive file); `nil` fetches the archive file.
     package var chunked: ChunkedInstallTarget?
+    /// Every URL of this archive (``url`` first) a chunk plan fetches from at once; empty = ``url`` only.
+    package var mirrors: [String] = []
 
     /// Creates a request.
     package init(

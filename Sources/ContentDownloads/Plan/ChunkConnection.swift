@@ -1,0 +1,172 @@
+internal import SystemSupport
+internal import CCurl
+
+/// One connection of a ``ChunkScheduler``: an easy handle fetching one ``FetchQueue/Run`` at a time from one
+/// mirror, cutting the body into whole chunk frames for the install pipeline.
+///
+/// The reply rules are the range rules of every archive request: 206 with exactly the range asked for (and the
+/// mirror's ETag, once it has shown one) continues; 200 means the server ignores `Range` — the body is the whole
+/// archive, and the connection takes from it every chunk the plan still waits for as it passes (nothing is
+/// fetched twice because of it); anything else ends the request with a failure the scheduler classifies.
+///
+/// - Important: Not thread-safe: created, used and destroyed on the transfer thread.
+final class ChunkConnection {
+    /// How the reply was judged.
+    enum Verdict {
+        /// Body bytes are taken.
+        case accept
+        /// The reply cannot serve the run; nothing of its body is taken.
+        case reject(TransferFailure)
+        /// The reply is not needed (another connection already reads this mirror's whole archive): no fault.
+        case drop
+    }
+
+    let easy: EasyHandle
+    /// The scheduler's mirror number.
+    let mirror: Int
+    /// The run in flight, and the position in it of the chunk arriving.
+    private(set) var run: FetchQueue.Run?
+    private(set) var nextInRun = 0
+    var head = ResponseHead()
+    private(set) var verdict: Verdict?
+    /// The server sends the whole archive (it ignored `Range`).
+    private(set) var wholeArchive = false
+    /// The archive offset of the next body byte.
+    private(set) var position: Int64 = 0
+    /// The frame being filled: its chunk, buffer and bytes so far.
+    private var frame: (chunk: Int, buffer: PageAlignedBuffer, filled: Int)?
+    /// Reading stopped because everything asked for had arrived (libcurl then reports a write error).
+    private(set) var stoppedAtEnd = false
+    /// When the last body byte arrived (or the request started), for stall detection.
+    private(set) var lastBytes: Double
+    /// Body bytes this connection received in all (for the mirror's throughput).
+    private(set) var received: Int64 = 0
+    /// The failure found while receiving (an overlong body), if any.
+    private(set) var failure: TransferFailure?
+    unowned let scheduler: ChunkScheduler
+
+    init(mirror: Int, scheduler: ChunkScheduler) throws(CurlError) {
+        self.mirror = mirror
+        self.scheduler = scheduler
+        easy = try EasyHandle()
+        lastBytes = Transfer.now()
+    }
+
+    /// Points the handle at `run` on `url`; the caller puts it on the multi handle.
+    func start(_ run: FetchQueue.Run, url: String, settings: TransferSettings, rate: Int64, validator: Validator?) throws(CurlError) {
+        self.run = run
+        nextInRun = 0
+        head = ResponseHead()
+        verdict = nil
+        wholeArchive = false
+        stoppedAtEnd = false
+        failure = nil
+        position = run.range.lowerBound
+        lastBytes = Transfer.now()
+        try easy.configureArchiveRequest(
+            url: url, settings: settings, maxBytesPerSecond: rate, offset: run.range.lowerBound, last: run.range.upperBound - 1,
+            ifRange: validator?.ifRange, owner: Unmanaged.passUnretained(self).toOpaque(),
+            body: ChunkConnection.bodyCallback, header: ChunkConnection.headerCallback)
+    }
+
+    /// The chunks of the run in flight whose frames have not been handed over whole: what a failed request
+    /// gives back. Ends the run (a partial frame is dropped).
+    func abandon() -> [Int] {
+        defer {
+            run = nil
+            if let frame { scheduler.returnFrame(frame.buffer) }
+            frame = nil
+        }
+        guard let run else { return [] }
+        return Array(run.chunks[min(nextInRun, run.chunks.count)...])
+    }
+
+    /// Judges the reply head if no body byte did (an error reply with an empty body).
+    func settleVerdict() {
+        if verdict == nil, run != nil { verdict = scheduler.judge(self) }
+    }
+
+    /// Whether the run in flight has arrived whole.
+    var runComplete: Bool { run.map { nextInRun == $0.chunks.count } ?? true }
+
+    /// Ends a run that arrived whole.
+    func endRun() { run = nil }
+
+    // MARK: Callbacks (transfer thread, inside curl_multi_perform)
+
+    static let bodyCallback: curl_write_callback = { data, size, count, user in
+        guard let user else { return 0 }
+        let connection = Unmanaged<ChunkConnection>.fromOpaque(user).takeUnretainedValue()
+        return connection.receive(UnsafeRawBufferPointer(start: data, count: size * count))
+    }
+
+    static let headerCallback: curl_write_callback = { data, size, count, user in
+        guard let user, let data else { return 0 }
+        let connection = Unmanaged<ChunkConnection>.fromOpaque(user).takeUnretainedValue()
+        connection.head.consume(line: String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self))
+        return size * count
+    }
+
+    private func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard run != nil else { return 0 }
+        if verdict == nil { verdict = scheduler.judge(self) }
+        guard case .accept = verdict else { return 0 }
+        if head.status == 200, !wholeArchive {
+            wholeArchive = true
+            position = 0
+        }
+        lastBytes = Transfer.now()
+        received += Int64(bytes.count)
+        var rest = bytes[...]
+        while !rest.isEmpty {
+            guard nextInRun < run!.chunks.count || wholeArchive else {
+                stoppedAtEnd = true  // everything asked for is here; the server sends more (a whole archive)
+                return 0
+            }
+            let chunk: Int
+            if nextInRun < run!.chunks.count {
+                chunk = run!.chunks[nextInRun]
+            } else if let claimed = scheduler.claim(at: position) {
+                chunk = claimed  // a whole archive passing by: take what the plan still waits for
+                run!.chunks.append(claimed)
+            } else {
+                guard let skip = scheduler.bytesToNextWaiting(from: position) else {
+                    stoppedAtEnd = true
+                    return 0
+                }
+                let count = Int(min(Int64(rest.count), skip))
+                position += Int64(count)
+                rest = rest.dropFirst(count)
+                continue
+            }
+            let frameRange = scheduler.frameRange(of: chunk)
+            if position < frameRange.lowerBound + Int64(frame?.filled ?? 0) {  // a gap the plan does not need
+                guard frame == nil else {
+                    failure = .cannotResume(reason: "the body skipped bytes of chunk \(chunk)")
+                    return 0
+                }
+                let count = Int(min(Int64(rest.count), frameRange.lowerBound - position))
+                position += Int64(count)
+                rest = rest.dropFirst(count)
+                continue
+            }
+            if frame == nil { frame = (chunk, scheduler.takeFrame(), 0) }
+            let need = frameRange.count - frame!.filled
+            let count = min(need, rest.count)
+            UnsafeMutableRawBufferPointer(rebasing: frame!.buffer.bytes[frame!.filled..<(frame!.filled + count)])
+                .copyMemory(from: UnsafeRawBufferPointer(rebasing: rest.prefix(count)))
+            frame!.filled += count
+            position += Int64(count)
+            rest = rest.dropFirst(count)
+            if count == need {
+                scheduler.frameArrived(chunk, buffer: frame!.buffer, length: frame!.filled, from: self)
+                frame = nil
+                nextInRun += 1
+            }
+        }
+        return bytes.count
+    }
+
+    /// Bytes of the frame being filled (progress counts them).
+    var partialBytes: Int64 { Int64(frame?.filled ?? 0) }
+}

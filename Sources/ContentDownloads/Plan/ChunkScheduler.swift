@@ -1,0 +1,456 @@
+internal import SystemSupport
+internal import CCurl
+internal import ContentPackaging
+internal import Foundation
+internal import Logging
+import Glibc
+
+/// Runs a chunk plan on the transfer thread: the plan's chunks fetched over several connections at once, from
+/// every mirror at once, verified against the signed chunk index and placed in the tree in whatever order they
+/// arrive. One of the two kinds of download the engine runs (the other is the legacy whole-archive ``Transfer``).
+///
+/// - **Work**: one ``FetchQueue``; each ``ChunkConnection`` takes the next run of neighbouring chunks (small gaps
+///   read through), sized so every connection has about two runs of what is left, and takes another when it is done.
+///   Faster mirrors finish runs sooner and so take more of them: the mirrors share the work by the throughput
+///   each delivers.
+/// - **Connections**: ``ConnectionTuner`` (start at ``TransferSettings/connections``, grow while it pays, halve on
+///   429/503), spread over the mirrors that are up; all on the engine's one multi handle.
+/// - **Faults**: a mirror that answers 4xx/5xx, changes its ETag, stalls ``TransferSettings/stallSeconds`` while
+///   others deliver, or serves a chunk that fails its signed hash is dropped for this download and the chunks it
+///   held go back to the queue; only the frames that were in flight are fetched again. When every mirror is
+///   dropped the download fails with the last reason and the manager's retry policy takes over.
+/// - **Resume**: ``PlacedChunks`` beside the tree says which chunks are in place; a restart fetches the rest. Offsets
+///   the engine reports (progress, checkpoints, the journal) count the plan's fetched bytes, `0…plan.fetchBytes`.
+///
+/// - Important: Not thread-safe: created, used and destroyed on the transfer thread.
+final class ChunkScheduler: EngineTransfer {
+    /// One mirror as this download sees it.
+    struct Mirror {
+        var url: String
+        /// Its ETag or date, from its first range reply: later replies must carry the same.
+        var validator: Validator?
+        var dropped = false
+        /// Network failures so far (three drop it).
+        var failures = 0
+        /// It answered a range request with the whole archive: one connection reads it through.
+        var ignoresRange = false
+        /// It answered a range request correctly: until then it gets one connection (a server that ignores
+        /// `Range` or lacks the file costs one request, not one per connection).
+        var confirmed = false
+        /// Not before this time (a 429/503's `Retry-After`).
+        var retryAt: Double = 0
+        /// Why it failed last.
+        var lastFailure: TransferFailure?
+        /// Frame bytes it delivered.
+        var delivered: Int64 = 0
+    }
+
+    let request: TransferRequest
+    let emit: @Sendable (TransferEvent) -> Void
+    let target: ChunkedInstallTarget
+    let settings: TransferSettings
+    let package: ChunkedPackage
+    let plan: DeltaPlan
+    let install: ChunkInstallPipeline
+    private(set) var mirrors: [Mirror]
+    private var queue: FetchQueue
+    private var connections: [ChunkConnection] = []
+    /// Connections taken off, kept alive until the engine has removed their handles.
+    private var retired: [ChunkConnection] = []
+    private var tuner: ConnectionTuner
+    /// Frame bytes in place when this run began, and handed to the pipeline since.
+    private let placedAtStart: Int64
+    private var submitted: Int64 = 0
+    /// How often each chunk failed its hash, by chunk.
+    private var badChunks: [Int: Int] = [:]
+    private var reports: PipelineReports
+    private var rate: Int64
+    private var failure: TransferFailure?
+    private var announced = false
+    private(set) var hasEnded = false
+
+    /// Loads the manifest, the plan and the chunks already in place, and starts the install threads.
+    init(
+        request: TransferRequest, target: ChunkedInstallTarget, settings: TransferSettings,
+        wake: @escaping @Sendable () -> Void, emit: @escaping @Sendable (TransferEvent) -> Void
+    ) throws(TransferFailure) {
+        self.request = request
+        self.target = target
+        self.settings = settings
+        self.emit = emit
+        (package, plan) = try Self.load(request, target: target)
+        let placed: PlacedChunks
+        let loop: DeltaInstallLoop
+        do {
+            placed = try PlacedChunks(treePath: target.treePath, chunkCount: package.chunks.count)
+            loop = try DeltaInstallLoop(package: package, plan: plan, treePath: target.treePath, placed: placed, settings: settings)
+        } catch {
+            throw TransferFailure(error)
+        }
+        let done = placed.placed
+        placedAtStart = DeltaInstallLoop.bytes(of: done.intersection(plan.fetch), in: package)
+        reports = PipelineReports(durable: placedAtStart)
+        tuner = ConnectionTuner(initial: settings.connections, maximum: settings.maxConnections)
+        install = ChunkInstallPipeline(
+            package: package, stage: loop, startOffset: placedAtStart, frameBuffers: max(1, settings.maxConnections) + 2, onDurable: wake)
+        queue = FetchQueue(
+            chunks: plan.fetch.filter { !done.contains($0) },
+            frames: package.chunks.map { $0.offset..<($0.offset + $0.length) })
+        let urls = request.mirrors.isEmpty ? [request.url] : request.mirrors
+        mirrors = urls.map { Mirror(url: $0) }
+        rate = request.maxBytesPerSecond
+        fill()
+    }
+
+    deinit {
+        install.stop()
+    }
+
+    /// The manifest (checked against the catalog's archive) and the plan (checked against the request).
+    private static func load(_ request: TransferRequest, target: ChunkedInstallTarget) throws(TransferFailure) -> (ChunkedPackage, DeltaPlan) {
+        guard let plan = DeltaPlan.load(treePath: target.treePath), plan.fetchBytes == request.expectedLength, !plan.fetch.isEmpty else {
+            DeltaPlan.remove(treePath: target.treePath)
+            throw .install("the download's plan beside \(target.treePath) is missing or does not match the download; run it again to plan it anew")
+        }
+        let manifest: PackageManifest
+        do { manifest = try PackageManifest.decode(try Data(contentsOf: URL(fileURLWithPath: target.manifestPath))) } catch {
+            throw .install("cannot read the package manifest \(target.manifestPath): \(error); run the download again to fetch it")
+        }
+        let package: ChunkedPackage
+        do {
+            package = try ChunkedPackage(
+                manifest: manifest, expectedLength: plan.archiveLength, expectedSHA256: request.expectedSHA256, display: target.manifestPath)
+        } catch {
+            throw .install(error.description)
+        }
+        guard plan.fetch.allSatisfy({ $0 >= 0 && $0 < package.chunks.count }), plan.written.allSatisfy({ $0 >= 0 && $0 < package.files.count }) else {
+            DeltaPlan.remove(treePath: target.treePath)
+            throw .install("the download's plan beside \(target.treePath) names chunks or files the manifest lacks; run it again")
+        }
+        return (package, plan)
+    }
+
+    // MARK: Engine interface
+
+    /// The handles of the connections with a request in flight.
+    var handles: [EasyHandle] { connections.filter { $0.run != nil }.map(\.easy) }
+
+    /// The engine removed the handles that are no longer in ``handles``.
+    func handlesDetached() { retired.removeAll() }
+
+    func completed(_ handle: UnsafeMutableRawPointer, result: CURLcode) -> Bool {
+        guard !hasEnded, let connection = connections.first(where: { $0.easy.raw == handle }) else { return hasEnded }
+        connection.settleVerdict()
+        let finishedWell = (result == CURLE_OK || (connection.stoppedAtEnd && result == CURLE_WRITE_ERROR))
+            && connection.runComplete && connection.failure == nil
+        if finishedWell, case .accept = connection.verdict {
+            connection.endRun()
+            mirrors[connection.mirror].failures = 0
+        } else {
+            let why: TransferFailure
+            switch connection.verdict {
+            case .reject(let refused): why = refused
+            case .drop: why = .cannotResume(reason: "")
+            default:
+                if let own = connection.failure { why = own } else if result != CURLE_OK, !connection.stoppedAtEnd {
+                    why = .network(connection.easy.error(for: result))
+                } else {
+                    why = .network(CurlError(
+                        code: .partialFile, message: "the reply ended before the range asked for was complete",
+                        url: mirrors[connection.mirror].url))
+                }
+            }
+            failed(connection, why, penalize: { if case .drop = connection.verdict { return false } else { return true } }())
+        }
+        fill()
+        endIfDone()
+        return hasEnded
+    }
+
+    func poll() {
+        guard !hasEnded else { return }
+        for rejected in install.takeRejected() { chunkRejected(rejected) }
+        let now = Transfer.now()
+        let delivering = connections.contains { $0.run != nil && now - $0.lastBytes < 1 }
+        let liveMirrors = mirrors.indices.filter { !mirrors[$0].dropped }.count
+        for connection in connections where connection.run != nil && now - connection.lastBytes > settings.stallSeconds
+            && (delivering || liveMirrors > 1)
+        {
+            failed(connection, .network(CurlError(
+                code: .operationTimedOut,
+                message: "no bytes for \(Int(settings.stallSeconds)) s while other connections delivered", url: mirrors[connection.mirror].url)),
+                penalize: true, stalled: true)
+        }
+        tuner.observe(bytes: submitted, now: now, busy: !queue.isEmpty)
+        if let failed = reports.poll(id: request.id, received: progress, install: install, validator: nil, emit: emit), failure == nil {
+            failure = TransferFailure(failed)
+        }
+        fill()
+        endIfDone()
+    }
+
+    /// Pause: what is in place is made durable; frames in flight are dropped.
+    func stopKeeping() {
+        abandonAll()
+        hasEnded = true
+        let durable = install.sync().durableOffset
+        emit(.stopped(id: request.id, offset: durable, deleted: false))
+    }
+
+    /// Cancel: the tree, its plan and its resume log are deleted (an installed version is untouched).
+    func stopDeleting() {
+        abandonAll()
+        hasEnded = true
+        install.stop()
+        DeltaPlan.remove(treePath: target.treePath)
+        PlacedChunks.remove(treePath: target.treePath)
+        try? FileSystemCalls.removeTree(target.treePath)
+        emit(.stopped(id: request.id, offset: 0, deleted: true))
+    }
+
+    /// A new cap for the whole download (0 = none), shared by its connections.
+    func setRate(_ bytesPerSecond: Int64) {
+        rate = max(0, bytesPerSecond)
+        for connection in connections { try? connection.easy.set(large: CURLOPT_MAX_RECV_SPEED_LARGE, connectionRate) }
+    }
+
+    /// The install thread makes its own checkpoints.
+    func checkpointSynced(_ result: CheckpointSyncer.Completed) {}
+
+    // MARK: Connections' calls (inside their callbacks)
+
+    /// The verdict on a connection's reply head.
+    func judge(_ connection: ChunkConnection) -> ChunkConnection.Verdict {
+        let url = mirrors[connection.mirror].url
+        if url.lowercased().hasPrefix("file:") {
+            mirrors[connection.mirror].confirmed = true
+            return announce()
+        }
+        guard let run = connection.run else { return .drop }
+        let head = connection.head
+        switch head.status {
+        case 206:
+            if let refusal = head.partialContentRefusal(
+                offset: run.range.lowerBound, length: plan.archiveLength, validator: mirrors[connection.mirror].validator)
+            {
+                return .reject(refusal)
+            }
+            guard let last = head.contentRange?.last, last >= run.range.upperBound - 1 else {
+                return .reject(.cannotResume(reason: "asked for bytes \(run.range.lowerBound)-\(run.range.upperBound - 1), the server sent up to \(head.contentRange?.last ?? -1)"))
+            }
+            if mirrors[connection.mirror].validator == nil { mirrors[connection.mirror].validator = head.validator }
+            mirrors[connection.mirror].confirmed = true
+            return announce()
+        case 200:
+            if let length = head.contentLength, length != plan.archiveLength {
+                return .reject(.lengthMismatch(expected: plan.archiveLength, actual: length, url: url))
+            }
+            if mirrors[connection.mirror].ignoresRange, connections.contains(where: { $0 !== connection && $0.wholeArchive && $0.mirror == connection.mirror }) {
+                return .drop  // one connection already reads this mirror's whole archive
+            }
+            if !mirrors[connection.mirror].ignoresRange {
+                DownloadLog.transfer.notice(
+                    "a mirror ignored Range: one connection reads its whole archive and takes the chunks still needed",
+                    metadata: ["product": "\(request.id)", "url": "\(url)"])
+            }
+            mirrors[connection.mirror].ignoresRange = true
+            return announce()
+        default:
+            return .reject(.httpStatus(head.status, url: url, retryAfter: head.retryAfter))
+        }
+    }
+
+    private func announce() -> ChunkConnection.Verdict {
+        if !announced {
+            announced = true
+            emit(.started(id: request.id, offset: placedAtStart, restartedFromZero: false))
+        }
+        return .accept
+    }
+
+    /// A buffer for a whole frame (waits for the verifier when every buffer is in use: back-pressure).
+    func takeFrame() -> PageAlignedBuffer { install.frameSpare.receive() }
+
+    /// A frame buffer not handed over (its request failed).
+    func returnFrame(_ buffer: PageAlignedBuffer) { install.frameSpare.send(buffer) }
+
+    /// The archive bytes of chunk `chunk`'s frame.
+    func frameRange(of chunk: Int) -> Range<Int64> {
+        let frame = package.chunks[chunk]
+        return frame.offset..<(frame.offset + frame.length)
+    }
+
+    /// A whole frame arrived: to the verifier.
+    func frameArrived(_ chunk: Int, buffer: PageAlignedBuffer, length: Int, from connection: ChunkConnection) {
+        install.submitFrame(index: chunk, buffer: buffer, length: length, source: connection.mirror)
+        submitted += Int64(length)
+        mirrors[connection.mirror].delivered += Int64(length)
+    }
+
+    /// For a connection reading a whole archive: the waiting chunk whose frame starts at `offset`, taken off the queue.
+    func claim(at offset: Int64) -> Int? {
+        guard let chunk = package.chunkIndex(startingAt: offset), chunk < package.chunks.count, queue.remove(chunk) else { return nil }
+        return chunk
+    }
+
+    /// For a connection reading a whole archive: bytes from `offset` to the next waiting chunk (`nil`: none waits after it).
+    func bytesToNextWaiting(from offset: Int64) -> Int64? {
+        queue.firstWaitingStart(atOrAfter: offset).map { $0 - offset }
+    }
+
+    // MARK: Work
+
+    /// Bytes fetched so far for progress: in place before, handed over since, and the frames being filled.
+    private var progress: Int64 {
+        min(plan.fetchBytes, placedAtStart + submitted + connections.reduce(0) { $0 + $1.partialBytes })
+    }
+
+    /// The cap of each connection: the download's cap shared.
+    private var connectionRate: Int64 {
+        rate > 0 ? max(1, rate / Int64(max(1, connections.count))) : 0
+    }
+
+    /// The next run's size: about two runs per connection of what is left, between 1 and 16 MiB.
+    private var runBytes: Int64 {
+        min(16 << 20, max(1 << 20, queue.waitingBytes / Int64(2 * max(1, tuner.target))))
+    }
+
+    /// Gives each idle connection a run, adds connections up to the tuner's target, retires what has no work.
+    private func fill() {
+        guard !hasEnded, failure == nil else { return }
+        let now = Transfer.now()
+        for connection in connections where connection.run == nil {
+            let mirror = mirrors[connection.mirror]
+            guard !mirror.dropped, mirror.retryAt <= now, connections.count <= tuner.target, !queue.isEmpty,
+                  !(mirror.ignoresRange && connections.contains(where: { $0 !== connection && $0.mirror == connection.mirror }))
+            else {
+                retire(connection)
+                continue
+            }
+            start(connection)
+        }
+        while connections.count < tuner.target, !queue.isEmpty, let mirror = pickMirror(now: now) {
+            let connection: ChunkConnection
+            do { connection = try ChunkConnection(mirror: mirror, scheduler: self) } catch {
+                failure = .network(error)
+                return
+            }
+            connections.append(connection)
+            start(connection)
+            if connection.run == nil { break }
+        }
+    }
+
+    /// The mirror for a new connection: of those up, the one with the fewest connections (then the one that
+    /// delivered most); a mirror that has not yet answered a range request correctly gets one.
+    private func pickMirror(now: Double) -> Int? {
+        let counts = Dictionary(grouping: connections, by: \.mirror).mapValues(\.count)
+        return mirrors.indices
+            .filter { !mirrors[$0].dropped && mirrors[$0].retryAt <= now && (mirrors[$0].confirmed || counts[$0, default: 0] == 0) }
+            .min { (counts[$0, default: 0], -mirrors[$0].delivered) < (counts[$1, default: 0], -mirrors[$1].delivered) }
+    }
+
+    private func start(_ connection: ChunkConnection) {
+        guard let run = queue.nextRun(targetBytes: runBytes, gapBytes: settings.rangeGapBytes) else { return retire(connection) }
+        let mirror = mirrors[connection.mirror]
+        do {
+            try connection.start(run, url: mirror.url, settings: settings, rate: connectionRate, validator: mirror.validator)
+        } catch {
+            queue.requeue(run.chunks)
+            failure = .network(error)
+        }
+    }
+
+    private func retire(_ connection: ChunkConnection) {
+        queue.requeue(connection.abandon())
+        connections.removeAll { $0 === connection }
+        retired.append(connection)
+    }
+
+    private func abandonAll() {
+        for connection in connections { retire(connection) }
+    }
+
+    /// A request failed: its chunks go back; the mirror is dropped, backed off or counted, by what happened.
+    private func failed(_ connection: ChunkConnection, _ why: TransferFailure, penalize: Bool, stalled: Bool = false) {
+        let index = connection.mirror
+        retire(connection)
+        guard penalize else { return }
+        mirrors[index].lastFailure = why
+        let others = mirrors.indices.contains { $0 != index && !mirrors[$0].dropped }
+        switch why {
+        case .httpStatus(let status, _, let retryAfter) where status == 429 || status == 503:
+            tuner.backOff()
+            mirrors[index].retryAt = Transfer.now() + min(60, retryAfter ?? 1)
+            mirrors[index].failures += 1
+            if mirrors[index].failures >= 3, others { drop(index, why) }
+        case .network:
+            mirrors[index].failures += 1
+            if (stalled && others) || mirrors[index].failures >= 3 { drop(index, why) }
+        default:
+            drop(index, why)
+        }
+    }
+
+    /// A mirror is done for this download: its connections' chunks go back to the queue.
+    private func drop(_ index: Int, _ why: TransferFailure) {
+        guard !mirrors[index].dropped else { return }
+        mirrors[index].dropped = true
+        mirrors[index].lastFailure = why
+        DownloadLog.transfer.notice(
+            "a mirror is dropped for this download; its chunks go to the others",
+            metadata: ["product": "\(request.id)", "url": "\(mirrors[index].url)", "reason": "\(why)"])
+        for connection in connections where connection.mirror == index { retire(connection) }
+    }
+
+    /// A frame failed its signed hash: fetched again from another mirror (the one that served it is dropped
+    /// when another is up); a chunk that failed on every mirror, or twice, fails the download.
+    private func chunkRejected(_ rejected: ChunkInstallPipeline.RejectedFrame) {
+        submitted -= package.chunks[rejected.index].length
+        badChunks[rejected.index, default: 0] += 1
+        DownloadLog.transfer.notice(
+            "a chunk failed its signed hash; fetching it again",
+            metadata: ["product": "\(request.id)", "url": "\(mirrors[rejected.source].url)", "reason": "\(rejected.reason)"])
+        mirrors[rejected.source].lastFailure = .badChunk(rejected.reason)
+        if mirrors.indices.contains(where: { $0 != rejected.source && !mirrors[$0].dropped }) {
+            drop(rejected.source, .badChunk(rejected.reason))
+        }
+        if badChunks[rejected.index]! > max(1, mirrors.count) {
+            failure = .badChunk(rejected.reason)
+            return
+        }
+        queue.requeue([rejected.index])
+    }
+
+    /// Ends the download when it failed, when every mirror is down, or when every chunk is in: the pipeline drains
+    /// (a frame it rejects goes back to the queue), the tree is checked, and `verified` is reported.
+    private func endIfDone() {
+        guard !hasEnded else { return }
+        if failure == nil, !mirrors.contains(where: { !$0.dropped }) {
+            failure = mirrors.compactMap(\.lastFailure).last ?? .install("no mirror left to fetch from")
+        }
+        if let failure {
+            abandonAll()
+            hasEnded = true
+            return report(failure)
+        }
+        guard queue.isEmpty, !connections.contains(where: { $0.run != nil }) else { return }
+        let drained = install.sync()
+        let rejected = install.takeRejected()
+        if !rejected.isEmpty {
+            for frame in rejected { chunkRejected(frame) }
+            fill()
+            return endIfDone()
+        }
+        hasEnded = true
+        abandonAll()
+        if let failed = drained.failure ?? install.finish() { return report(TransferFailure(failed)) }
+        emit(.verified(id: request.id, archivePath: target.treePath))
+    }
+
+    /// Reports the failure with the offset to resume from (what is in place, durable).
+    private func report(_ failure: TransferFailure) {
+        let durable = install.sync().durableOffset
+        emit(.failed(id: request.id, failure: failure, offset: durable))
+    }
+}

@@ -1,0 +1,105 @@
+/// The chunks of a plan still to fetch, and how they are cut into requests: the scheduler's only queue.
+///
+/// Pure and single-owner (the transfer thread): chunks wait in archive order; ``nextRun(targetBytes:gapBytes:)``
+/// takes the first waiting chunk and its neighbours into one `Range` request — chunks that touch, and chunks
+/// separated by a gap of at most `gapBytes` of archive the plan does not need (reading a small gap costs less
+/// than another round trip) — until the run holds `targetBytes`. A chunk given back (``requeue(_:)``: a
+/// connection stalled, a mirror failed, a chunk failed its hash) waits again in its place, so the next run
+/// takes it first.
+struct FetchQueue: Sendable, Equatable {
+    /// One request's worth of chunks: their indices (ascending) and the archive bytes the request reads.
+    struct Run: Sendable, Equatable {
+        /// Chunk indices, ascending; gaps between them are read and dropped.
+        var chunks: [Int]
+        /// The archive range the request asks for: from the first chunk's frame to the end of the last one's.
+        var range: Range<Int64>
+    }
+
+    /// Archive ranges of every chunk of the package (index → its frame's bytes).
+    private let frames: [Range<Int64>]
+    /// Waiting chunk indices, ascending, from `head` on.
+    private var waiting: [Int]
+    private var head = 0
+
+    /// A queue of `chunks` (any order) of a package whose chunk frames lie at `frames`.
+    init(chunks: [Int], frames: [Range<Int64>]) {
+        self.frames = frames
+        waiting = chunks.sorted()
+    }
+
+    /// Whether no chunk waits.
+    var isEmpty: Bool { head == waiting.count }
+    /// How many chunks wait.
+    var count: Int { waiting.count - head }
+    /// The archive bytes of the waiting chunks' frames.
+    var waitingBytes: Int64 { waiting[head...].reduce(0) { $0 + Int64(frames[$1].count) } }
+
+    /// Takes the next run: the first waiting chunk, then its neighbours while the run is under `targetBytes` of
+    /// frames and the gap to the next one is at most `gapBytes`. `nil` when nothing waits.
+    mutating func nextRun(targetBytes: Int64, gapBytes: Int64) -> Run? {
+        guard !isEmpty else { return nil }
+        var chunks = [waiting[head]]
+        var range = frames[waiting[head]]
+        var bytes = Int64(range.count)
+        head += 1
+        while head < waiting.count, bytes < targetBytes {
+            let next = frames[waiting[head]]
+            guard next.lowerBound >= range.upperBound, next.lowerBound - range.upperBound <= gapBytes else { break }
+            chunks.append(waiting[head])
+            range = range.lowerBound..<next.upperBound
+            bytes += Int64(next.count)
+            head += 1
+        }
+        if head > 4096, head * 2 > waiting.count {
+            waiting.removeFirst(head)
+            head = 0
+        }
+        return Run(chunks: chunks, range: range)
+    }
+
+    /// Puts `chunks` back, each in its place (they are fetched before any chunk after them).
+    mutating func requeue(_ chunks: [Int]) {
+        guard !chunks.isEmpty else { return }
+        var rest = Array(waiting[head...])
+        for chunk in chunks where !rest.contains(chunk) {
+            var low = 0, high = rest.count
+            while low < high {
+                let middle = (low + high) / 2
+                if rest[middle] < chunk { low = middle + 1 } else { high = middle }
+            }
+            rest.insert(chunk, at: low)
+        }
+        waiting = rest
+        head = 0
+    }
+
+    /// Whether chunk `chunk` waits.
+    func contains(_ chunk: Int) -> Bool { position(of: chunk) != nil }
+
+    /// Takes chunk `chunk` out of the queue (a connection reading the whole archive found it); false when it
+    /// did not wait.
+    mutating func remove(_ chunk: Int) -> Bool {
+        guard let at = position(of: chunk) else { return false }
+        waiting.remove(at: at)
+        return true
+    }
+
+    /// Where the first waiting chunk at or after archive byte `offset` starts, if any.
+    func firstWaitingStart(atOrAfter offset: Int64) -> Int64? {
+        var low = head, high = waiting.count
+        while low < high {
+            let middle = (low + high) / 2
+            if frames[waiting[middle]].lowerBound < offset { low = middle + 1 } else { high = middle }
+        }
+        return low < waiting.count ? frames[waiting[low]].lowerBound : nil
+    }
+
+    private func position(of chunk: Int) -> Int? {
+        var low = head, high = waiting.count
+        while low < high {
+            let middle = (low + high) / 2
+            if waiting[middle] < chunk { low = middle + 1 } else { high = middle }
+        }
+        return low < waiting.count && waiting[low] == chunk ? low : nil
+    }
+}
