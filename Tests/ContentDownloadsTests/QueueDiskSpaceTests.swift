@@ -6,21 +6,19 @@ import TestSupport
 
 /// A store on a 3 MiB tmpfs: a download that cannot fit fails at once with a clear
 /// "insufficient space" error naming the bytes needed, and succeeds once space is freed.
-@Suite("Content queue: disk full", .serialized)
+/// Where a tmpfs cannot be mounted the tests are reported as skipped (failed when `CI` is set: ``Tmpfs``).
+@Suite("Content queue: disk full", .serialized, .needsTmpfs)
 struct QueueDiskSpaceTests {
     @Test("preflight (archive + uncompressed size) fails clearly; success after space is freed")
     func diskFullThenFreed() async throws {
         let fixture = try QueueFixture()
-        let mountPoint = fixture.root.appendingPathComponent("tmpfs", isDirectory: true)
-        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
-        let mounted = try CommandRunner.run("/bin/mount", ["-t", "tmpfs", "-o", "size=3m", "tmpfs", mountPoint.path])
-        guard mounted.status == 0 else {
-            // Recorded, not failed: unprivileged or restricted environments cannot mount.
-            print("QueueDiskSpaceTests skipped: cannot mount tmpfs (\(mounted.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))")
-            return
-        }
-        defer { _ = try? CommandRunner.run("/bin/umount", [mountPoint.path]) }
-        fixture.store = try Store(root: mountPoint.appendingPathComponent("store", isDirectory: true))
+        let tmpfs = try TmpfsMount(size: "3m")
+        defer { tmpfs.unmount() }
+        let mountPoint = tmpfs.url
+        let storeOffTmpfs = fixture.store
+        fixture.store = try Store(root: tmpfs.appending("store", isDirectory: true))
+        // Runs before the unmount: the fixture's reference keeps the store's journal and locks open on the tmpfs.
+        defer { fixture.store = storeOffTmpfs }
         let source = try fixture.source("com.example.huge", version: "1.0", size: 1 << 20)
         try fixture.publish([source])
         let filler = mountPoint.appendingPathComponent("filler.bin")
@@ -52,15 +50,13 @@ struct QueueDiskSpaceTests {
     @Test("ENOSPC while extracting: failed with insufficientSpace, archive kept; after freeing space a reopen installs it without downloading again")
     func enospcDuringInstall() async throws {
         let fixture = try QueueFixture()
-        let mountPoint = fixture.root.appendingPathComponent("tmpfs", isDirectory: true)
-        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
-        let mounted = try CommandRunner.run("/bin/mount", ["-t", "tmpfs", "-o", "size=6m", "tmpfs", mountPoint.path])
-        guard mounted.status == 0 else {
-            print("QueueDiskSpaceTests skipped: cannot mount tmpfs (\(mounted.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))")
-            return
-        }
-        defer { _ = try? CommandRunner.run("/bin/umount", [mountPoint.path]) }
-        fixture.store = try Store(root: mountPoint.appendingPathComponent("store", isDirectory: true))
+        let tmpfs = try TmpfsMount(size: "6m")
+        defer { tmpfs.unmount() }
+        let mountPoint = tmpfs.url
+        let storeOffTmpfs = fixture.store
+        fixture.store = try Store(root: tmpfs.appending("store", isDirectory: true))
+        // Runs before the unmount: the fixture's reference keeps the store's journal and locks open on the tmpfs.
+        defer { fixture.store = storeOffTmpfs }
         let source = try fixture.source("com.example.tight", version: "1.0", size: 1 << 20)
         try fixture.publish([source])
         func queueWithoutPreflight() throws -> ContentQueue {
@@ -98,3 +94,4 @@ struct QueueDiskSpaceTests {
         await queue.close()
     }
 }
+
