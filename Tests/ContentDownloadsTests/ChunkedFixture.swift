@@ -1,5 +1,5 @@
 import ContentDelivery
-import ContentDownloads
+@testable import ContentDownloads
 import ContentPackaging
 import Crypto
 import Foundation
@@ -48,12 +48,20 @@ struct ChunkedFixture {
         return product
     }
 
-    /// Keeps `data` (default: the real manifest) in the store as the download's manifest.
+    /// Keeps `data` (default: the real manifest) in the store as the download's manifest and plans the install
+    /// from nothing as the queue does (every check made before any archive byte is fetched): throws the refusal.
     func keepManifest(_ data: Data? = nil) throws {
         let bytes = data ?? manifestData
         let product = product(manifest: bytes)
         try store.keepManifest(bytes, of: product, reference: product.manifest!, from: "test")
+        let version = manifest.contentVersion.description
+        let package = try ContentQueue.checkedPackage(
+            manifestPath: store.manifestFile(productID: manifest.productID, version: version).path, product: product)
+        _ = try DeltaPreparation(package: package, installed: nil, treePath: tree.path, archiveLength: product.length).run()
     }
+
+    /// The tree the download installs into.
+    var tree: URL { store.updateTreeDirectory(productID: manifest.productID, version: manifest.contentVersion.description) }
 
     /// Runs a download of the archive from `server` to its end.
     func download(from server: FaultServer, product: CatalogProduct? = nil, options: DownloadOptions = fastOptions())

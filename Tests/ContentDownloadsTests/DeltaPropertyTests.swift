@@ -72,8 +72,8 @@ struct DeltaPropertyTests {
             seal.tv_sec += 1  // every installed file was written before the seal
             let tree = root.appendingPathComponent("update").path
             let plan = try DeltaPreparation(
-                package: new.package, installed: InstalledChunks(manifest: old.package.manifest),
-                folder: try InstalledFolder(path: old.folder.path, seal: seal), treePath: tree,
+                package: new.package,
+                installed: (InstalledChunks(manifest: old.package.manifest), try InstalledFolder(path: old.folder.path, seal: seal)), treePath: tree,
                 archiveLength: Int64(new.archive.count)
             ).run()
             let placed = try PlacedChunks(treePath: tree, chunkCount: new.package.chunks.count)

@@ -20,6 +20,10 @@ final class DeltaInstallLoop: ChunkInstallStage, @unchecked Sendable {
     private let placed: PlacedChunks
     /// The plan's chunks.
     private let wanted: Set<Int>
+    /// The tar headers between files, checked against the manifest as their chunks arrive.
+    private var headers: HeaderRegions
+    /// Chunks in place already that come again for their header regions (a restart lost their partial regions).
+    let recheck: Set<Int>
     /// Fetched bytes in place (written, maybe not yet durable).
     private var installed: Int64
     private var clock: CheckpointClock
@@ -33,6 +37,9 @@ final class DeltaInstallLoop: ChunkInstallStage, @unchecked Sendable {
         placement = ChunkPlacement(package: package, written: plan.written, tree: tree)
         wanted = Set(plan.fetch)
         installed = Self.bytes(of: placed.placed.intersection(wanted), in: package)
+        headers = HeaderRegions(package: package, fetched: wanted)
+        headers.alreadyPassed(placed.passedRegions)
+        recheck = headers.chunksToRecheck(placed: placed.placed)
         clock = CheckpointClock(bytes: settings.chunkedCheckpointBytes, interval: settings.checkpointInterval)
     }
 
@@ -46,7 +53,8 @@ final class DeltaInstallLoop: ChunkInstallStage, @unchecked Sendable {
             guard wanted.contains(index) else {
                 throw .archiveMismatch(path: ChunkInstallLoop.badChunkPath, reason: "chunk \(index) is not one the plan fetches")
             }
-            guard !placed.placed.contains(index) else { return .success(nil) }  // fetched twice (a retried range): in place already
+            for region in try headers.take(chunk: index, bytes: bytes) { try placed.recordRegion(region) }
+            guard !placed.placed.contains(index) else { return .success(nil) }  // in place already (fetched for its headers)
             try placement.place(chunk: index, bytes: bytes)
             try placed.record(index)
             installed += package.chunks[index].length
@@ -74,6 +82,9 @@ final class DeltaInstallLoop: ChunkInstallStage, @unchecked Sendable {
         do throws(InstallError) {
             guard installed == plan.fetchBytes, wanted.isSubset(of: placed.placed) else {
                 throw .archiveMismatch(path: "the download", reason: "ended with \(installed) of \(plan.fetchBytes) bytes in place")
+            }
+            guard headers.complete else {
+                throw .archiveMismatch(path: "the download", reason: "ended before every tar header it fetched was checked against the manifest")
             }
             try placement.release()
             try tree.sync()

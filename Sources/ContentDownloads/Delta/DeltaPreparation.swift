@@ -15,31 +15,44 @@ import Glibc
 /// made durable; and only then is the plan written, durably. The installed folder is only read.
 struct DeltaPreparation {
     let package: ChunkedPackage
-    let installed: InstalledChunks
-    let folder: InstalledFolder
+    /// The installed version's chunks and folder; `nil` for an install from nothing (every chunk fetched).
+    let installed: (chunks: InstalledChunks, folder: InstalledFolder)?
     let treePath: String
     let archiveLength: Int64
 
-    /// Builds the tree and keeps the plan; throws when the tree cannot be built (the caller falls back to a
-    /// full download).
+    /// Why a plan from the installed version is pointless (every chunk is local): the caller plans from nothing.
+    static let nothingToFetch = "every chunk the new version needs is in the installed files; nothing to fetch"
+
+    /// Builds the tree and keeps the plan; throws ``InstallError`` naming the path and the reason when the
+    /// manifest is refused (before any archive byte is requested) or the tree cannot be built.
     func run() throws(InstallError) -> DeltaPlan {
         guard let directories = DeltaPreparation.directories(of: package.manifest) else {
             throw .archiveMismatch(path: treePath, reason: "the manifest does not list the package's empty folders")
         }
-        var draft = DeltaDraft.make(package: package, installed: installed) { path in
-            installed.filesByPath[path].map { folder.holds($0, at: path) } ?? false
+        if let problem = HeaderRegions.problems(in: package).first {
+            throw .archiveMismatch(path: "the signed package manifest", reason: "\(problem); the publisher must pack and publish it again")
+        }
+        try admit(directories)
+        var draft: DeltaDraft
+        if let installed {
+            draft = DeltaDraft.make(package: package, installed: installed.chunks) { path in
+                installed.chunks.filesByPath[path].map { installed.folder.holds($0, at: path) } ?? false
+            }
+        } else {
+            // From nothing: every file written, every chunk fetched (the headers between files are checked too).
+            draft = DeltaDraft(written: Array(package.files.indices), fetch: Array(package.chunks.indices))
         }
         guard !draft.fetch.isEmpty || !draft.local.isEmpty else {
-            throw .archiveMismatch(path: treePath, reason: "nothing changed between the two versions' files")
+            throw .archiveMismatch(path: treePath, reason: Self.nothingToFetch)
         }
         let needed = draft.written.reduce(Int64(0)) { $0 + package.files[$1].size } + DeltaPreparation.margin
         let available = FileSystemCalls.availableBytes((treePath as NSString).deletingLastPathComponent)
         guard available >= needed else { throw .insufficientSpace(needed: needed, available: available) }
         DeltaPlan.remove(treePath: treePath)
         let tree = try StagingTree(path: treePath, wipe: true, expectedBytes: package.manifest.uncompressedSize)
-        try admit(directories)
         for directory in directories { try tree.makeDirectory(directory) }
         for link in draft.links {
+            guard let folder = installed?.folder else { break }
             let made = try folder.withParent(of: link.installedPath) { parent, name throws(InstallError) in
                 try tree.link(name, in: parent, as: package.files[link.file].path)
             }
@@ -56,7 +69,7 @@ struct DeltaPreparation {
         try placement.release()
         try tree.sync()
         draft.fetch = (draft.fetch + missed).sorted()
-        guard !draft.fetch.isEmpty else { throw .archiveMismatch(path: treePath, reason: "every chunk was rebuilt locally; nothing to fetch") }
+        guard !draft.fetch.isEmpty else { throw .archiveMismatch(path: treePath, reason: Self.nothingToFetch) }
         let plan = DeltaPlan(
             contentVersion: package.manifest.contentVersion.description, archiveLength: archiveLength,
             written: draft.written, fetch: draft.fetch, fetchBytes: draft.fetchBytes(in: package),
@@ -86,7 +99,7 @@ struct DeltaPreparation {
     /// Rebuilds each chunk from the installed files and writes it when it matches its signed hash; returns
     /// the chunks that did not (to fetch).
     private func rebuild(_ chunks: [DeltaDraft.LocalChunk], into placement: ChunkPlacement) throws(InstallError) -> [Int] {
-        guard !chunks.isEmpty else { return [] }
+        guard !chunks.isEmpty, let folder = installed?.folder else { return [] }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: package.largestChunk, alignment: 4096)
         defer { buffer.deallocate() }
         var missed: [Int] = []

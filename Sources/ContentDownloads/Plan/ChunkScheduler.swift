@@ -94,7 +94,7 @@ final class ChunkScheduler: EngineTransfer {
         install = ChunkInstallPipeline(
             package: package, stage: loop, startOffset: placedAtStart, frameBuffers: max(1, settings.maxConnections) + 2, onDurable: wake)
         queue = FetchQueue(
-            chunks: plan.fetch.filter { !done.contains($0) },
+            chunks: plan.fetch.filter { !done.contains($0) || loop.recheck.contains($0) },
             frames: package.chunks.map { $0.offset..<($0.offset + $0.length) })
         let urls = request.mirrors.isEmpty ? [request.url] : request.mirrors
         mirrors = urls.map { Mirror(url: $0) }
@@ -448,9 +448,18 @@ final class ChunkScheduler: EngineTransfer {
         emit(.verified(id: request.id, archivePath: target.treePath))
     }
 
-    /// Reports the failure with the offset to resume from (what is in place, durable).
+    /// Reports the failure with the offset to resume from (what is in place, durable). A refusal (the archive
+    /// disagrees with its signed manifest) deletes the tree, the plan and the manifest first: nothing of a refused
+    /// download is kept, and the next attempt fetches and checks the manifest again.
     private func report(_ failure: TransferFailure) {
         let durable = install.sync().durableOffset
+        if case .install = failure {
+            install.stop()
+            DeltaPlan.remove(treePath: target.treePath)
+            try? FileSystemCalls.removeTree(target.treePath)
+            unlink(target.manifestPath)
+            return emit(.failed(id: request.id, failure: failure, offset: 0))
+        }
         emit(.failed(id: request.id, failure: failure, offset: durable))
     }
 }

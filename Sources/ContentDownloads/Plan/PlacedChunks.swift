@@ -28,7 +28,12 @@ final class PlacedChunks {
         case placed = 0x504C_4344  // "PLCD"
         case durable = 0x4455_5242  // "DURB"
         case boot = 0x424F_4F54  // "BOOT"
+        case region = 0x4844_5243  // "HDRC"
     }
+
+    /// Header regions (``HeaderRegions``) found right so far: a check result, kept so a restart need not
+    /// fetch their chunks again.
+    private(set) var passedRegions: Set<Int>
 
     /// The log beside the tree at `treePath`.
     static func path(treePath: String) -> String { treePath + ".placed" }
@@ -43,7 +48,8 @@ final class PlacedChunks {
         let path = Self.path(treePath: treePath)
         fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .system(operation: "open", path: path, errno: errno) }
-        let (durable, written, lastBoot) = Self.read(fd, chunkCount: chunkCount)
+        let (durable, written, lastBoot, regions) = Self.read(fd, chunkCount: chunkCount)
+        passedRegions = regions
         let thisBoot = Self.bootHash
         if !written.isEmpty, lastBoot != nil, lastBoot == thisBoot {
             // The killed run's bytes are in the page cache: make them durable before they count.
@@ -78,6 +84,12 @@ final class PlacedChunks {
         pending = 0
     }
 
+    /// Records header region `index` as found right.
+    func recordRegion(_ index: Int) throws(InstallError) {
+        passedRegions.insert(index)
+        try append(.region, UInt32(index))
+    }
+
     private func append(_ tag: Tag, _ value: UInt32) throws(InstallError) {
         var record = (tag.rawValue.littleEndian, value.littleEndian, (tag.rawValue ^ value ^ 0xA5A5_A5A5).littleEndian)
         let written = withUnsafeBytes(of: &record) { Glibc.write(fd, $0.baseAddress, 12) }
@@ -85,13 +97,13 @@ final class PlacedChunks {
     }
 
     /// Chunks before the last durable mark, chunks after it, and the last boot record's value.
-    private static func read(_ fd: Int32, chunkCount: Int) -> (durable: Set<Int>, written: Set<Int>, boot: UInt32?) {
+    private static func read(_ fd: Int32, chunkCount: Int) -> (durable: Set<Int>, written: Set<Int>, boot: UInt32?, regions: Set<Int>) {
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_size >= 12 else { return ([], [], nil) }
+        guard fstat(fd, &info) == 0, info.st_size >= 12 else { return ([], [], nil, []) }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return ([], [], nil) }
-        var durable = Set<Int>(), written = Set<Int>(), boot: UInt32?
+        guard count > 0 else { return ([], [], nil, []) }
+        var durable = Set<Int>(), written = Set<Int>(), boot: UInt32?, regions = Set<Int>()
         var offset = 0
         while offset + 12 <= count {
             let word = { (at: Int) -> UInt32 in
@@ -107,9 +119,10 @@ final class PlacedChunks {
                 durable.formUnion(written)
                 written.removeAll()
             case .boot: boot = value
+            case .region: regions.insert(Int(value))
             }
         }
-        return (durable, written, boot)
+        return (durable, written, boot, regions)
     }
 
     /// This boot's identity folded to 32 bits (`nil` when the kernel gives none: nothing unsynced is trusted).

@@ -4,71 +4,112 @@ internal import ContentPackaging
 internal import Foundation
 internal import Logging
 
+/// What planning a chunk-indexed download gave.
+enum PlanOutcome: Sendable {
+    /// The plan, kept beside its tree: the download fetches its chunks.
+    case planned(DeltaPlan)
+    /// No manifest in the store (one-frame archive, or unreachable): the archive is downloaded whole.
+    case wholeArchive
+    /// The manifest was read and refused, or the tree cannot be built: the download fails with this error;
+    /// the manifest and the tree are deleted, the installed version is untouched.
+    case refused(DownloadError)
+}
+
 extension ContentQueue {
-    /// Prepares an update of `product` that fetches only what changed, when the installed version was
-    /// installed from a chunk-indexed archive (its manifest is kept) and the new version's manifest is in the
-    /// store: builds the new tree from the installed files and keeps the plan. Returns the plan (kept earlier
-    /// or made now), or `nil` — then the archive is downloaded in full, and a log line says why.
+    /// Plans the download of `product` whose manifest the store keeps: an update from the installed version when
+    /// it was installed from a chunk-indexed archive (unchanged files linked, chunks rebuilt from the installed
+    /// files, the rest fetched), else an install from nothing (every chunk fetched). Either way the manifest is
+    /// checked completely first — its product and version against the catalog's, every path, folder, offset,
+    /// size and count, the chunk index, the free space — before any archive byte is requested.
     ///
-    /// A download of this version already under way with bytes fetched is left to finish as it is. A repair
-    /// (the same version) names the installed files it found `damaged`: they are never linked or read.
-    func prepareUpdate(_ product: CatalogProduct, distrusting damaged: Set<String> = []) async -> DeltaPlan? {
+    /// A repair (the same version) names the installed files it found `damaged`: they are never linked or read.
+    func prepareUpdate(_ product: CatalogProduct, distrusting damaged: Set<String> = []) async -> PlanOutcome {
         if let running = updatePreparations[product.productID] { _ = await running.value }
-        let task = Task { await self.buildUpdate(product, distrusting: damaged) }
+        let task = Task { await self.buildPlan(product, distrusting: damaged) }
         updatePreparations[product.productID] = task
-        let plan = await task.value
+        let outcome = await task.value
         if updatePreparations[product.productID] == task { updatePreparations[product.productID] = nil }
-        return plan
+        return outcome
     }
 
     /// ``prepareUpdate(_:distrusting:)`` itself, one at a time per product.
-    private func buildUpdate(_ product: CatalogProduct, distrusting damaged: Set<String>) async -> DeltaPlan? {
+    private func buildPlan(_ product: CatalogProduct, distrusting damaged: Set<String>) async -> PlanOutcome {
         let id = product.productID, version = product.contentVersion.description
         let tree = store.updateTreeDirectory(productID: id, version: version).path
-        if let existing = await manager.snapshot(of: id), existing.contentVersion == version, existing.downloadedBytes > 0,
-           existing.expectedContentLength == product.length, [.waiting, .active, .paused, .failed].contains(existing.state)
-        {
-            return nil
-        }
         if let plan = DeltaPlan.load(treePath: tree), plan.contentVersion == version, plan.archiveLength == product.length,
            FileManager.default.fileExists(atPath: tree)
         {
-            return plan
+            return .planned(plan)
         }
-        guard let target = store.chunkedTarget(productID: id, version: version), let content = store.contentURL(forProductID: id) else { return nil }
+        let manifestPath = store.manifestFile(productID: id, version: version).path
+        guard FileManager.default.fileExists(atPath: manifestPath) else { return .wholeArchive }
+        if let existing = await manager.snapshot(of: id), existing.contentVersion == version, existing.downloadedBytes > 0,
+           existing.expectedContentLength == product.length, [.waiting, .active, .paused, .failed].contains(existing.state)
+        {
+            unlink(manifestPath)  // a whole-archive download of this version is under way: it finishes as it is
+            return .wholeArchive
+        }
         let metadata: Logger.Metadata = ["product": "\(id)", "version": "\(version)"]
-        guard let (installed, seal) = store.installedManifest(productID: id), installed.chunks != nil else {
-            DownloadLog.transfer.notice(
-                "the installed version has no chunk-indexed manifest in the store; downloading the whole archive", metadata: metadata)
-            return nil
+        var installed: (InstalledChunks, timespec?, URL)?
+        if let content = store.contentURL(forProductID: id) {
+            if let (manifest, seal) = store.installedManifest(productID: id), manifest.chunks != nil {
+                installed = (InstalledChunks(manifest: manifest), seal, content)
+            } else {
+                DownloadLog.transfer.notice(
+                    "the installed version has no chunk-indexed manifest in the store; fetching every chunk", metadata: metadata)
+            }
         }
         await manager.forgetProgress(id, version: version)  // a stopped attempt's bytes belonged to the tree about to be built anew
-        do {
-            let plan = try await BlockingCall.run(thread: "iap-update") { () throws(InstallError) -> DeltaPlan in
-                let manifest: PackageManifest
-                do { manifest = try PackageManifest.decode(try Data(contentsOf: URL(fileURLWithPath: target.manifestPath))) } catch {
-                    throw .archiveMismatch(path: target.manifestPath, reason: "cannot be read: \(error)")
+        let store = self.store, base = installed
+        let result = await BlockingCall.run(thread: "iap-update") { () -> Result<DeltaPlan, InstallError> in
+            do throws(InstallError) {
+                let package = try Self.checkedPackage(manifestPath: manifestPath, product: product)
+                func plan(from base: (InstalledChunks, timespec?, URL)?) throws(InstallError) -> DeltaPlan {
+                    let from = try base.map { base throws(InstallError) in
+                        (base.0, try InstalledFolder(path: base.2.path, seal: base.1, distrusted: damaged))
+                    }
+                    return try DeltaPreparation(package: package, installed: from, treePath: tree, archiveLength: product.length).run()
                 }
-                let package = try ChunkedPackage(
-                    manifest: manifest, expectedLength: product.length, expectedSHA256: product.sha256, display: target.manifestPath)
-                return try DeltaPreparation(
-                    package: package, installed: InstalledChunks(manifest: installed),
-                    folder: try InstalledFolder(path: content.path, seal: seal, distrusted: damaged), treePath: tree,
-                    archiveLength: product.length
-                ).run()
+                do throws(InstallError) { return .success(try plan(from: base)) } catch {
+                    // Only a plan that has nothing to fetch is made again from nothing; anything else is refused.
+                    guard base != nil, case .archiveMismatch(_, let reason) = error, reason == DeltaPreparation.nothingToFetch else { throw error }
+                    return .success(try plan(from: nil))
+                }
+            } catch {
+                return .failure(error)
             }
+        }
+        switch result {
+        case .success(let plan):
             DownloadLog.transfer.notice(
-                "update: fetching only what changed", metadata: metadata.merging([
+                plan.linkedFiles + plan.rebuiltChunks > 0 ? "update: fetching only what changed" : "install: fetching every chunk",
+                metadata: metadata.merging([
                     "linked": "\(plan.linkedFiles) files", "rebuilt": "\(plan.rebuiltChunks) chunks (\(plan.rebuiltBytes) bytes)",
                     "fetch": "\(plan.fetch.count) chunks (\(plan.fetchBytes) of \(product.length) bytes)",
                 ]) { $1 })
-            return plan
-        } catch {
+            return .planned(plan)
+        case .failure(let error):
             store.discardUpdate(productID: id, version: version)
-            DownloadLog.transfer.notice(
-                "cannot build the update from the installed version; downloading the whole archive",
-                metadata: metadata.merging(["reason": "\(error)"]) { $1 })
-            return nil
+            unlink(manifestPath)  // refused: fetched again (and checked again) next time
+            DownloadLog.transfer.notice("the download is refused before any archive byte is fetched", metadata: metadata.merging(["reason": "\(error)"]) { $1 })
+            if case .insufficientSpace(let needed, let available) = error {
+                return .refused(.insufficientSpace(needed: needed - available, path: store.root.path))
+            }
+            return .refused(DownloadError(code: .install, message: "cannot install \(id) \(version): \(error)"))
         }
+    }
+
+    /// The kept manifest, decoded and checked against the catalog's product (identity, archive, chunk index).
+    nonisolated static func checkedPackage(manifestPath: String, product: CatalogProduct) throws(InstallError) -> ChunkedPackage {
+        let manifest: PackageManifest
+        do { manifest = try PackageManifest.decode(try Data(contentsOf: URL(fileURLWithPath: manifestPath))) } catch {
+            throw .archiveMismatch(path: manifestPath, reason: "cannot be read: \(error)")
+        }
+        guard manifest.productID == product.productID, manifest.contentVersion == product.contentVersion else {
+            throw .archiveMismatch(
+                path: manifestPath,
+                reason: "describes \(manifest.productID) \(manifest.contentVersion), but the signed catalog offers \(product.productID) \(product.contentVersion) with it; the publisher must publish the right manifest")
+        }
+        return try ChunkedPackage(manifest: manifest, expectedLength: product.length, expectedSHA256: product.sha256, display: manifestPath)
     }
 }

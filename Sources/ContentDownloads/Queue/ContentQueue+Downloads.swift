@@ -19,15 +19,22 @@ extension ContentQueue {
         let existing = await manager.snapshot(of: row.productID)
         let sameVersion = existing?.contentVersion == product.contentVersion.description
         let have = sameVersion ? (existing?.downloadedBytes ?? 0) : 0
-        let inPlace = await prepareChunkedInstall(product)
-        // An update builds its tree from the installed version first (its own space check), then fetches the rest.
-        let update = inPlace ? await prepareUpdate(product) : nil
+        var update: DeltaPlan?
+        // A chunk plan (an install from nothing, or an update from the installed version) is checked and its tree
+        // built first (its own space check), then the chunks are fetched; without a manifest, the whole archive.
+        if await prepareChunkedInstall(product) {
+            switch await prepareUpdate(product) {
+            case .planned(let plan): update = plan
+            case .wholeArchive: break
+            case .refused(let error):
+                localFailures[row.productID] = error
+                await deliverDownload(row)
+                return
+            }
+        }
         if let preflight = installOptions.spacePreflight, update == nil {
-            // In place: the content and a few frames in memory, no archive copy (what is installed so far
-            // counts as used). Whole archive: the archive still to fetch, then the content beside it.
-            let needed = inPlace
-                ? max(0, product.uncompressedSize - product.uncompressedSize * have / max(1, product.length)) + Self.inPlaceMargin
-                : preflight.required(archiveLength: max(0, product.length - have), uncompressedSize: product.uncompressedSize)
+            // The whole archive: what is still to fetch, then the content beside it.
+            let needed = preflight.required(archiveLength: max(0, product.length - have), uncompressedSize: product.uncompressedSize)
             var available = SpacePreflight.availableBytes(atPath: store.root.path)
             if available < needed, store.hasTrash, (try? store.emptyTrash()) != nil {
                 // Old versions and used archives awaiting deletion hold space that is free to take back.

@@ -11,7 +11,7 @@ extension ContentQueue {
     func prepareChunkedInstall(_ product: CatalogProduct) async -> Bool {
         guard let reference = product.manifest else { return false }
         let version = product.contentVersion.description
-        if store.chunkedTarget(productID: product.productID, version: version) != nil { return true }
+        if FileManager.default.fileExists(atPath: store.manifestFile(productID: product.productID, version: version).path) { return true }
         let candidates = catalog.map { Self.manifestURLs(reference, catalog: $0) } ?? []
         let transport = await manager.options.transfer  // the archives' connection settings
         var reasons: [String] = []

@@ -33,7 +33,11 @@ extension ContentQueue {
             throw DownloadError(code: .catalog, message: "cannot fetch the manifest of \(productID) \(product.contentVersion) from the catalog's mirrors; try again later")
         }
         let damaged = Set(verification.damaged + verification.missing)
-        guard let plan = await prepareUpdate(product, distrusting: damaged) else {
+        let plan: DeltaPlan
+        switch await prepareUpdate(product, distrusting: damaged) {
+        case .planned(let made): plan = made
+        case .refused(let error): throw error
+        case .wholeArchive:
             throw DownloadError(code: .install, message: "cannot build the repaired folder of \(productID) from the intact files (see the log); download it again with `iapcontent delete` then `iapcontent download`")
         }
         DownloadLog.queue.notice("repair", metadata: [

@@ -35,7 +35,7 @@ public actor ContentQueue {
     /// Failures decided here, not by a transfer: the space preflight, installing an archive verified earlier.
     var localFailures: [String: DownloadError] = [:]
     /// Updates whose tree is being built, by product: a second caller waits for the first (one builder per tree).
-    var updatePreparations: [String: Task<DeltaPlan?, Never>] = [:]
+    var updatePreparations: [String: Task<PlanOutcome, Never>] = [:]
     var observer: (any ContentQueueObserver)?
     /// The last download state delivered per transaction (so a finish never overtakes it).
     var deliveredStates: [String: DownloadState] = [:]

@@ -25,23 +25,23 @@ extension Store {
         transfersDirectory.appendingPathComponent("\(Self.safeName(productID))-\(Self.safeName(version)).update", isDirectory: true)
     }
 
-    /// Whether an update to `version` has a tree but no plan (lost, or being built again): its download waits
-    /// until the queue plans it again, or it would fetch the wrong bytes.
+    /// Whether a chunk-indexed download of `version` has its manifest or tree but no plan (lost, or being built):
+    /// its download waits until the queue plans it again, or it would fetch the wrong bytes.
     package func updateNeedsPlanning(productID: String, version: String) -> Bool {
         let tree = updateTreeDirectory(productID: productID, version: version).path
-        return FileManager.default.fileExists(atPath: tree) && !FileManager.default.fileExists(atPath: DeltaPlan.path(treePath: tree))
+        let kept = FileManager.default.fileExists(atPath: tree)
+            || FileManager.default.fileExists(atPath: manifestFile(productID: productID, version: version).path)
+        return kept && !FileManager.default.fileExists(atPath: DeltaPlan.path(treePath: tree))
     }
 
-    /// Where a download of `productID` at `version` installs in place, when its manifest is in the store: the
-    /// update's tree when an update plan is kept for it, else the download's tree.
+    /// Where a chunk plan for `productID` at `version` installs, when its manifest and plan are in the store;
+    /// `nil` for a whole-archive download.
     package func chunkedTarget(productID: String, version: String) -> ChunkedInstallTarget? {
         let manifest = manifestFile(productID: productID, version: version)
-        guard FileManager.default.fileExists(atPath: manifest.path) else { return nil }
-        let update = updateTreeDirectory(productID: productID, version: version).path
-        if FileManager.default.fileExists(atPath: DeltaPlan.path(treePath: update)) {
-            return ChunkedInstallTarget(manifestPath: manifest.path, treePath: update, isUpdate: true)
-        }
-        return ChunkedInstallTarget(manifestPath: manifest.path, treePath: treeDirectory(productID: productID).path)
+        let tree = updateTreeDirectory(productID: productID, version: version).path
+        guard FileManager.default.fileExists(atPath: manifest.path), FileManager.default.fileExists(atPath: DeltaPlan.path(treePath: tree))
+        else { return nil }
+        return ChunkedInstallTarget(manifestPath: manifest.path, treePath: tree, isUpdate: true)
     }
 
     /// Deletes what a download wrote so far: its partial archive and its tree (best effort).

@@ -1,0 +1,235 @@
+internal import ContentPackaging
+
+/// The tar headers between files' data, checked against the signed manifest as chunks arrive in any order.
+///
+/// A chunk plan writes file data where the manifest says; the tar headers are never written anywhere. So that what
+/// is installed is still exactly what `bsdtar -x` of the archive gives, the bytes between one file's data and the
+/// next (a *region*: the padding's end, folder entries, pax records, then the next file's header) are gathered
+/// from the verified chunks that hold them and parsed once whole: every entry passes ``EntryPolicy`` (the rules
+/// of every download's headers, with the same words); a folder must be one the manifest lists; the region must end
+/// with the header of exactly the next file the manifest lists (path and size), its data starting right there;
+/// the last region holds folders and then only the zeros that end an archive. A file the tar lacks, a tar entry
+/// the manifest lacks, or a lying offset is refused, naming the path and the stream byte.
+///
+/// The regions checked are those whose bytes all lie in chunks the plan fetches: all of them for an install
+/// from nothing; for an update, those around the files it writes from fetched chunks. A region's partial bytes
+/// live in memory only, so a chunk placed before a restart is fetched again for its regions
+/// (``chunksToRecheck(placed:checked:)``).
+///
+/// - Important: Owned by the install thread.
+struct HeaderRegions {
+    /// One region: its stream range and the file whose header ends it (`nil`: the archive's end).
+    struct Region: Sendable, Equatable {
+        let range: Range<Int64>
+        let file: Int?
+    }
+
+    private let package: ChunkedPackage
+    /// Every region, in stream order.
+    let regions: [Region]
+    /// The regions this plan checks (whose bytes all lie in fetched chunks).
+    let checked: Set<Int>
+    private let directories: Set<String>
+    private var policy: EntryPolicy
+    /// Bytes gathered so far for regions not yet whole.
+    private var partial: [Int: (bytes: [UInt8], filled: Int)] = [:]
+    /// Regions parsed and found right.
+    private(set) var passed: Set<Int> = []
+
+    /// The largest region accepted: a file's header with a pax path record, and folder entries before it.
+    static func largestRegion(directories: Int) -> Int64 { (64 << 10) + Int64(directories) * 2048 }
+
+    /// The regions of `package` and which of them the chunks `fetched` cover.
+    init(package: ChunkedPackage, fetched: Set<Int>) {
+        self.package = package
+        regions = Self.regions(of: package)
+        directories = Set(package.manifest.directories ?? [])
+        policy = EntryPolicy(limits: InstallLimits(maxTotalBytes: package.manifest.uncompressedSize, maxEntries: InstallLimits.maxEntriesCap))
+        var covered = Set<Int>()
+        for (index, region) in regions.enumerated() where !region.range.isEmpty {
+            let chunks = Self.chunks(overlapping: region.range, in: package)
+            if chunks.allSatisfy(fetched.contains) { covered.insert(index) }
+        }
+        checked = covered
+    }
+
+    /// Regions from the manifest: before each file's data, then the archive's end.
+    static func regions(of package: ChunkedPackage) -> [Region] {
+        var regions: [Region] = []
+        var start: Int64 = 0
+        for (index, file) in package.files.enumerated() {
+            regions.append(Region(range: start..<max(start, file.dataOffset!), file: index))
+            start = max(start, ChunkedPackage.headersAfter(file))
+        }
+        regions.append(Region(range: start..<max(start, package.streamLength), file: nil))
+        return regions
+    }
+
+    /// What is wrong with the regions the manifest implies, before any byte is fetched: a region too short for
+    /// the header it must hold, files whose data overlap, or more bytes between two files than headers take.
+    static func problems(in package: ChunkedPackage) -> [String] {
+        var problems: [String] = []
+        var start: Int64 = 0
+        let largest = largestRegion(directories: package.manifest.directories?.count ?? 0)
+        for file in package.files {
+            let offset = file.dataOffset!
+            if offset - start < Int64(TarHeaderBlock.length) {
+                problems.append("\(file.path): its data offset \(offset) leaves no room for its tar header after stream byte \(start)")
+            } else if offset - start > largest {
+                problems.append("\(file.path): \(offset - start) bytes lie before its data where only tar headers belong (at most \(largest))")
+            }
+            start = ChunkedPackage.headersAfter(file)
+            if problems.count >= 5 { break }
+        }
+        if start > package.streamLength {
+            problems.append("the last file's data ends at stream byte \(start), past the tar stream's \(package.streamLength) bytes")
+        }
+        return problems
+    }
+
+    /// Chunks whose frames overlap stream `range`.
+    static func chunks(overlapping range: Range<Int64>, in package: ChunkedPackage) -> [Int] {
+        var low = 0, high = package.chunks.count
+        while low < high {
+            let middle = (low + high) / 2
+            let chunk = package.chunks[middle]
+            if chunk.uncompressedOffset + chunk.uncompressedLength <= range.lowerBound { low = middle + 1 } else { high = middle }
+        }
+        var result: [Int] = []
+        while low < package.chunks.count, package.chunks[low].uncompressedOffset < range.upperBound {
+            result.append(low)
+            low += 1
+        }
+        return result
+    }
+
+    /// Regions found right in an earlier run (from the placed-chunks log).
+    mutating func alreadyPassed(_ regions: Set<Int>) { passed.formUnion(regions.intersection(checked)) }
+
+    /// Whether every region the plan checks was found right.
+    var complete: Bool { passed.isSuperset(of: checked) }
+
+    /// Placed chunks that must come again because a region they hold was not checked before a restart.
+    func chunksToRecheck(placed: Set<Int>) -> Set<Int> {
+        var chunks = Set<Int>()
+        for index in checked.subtracting(passed) {
+            let overlapping = Self.chunks(overlapping: regions[index].range, in: package)
+            if overlapping.contains(where: placed.contains) { chunks.formUnion(overlapping) }
+        }
+        return chunks
+    }
+
+    /// Takes a verified chunk's bytes (chunk `index`): gathers the parts of checked regions it holds and parses
+    /// each region that became whole.
+    /// Returns the regions found right by this chunk.
+    @discardableResult
+    mutating func take(chunk index: Int, bytes: UnsafeRawBufferPointer) throws(InstallError) -> [Int] {
+        var found: [Int] = []
+        let start = package.chunks[index].uncompressedOffset, end = start + Int64(bytes.count)
+        var low = 0, high = regions.count
+        while low < high {
+            let middle = (low + high) / 2
+            if regions[middle].range.upperBound <= start { low = middle + 1 } else { high = middle }
+        }
+        var region = low
+        while region < regions.count, regions[region].range.lowerBound < end {
+            defer { region += 1 }
+            guard checked.contains(region), !passed.contains(region) else { continue }
+            let range = regions[region].range
+            let from = max(start, range.lowerBound), to = min(end, range.upperBound)
+            guard from < to else { continue }
+            var gathered = partial[region] ?? ([UInt8](repeating: 0, count: range.count), 0)
+            gathered.bytes.withUnsafeMutableBytes { target in
+                UnsafeMutableRawBufferPointer(rebasing: target[Int(from - range.lowerBound)..<Int(to - range.lowerBound)])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[Int(from - start)..<Int(to - start)]))
+            }
+            gathered.filled += Int(to - from)
+            if gathered.filled < range.count {
+                partial[region] = gathered
+                continue
+            }
+            partial[region] = nil
+            try parse(gathered.bytes, region: region)
+            passed.insert(region)
+            found.append(region)
+        }
+        return found
+    }
+
+    /// Parses one whole region.
+    private mutating func parse(_ bytes: [UInt8], region index: Int) throws(InstallError) {
+        let region = regions[index]
+        let block = TarHeaderBlock.length
+        var offset = 0
+        var overrides: [String: [UInt8]] = [:]
+        func at(_ position: Int) -> Int64 { region.range.lowerBound + Int64(position) }
+        while offset < bytes.count {
+            guard bytes.count - offset >= block else {
+                throw refusal("the tar headers end mid-block at stream byte \(at(offset))")
+            }
+            let slice = Array(bytes[offset..<(offset + block)])
+            if region.file == nil, slice.allSatisfy({ $0 == 0 }) {
+                guard let stray = bytes[offset...].firstIndex(where: { $0 != 0 }) else { return }
+                throw refusal("data after the end of the archive at stream byte \(at(stray))")
+            }
+            let parsed: Result<TarHeaderBlock, TarHeaderError> = slice.withUnsafeBytes { raw in
+                do throws(TarHeaderError) { return .success(try TarHeaderBlock(raw)) } catch { return .failure(error) }
+            }
+            let header: TarHeaderBlock
+            switch parsed {
+            case .success(let value): header = value
+            case .failure(let error): throw refusal("the tar header at stream byte \(at(offset)) is damaged: \(error.reason)")
+            }
+            offset += block
+            switch header.typeFlag {
+            case UInt8(ascii: "x"):
+                guard header.size <= TarStreamInstaller.largestPaxHeader, Int64(bytes.count - offset) >= header.size else {
+                    throw refusal("a \(header.size)-byte pax header at stream byte \(at(offset)) does not fit before the next file's data")
+                }
+                do {
+                    for record in try PaxRecords.parse(Array(bytes[offset..<(offset + Int(header.size))])) where ["path", "linkpath", "size"].contains(record.key) {
+                        overrides[record.key] = record.value
+                    }
+                } catch {
+                    throw refusal("the pax header before stream byte \(at(offset)) is damaged: \(error.reason)")
+                }
+                offset += Int((header.size + Int64(block) - 1) / Int64(block)) * block
+            case UInt8(ascii: "g"), UInt8(ascii: "L"), UInt8(ascii: "K"):
+                throw .unsafeEntry(path: String(decoding: header.name, as: UTF8.self), reason: "is a tar '\(Character(UnicodeScalar(header.typeFlag)))' header, which `iapcontent pack` never writes")
+            default:
+                let entry = ArchiveEntryHeader(header, overrides: overrides)
+                overrides = [:]
+                let planned = try policy.admit(entry)
+                if planned.kind == .directory {
+                    guard entry.size == 0 else { throw .unsafeEntry(path: entry.path, reason: "a directory entry carries \(entry.size) bytes of data") }
+                    guard directories.contains(planned.path) else {
+                        throw .unsafeEntry(path: planned.path, reason: "is a folder in the archive that the signed package manifest does not list; the archive does not match its manifest — tell the publisher")
+                    }
+                    continue
+                }
+                guard let fileIndex = region.file, offset == bytes.count else {
+                    throw .unsafeEntry(
+                        path: planned.path,
+                        reason: "is in the archive (\(planned.size) bytes, header at stream byte \(at(offset - block))) but not where the signed package manifest lists a file; the archive does not match its manifest — tell the publisher")
+                }
+                let expected = package.files[fileIndex]
+                guard expected.path == planned.path, expected.size == planned.size else {
+                    throw .unsafeEntry(
+                        path: planned.path,
+                        reason: "the tar header (\(planned.size) bytes, data at stream byte \(at(offset))) disagrees with the signed package manifest, which lists \(expected.path) (\(expected.size) bytes) there; the archive does not match its manifest — tell the publisher")
+                }
+                return
+            }
+        }
+        if let fileIndex = region.file {
+            let file = package.files[fileIndex]
+            throw .archiveMismatch(
+                path: file.path,
+                reason: "is listed in the signed package manifest (data at stream byte \(file.dataOffset!)), but the archive has no tar header for it there; the archive does not match its manifest — tell the publisher")
+        }
+    }
+
+    private func refusal(_ what: String) -> InstallError {
+        .archiveMismatch(path: "the archive", reason: "\(what); the archive does not match its signed manifest — tell the publisher")
+    }
+}
