@@ -69,7 +69,7 @@ final class ChunkPlacement {
         streamed = nil
         guard current.hasher.finalizeHex() == file.sha256.lowercased() else {
             DeltaPlan.remove(treePath: tree.path)  // the next attempt builds the tree again
-            throw .archiveMismatch(path: tree.path + "/" + file.path, reason: "does not match the new manifest after the update; the update starts over")
+            throw .archiveMismatch(path: tree.path + "/" + file.path, reason: "does not match the signed manifest's SHA-256 once written; the download starts over")
         }
         verified.insert(index)
     }
