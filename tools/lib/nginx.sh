@@ -2,6 +2,17 @@
 #   nginx_start <root-dir> <work-dir>   → sets NGINX_PORT, NGINX_PID_FILE, NGINX_ACCESS_LOG
 #   nginx_stop
 # The access log records bytes sent per request ($bytes_sent) so scripts can count re-fetched bytes.
+#
+# Optional, for real-network rigs (tools/bench-wan); unset, nothing changes:
+#   NGINX_LIMIT_RATE=4m    `limit_rate` per request (a per-connection cap for long transfers)
+#   NGINX_MAX_RANGES=1     `max_ranges` (1: a server without multi-range; it answers 200 to them)
+#   NGINX_LIFETIME=600     the nginx stops by itself after this many seconds (a watchdog; nginx_stop ends it too)
+#   nginx_cdn_start <origin-port> <work-dir>  → a "CDN stand-in" on 127.0.0.1 in front of an origin nginx:
+#       proxy_cache + slice 1m (cache key $uri$slice_range); sets NGINX_CDN_PORT, NGINX_CDN_PID_FILE,
+#       NGINX_CDN_ACCESS_LOG (fields: uri status bytes_sent range cache-status); honours the three variables above
+#       at the edge. Its work folder is <work-dir>/cdn (use a different <work-dir> per instance).
+#   nginx_cdn_stop
+#   nginx_stop_all   stops every nginx (and watchdog) started through this file by this shell
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
@@ -39,11 +50,13 @@ http {
     listen 127.0.0.1:$NGINX_PORT;
     root $root;
     etag on;
-    access_log $NGINX_ACCESS_LOG bytes;
+    access_log $NGINX_ACCESS_LOG bytes;$(_nginx_extra_directives)
   }
 }
 CONF
   /usr/sbin/nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" 2>"$work/nginx/start.err" || { cat "$work/nginx/start.err" >&2; return 1; }
+  _nginx_started "$NGINX_PID_FILE"
+  NGINX_WATCHDOG_PID=$_NGINX_LAST_WATCHDOG
   for _ in $(seq 1 50); do
     curl -s -o /dev/null "http://127.0.0.1:$NGINX_PORT/" && return 0
     sleep 0.1
@@ -53,4 +66,105 @@ CONF
 
 nginx_stop() {
   [ -n "${NGINX_PID_FILE:-}" ] && [ -f "$NGINX_PID_FILE" ] && kill "$(cat "$NGINX_PID_FILE")" 2>/dev/null || true
+  [ -n "${NGINX_WATCHDOG_PID:-}" ] && kill "$NGINX_WATCHDOG_PID" 2>/dev/null || true
+}
+
+# --- additions for real-network rigs (all optional; see the top of this file) ---
+
+_NGINX_STARTED=()       # "<pid-file> <watchdog-pid>" of every nginx started here
+_NGINX_LAST_WATCHDOG=""
+
+# Directives for a server block from NGINX_LIMIT_RATE / NGINX_MAX_RANGES (nothing when unset).
+_nginx_extra_directives() {
+  [ -n "${NGINX_LIMIT_RATE:-}" ] && printf '\n    limit_rate %s;' "$NGINX_LIMIT_RATE"
+  [ -n "${NGINX_MAX_RANGES:-}" ] && printf '\n    max_ranges %s;' "$NGINX_MAX_RANGES"
+  return 0
+}
+
+# _nginx_started <pid-file>: remembers the instance; with NGINX_LIFETIME, starts a watchdog that stops it then.
+_nginx_started() {
+  local pid_file=$1
+  _NGINX_LAST_WATCHDOG=""
+  for _ in $(seq 1 50); do [ -s "$pid_file" ] && break; sleep 0.02; done
+  if [ -n "${NGINX_LIFETIME:-}" ] && [ -s "$pid_file" ]; then
+    local master; master=$(cat "$pid_file")
+    # Only this master, by its id; the watchdog's output goes nowhere so it never holds a caller's pipe open.
+    # Killing the watchdog ends its sleep too.
+    ( trap 'kill $s 2>/dev/null; exit 0' TERM; sleep "$NGINX_LIFETIME" & s=$!; wait $s && kill "$master" 2>/dev/null ) \
+      </dev/null >/dev/null 2>&1 &
+    _NGINX_LAST_WATCHDOG=$!
+  fi
+  _NGINX_STARTED+=("$pid_file ${_NGINX_LAST_WATCHDOG:--}")
+}
+
+# nginx_cdn_start <origin-port> <work-dir>: an nginx with proxy_cache + slice in front of 127.0.0.1:<origin-port>,
+# as a CDN edge does it: each client range becomes 1 MiB-aligned slice requests to the origin, cached per slice.
+nginx_cdn_start() {
+  local origin="$1" work="$2"
+  local dir="$work/cdn"
+  mkdir -p "$dir/cache"
+  NGINX_CDN_PORT=$(free_port)
+  NGINX_CDN_PID_FILE="$dir/nginx.pid"
+  NGINX_CDN_ACCESS_LOG="$dir/access.log"
+  local user_line=""
+  [ "$(id -u)" -eq 0 ] && user_line="user root root;"
+  cat > "$dir/nginx.conf" <<CONF
+$user_line
+worker_processes 1;
+pid $NGINX_CDN_PID_FILE;
+error_log $dir/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  log_format cdn '\$request_uri \$status \$bytes_sent \$http_range \$upstream_cache_status';
+  client_body_temp_path $dir/body;
+  proxy_temp_path $dir/proxy;
+  fastcgi_temp_path $dir/fastcgi;
+  uwsgi_temp_path $dir/uwsgi;
+  scgi_temp_path $dir/scgi;
+  default_type application/octet-stream;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 100000;
+  proxy_cache_path $dir/cache levels=1:2 keys_zone=cdn:16m max_size=8g inactive=1d use_temp_path=off;
+  upstream origin { server 127.0.0.1:$origin; keepalive 16; }
+  server {
+    listen 127.0.0.1:$NGINX_CDN_PORT;
+    access_log $NGINX_CDN_ACCESS_LOG cdn;$(_nginx_extra_directives)
+    location / {
+      slice 1m;
+      proxy_cache cdn;
+      proxy_cache_key \$uri\$slice_range;
+      proxy_set_header Range \$slice_range;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_cache_valid 200 206 1d;
+      proxy_pass http://origin;
+    }
+  }
+}
+CONF
+  /usr/sbin/nginx -c "$dir/nginx.conf" -p "$dir" 2>"$dir/start.err" || { cat "$dir/start.err" >&2; return 1; }
+  _nginx_started "$NGINX_CDN_PID_FILE"
+  NGINX_CDN_WATCHDOG_PID=$_NGINX_LAST_WATCHDOG
+  for _ in $(seq 1 50); do
+    curl -s -o /dev/null "http://127.0.0.1:$NGINX_CDN_PORT/" && return 0
+    sleep 0.1
+  done
+  echo "nginx (CDN stand-in) did not start" >&2; return 1
+}
+
+nginx_cdn_stop() {
+  [ -n "${NGINX_CDN_PID_FILE:-}" ] && [ -f "$NGINX_CDN_PID_FILE" ] && kill "$(cat "$NGINX_CDN_PID_FILE")" 2>/dev/null || true
+  [ -n "${NGINX_CDN_WATCHDOG_PID:-}" ] && kill "$NGINX_CDN_WATCHDOG_PID" 2>/dev/null || true
+}
+
+nginx_stop_all() {
+  local entry pid_file watchdog
+  for entry in "${_NGINX_STARTED[@]}"; do
+    pid_file=${entry% *} watchdog=${entry##* }
+    [ -f "$pid_file" ] && kill "$(cat "$pid_file")" 2>/dev/null || true
+    [ "$watchdog" != "-" ] && kill "$watchdog" 2>/dev/null || true
+  done
+  return 0
 }
