@@ -310,9 +310,10 @@ final class ChunkScheduler: EngineTransfer {
         rate > 0 ? max(1, rate / Int64(max(1, connections.count))) : 0
     }
 
-    /// The next run's size: about two runs per connection of what is left, between 1 and 16 MiB.
+    /// The next run's size: about two runs per connection of what is left, between 1 and 4 MiB (a run is about a
+    /// second of a capped connection: the last runs end close together, and a request costs one round trip).
     private var runBytes: Int64 {
-        min(16 << 20, max(1 << 20, queue.waitingBytes / Int64(2 * max(1, tuner.target))))
+        min(4 << 20, max(1 << 20, queue.waitingBytes / Int64(2 * max(1, tuner.target))))
     }
 
     /// Gives each idle connection a run, adds connections up to the tuner's target, retires what has no work.

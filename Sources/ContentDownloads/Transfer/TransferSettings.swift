@@ -62,7 +62,7 @@ public struct TransferSettings: Sendable, Equatable {
     /// Why more than one: CDNs and busy origins cap each connection (nginx `limit_rate`), and on a long round trip
     /// one connection's window limits it; `aria2c -x8` is the usual answer. Each connection holds at most one
     /// frame in memory (≤ 4 MiB, 1 MiB on average).
-    public var connections: Int = 4
+    public var connections: Int = 8
     /// The most connections a chunk plan uses.
     public var maxConnections: Int = 16
     /// A connection of a chunk plan that receives nothing for this long while others deliver (or while another
