@@ -122,7 +122,8 @@ struct QueueCrashTests {
         if phase == "transfer", chunked {
             // Checkpoints are 32 MiB apart, so none was made: the rerun continues with the chunks the killed run had
             // placed (this boot's log), re-fetching only the frames its connections were receiving.
-            #expect(fetched - Int(archiveLength) < 3 << 20, "re-fetched \(fetched - Int(archiveLength)) bytes: \(gets)")
+            // Eight connections, frames of about 1 MiB in this package: at most one frame each.
+            #expect(fetched - Int(archiveLength) < 8 << 20, "re-fetched \(fetched - Int(archiveLength)) bytes: \(gets)")
         }
         if phase == "extract" {
             // Extraction overlaps the download, so the kill may land before the last byte: then the

@@ -171,10 +171,11 @@ final class ChunkScheduler: EngineTransfer {
         guard !hasEnded else { return }
         for rejected in install.takeRejected() { chunkRejected(rejected) }
         let now = Transfer.now()
-        let delivering = connections.contains { $0.run != nil && now - $0.lastBytes < 1 }
+        // A stall moves work to another mirror; with one mirror left, libcurl's low-speed limit decides (a server
+        // that paces its replies, nginx `limit_rate`, may pause a connection for seconds while others deliver).
         let liveMirrors = mirrors.indices.filter { !mirrors[$0].dropped }.count
         for connection in connections where connection.run != nil && now - connection.lastBytes > settings.stallSeconds
-            && (delivering || liveMirrors > 1)
+            && liveMirrors > 1
         {
             failed(connection, .network(CurlError(
                 code: .operationTimedOut,

@@ -65,8 +65,9 @@ public struct TransferSettings: Sendable, Equatable {
     public var connections: Int = 8
     /// The most connections a chunk plan uses.
     public var maxConnections: Int = 16
-    /// A connection of a chunk plan that receives nothing for this long while others deliver (or while another
-    /// mirror is up) is dropped and its chunks fetched elsewhere; its mirror is dropped when another is up.
+    /// A connection of a chunk plan that receives nothing for this long while another mirror is up is dropped with
+    /// its mirror, and its chunks are fetched from the others (with one mirror, ``lowSpeedTime``
+    /// decides).
     public var stallSeconds: Double = 3
     /// Archive bytes between two needed chunks that a chunk plan reads through (and drops) rather than start
     /// another request: a request costs a round trip, which at 40 ms and 4 MB/s is worth 160 KB.
