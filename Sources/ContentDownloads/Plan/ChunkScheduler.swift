@@ -92,7 +92,7 @@ final class ChunkScheduler: EngineTransfer {
         reports = PipelineReports(durable: placedAtStart)
         tuner = ConnectionTuner(initial: settings.connections, maximum: settings.maxConnections)
         install = ChunkInstallPipeline(
-            package: package, stage: loop, startOffset: placedAtStart, frameBuffers: max(1, settings.maxConnections) + 2, onDurable: wake)
+            package: package, stage: loop, startOffset: placedAtStart, frameBuffers: min(max(1, settings.maxConnections), 8) + 2, onDurable: wake)
         queue = FetchQueue(
             chunks: plan.fetch.filter { !done.contains($0) || loop.recheck.contains($0) },
             frames: package.chunks.map { $0.offset..<($0.offset + $0.length) })
