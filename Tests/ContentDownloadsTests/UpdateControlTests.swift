@@ -16,7 +16,12 @@ struct UpdateControlTests {
         let fixture = try QueueFixture(locationConfig: "if ($http_range) { set $limit_rate 128k; }")
         let versions = try DeltaVersions(fixture)
         let store = try await versions.installFirst(fixture)
-        let queue = try ContentQueue(store: try Store(root: store), catalog: try fixture.catalog(), options: fastOptions(stall: 300))
+        var options = fastOptions(stall: 300)
+        // One connection at 128 KiB/s: the update is still running when a test pauses or cancels it (eight
+        // connections, each with nginx's first-second burst, can finish it first).
+        options.transfer.connections = 1
+        options.transfer.maxConnections = 1
+        let queue = try ContentQueue(store: try Store(root: store), catalog: try fixture.catalog(), options: options)
         try await queue.open()
         try await queue.add(VerifiedPurchase(transactionID: "t-update", productID: DeltaVersions.productID))
         return (fixture, versions, queue)

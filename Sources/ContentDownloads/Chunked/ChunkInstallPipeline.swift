@@ -4,34 +4,29 @@ internal import Dispatch
 internal import Synchronization
 import Glibc
 
-/// The two threads that turn a chunk-indexed download's frames into installed files: `iap-verify` decompresses
-/// each frame as its pieces arrive and checks it against its signed chunk hash (``ChunkVerifier``); only a chunk
-/// that passed reaches `iap-install`, which writes its file data in place (a ``ChunkInstallStage``: the tar
-/// stream's ``ChunkInstallLoop``, or an update's ``DeltaInstallLoop``). Two stages, so
-/// that hashing one chunk overlaps writing the previous one while the transfer thread receives the next.
+/// The two threads that turn a chunk plan's frames into installed files: `iap-verify` decompresses each whole
+/// frame and checks it against its signed chunk hash; only a chunk that passed reaches `iap-install`, whose
+/// ``ChunkInstallStage`` (``DeltaInstallLoop``) checks its tar headers and writes its file data in place. Two
+/// stages, so that hashing one chunk overlaps writing the previous one while the transfer thread receives more.
 ///
-/// Buffers go round: the transfer thread copies the body into 256 KiB pieces from ``spare`` and hands each over
-/// (``submit(index:piece:length:last:)``); the verifier decodes it into a chunk buffer and returns it at once;
-/// the installer returns the chunk buffer once written. Memory is 2 MiB of pieces and two chunk buffers whatever
-/// the package size (measured: frame-sized receive buffers cost 3–4 MiB more peak RSS). The installer makes
-/// what it wrote durable every `checkpointBytes` of archive (or `checkpointInterval` seconds) and only then
-/// publishes the restart offset (``durableOffset``). The first failure (a chunk that fails its hash, a header
-/// the manifest does not vouch for, a full disk) stops all writing; buffers keep coming back, so the transfer
-/// thread never waits forever.
+/// Buffers go round: each connection of the transfer thread fills a whole-frame buffer from ``frameSpare`` and hands
+/// it over (``submitFrame(index:buffer:length:source:)``); the verifier decodes it into a chunk buffer and returns
+/// it at once; the installer returns the chunk buffer once written. Memory is a frame buffer per connection (trimmed
+/// to 1 MiB resident between frames) and two chunk buffers, whatever the package size. The installer makes what it
+/// wrote durable every `checkpointBytes` (or `checkpointInterval` seconds) and only then publishes the durable
+/// offset (``durableOffset``). A frame that fails its hash is not a failure: ``takeRejected()`` hands it to the
+/// scheduler, which fetches it again elsewhere. The first install failure (a header the manifest does not vouch
+/// for, a full disk) stops all writing; buffers keep coming back, so the transfer thread never waits forever.
 final class ChunkInstallPipeline: Sendable {
     /// What travels down the pipeline, in order.
     enum Work: @unchecked Sendable {
-        /// `length` bytes of chunk `index`'s frame, `last` when they end it (verifier).
-        case piece(index: Int, buffer: PageAlignedBuffer, length: Int, last: Bool)
         /// Chunk `index`'s whole frame, `length` bytes, fetched from `source` (a mirror): chunks in any order.
         case frame(index: Int, buffer: PageAlignedBuffer, length: Int, source: Int)
         /// A verified chunk of `length` bytes (installer).
         case chunk(index: Int, buffer: PageAlignedBuffer, length: Int)
-        /// A chunk that failed verification: the installer records the failure.
-        case failed(InstallError)
         /// Make everything so far durable, then signal.
         case sync(DispatchSemaphore)
-        /// The stream is complete: finish (the end-of-archive, every file), sync, signal.
+        /// Every frame is in: finish (every file checked), sync, signal.
         case finish(DispatchSemaphore)
         /// End both threads.
         case stop
@@ -54,52 +49,41 @@ final class ChunkInstallPipeline: Sendable {
         let reason: String
     }
 
-    /// Whole-frame buffers (``largestFrame`` bytes each) free for the transfer thread's connections; empty
-    /// unless the pipeline was made with `frameBuffers`.
+    /// Whole-frame buffers (the package's largest frame each) free for the transfer thread's connections.
     let frameSpare: BlockingChannel<PageAlignedBuffer>
-    /// Pieces free for the transfer thread to fill, ``pieceBytes`` each.
-    let spare: BlockingChannel<PageAlignedBuffer>
     private let frames: BlockingChannel<Work>
     private let chunks: BlockingChannel<Work>
     private let decodedSpare: BlockingChannel<PageAlignedBuffer>
     private let shared: Mutex<Shared>
     private let buffers: [PageAlignedBuffer]
     private let stopped = DispatchSemaphore(value: 0)
-    /// Told each time the durable offset moves or a failure arrives (the engine wakes its loop to journal it).
+    /// Told each time the durable offset moves, a frame is rejected or a failure arrives (the engine wakes its loop).
     private let onDurable: @Sendable () -> Void
 
-    /// Pieces in flight: being filled, queued, being decoded.
-    static let pieces = 4
-    /// The size of a piece: libcurl's receive buffer.
-    static let pieceBytes = 256 << 10
     /// Verified chunks in flight: being decoded into, being written.
     static let chunkBuffers = 2
-    /// What a buffer keeps resident between chunks: the average chunk. Sized for the largest chunk (4 MiB), five
-    /// buffers would otherwise hold 20 MiB once each had met one large chunk.
+    /// What a buffer keeps resident between chunks: the average chunk. Sized for the largest chunk (4 MiB), the
+    /// buffers would otherwise hold 4 MiB each once each had met one large chunk.
     static let residentBytes = 1 << 20
 
     /// Starts both threads; `stage` installs `package`'s chunks as they are verified, from durable offset
-    /// `startOffset`; `order` lists the chunks that will arrive when they are not all of them (an update).
+    /// `startOffset`; `frameBuffers` whole-frame buffers circulate (one per connection, and a spare or two).
     init(
-        package: ChunkedPackage, stage: any ChunkInstallStage, startOffset: Int64, order: [Int]? = nil, frameBuffers: Int = 0,
+        package: ChunkedPackage, stage: any ChunkInstallStage, startOffset: Int64, frameBuffers: Int,
         onDurable: @escaping @Sendable () -> Void
     ) {
         shared = Mutex(Shared(durableOffset: startOffset))
-        spare = BlockingChannel(capacity: Self.pieces)
         decodedSpare = BlockingChannel(capacity: Self.chunkBuffers)
-        frames = BlockingChannel(capacity: Self.pieces + 2)
+        frames = BlockingChannel(capacity: max(1, frameBuffers) + 2)
         chunks = BlockingChannel(capacity: Self.chunkBuffers + 2)
-        let pieceBuffers = (0..<Self.pieces).map { _ in PageAlignedBuffer.allocate(byteCount: Self.pieceBytes) }
         let chunkBuffers = (0..<Self.chunkBuffers).map { _ in PageAlignedBuffer.allocate(byteCount: package.largestChunk) }
-        let wholeFrames = (0..<frameBuffers).map { _ in PageAlignedBuffer.allocate(byteCount: package.largestFrame) }
-        frameSpare = BlockingChannel(capacity: max(1, frameBuffers))
+        let wholeFrames = (0..<max(1, frameBuffers)).map { _ in PageAlignedBuffer.allocate(byteCount: package.largestFrame) }
+        frameSpare = BlockingChannel(capacity: wholeFrames.count)
         for buffer in wholeFrames { frameSpare.send(buffer) }
-        buffers = pieceBuffers + chunkBuffers + wholeFrames
-        for buffer in pieceBuffers { spare.send(buffer) }
+        buffers = chunkBuffers + wholeFrames
         for buffer in chunkBuffers { decodedSpare.send(buffer) }
         self.onDurable = onDurable
-        let verifier = ChunkVerifier(package: package, order: order)
-        NamedThread.start("iap-verify") { [self] in verify(verifier, package: package) }
+        NamedThread.start("iap-verify") { [self] in verify(package: package) }
         NamedThread.start("iap-install") { [self] in install(stage) }
     }
 
@@ -107,18 +91,12 @@ final class ChunkInstallPipeline: Sendable {
         for buffer in buffers { buffer.deallocate() }
     }
 
-    /// The archive offset up to which everything is installed durably (a chunk start; the restart point).
+    /// The offset up to which everything is installed durably.
     var durableOffset: Int64 { shared.withLock { $0.durableOffset } }
     /// The first failure, if any.
     var failure: InstallError? { shared.withLock { $0.failure } }
     /// Both at once (one lock).
     var status: (durableOffset: Int64, failure: InstallError?) { shared.withLock { ($0.durableOffset, $0.failure) } }
-
-    /// Hands over the next `length` bytes of chunk `index`'s frame (in `piece`, which comes back through ``spare``),
-    /// `last` when they end the frame.
-    func submit(index: Int, piece: PageAlignedBuffer, length: Int, last: Bool) {
-        frames.send(.piece(index: index, buffer: piece, length: length, last: last))
-    }
 
     /// Hands over chunk `index`'s whole frame (`length` bytes in `buffer`, which comes back through ``frameSpare``),
     /// fetched from `source`. A frame that fails its hash is reported by ``takeRejected()``, not as a failure.
@@ -161,53 +139,35 @@ final class ChunkInstallPipeline: Sendable {
         stopped.wait()
     }
 
-    /// `iap-verify`: pieces in, verified chunks out; after a failure pieces are only handed back.
-    private func verify(_ verifier: ChunkVerifier, package: ChunkedPackage) {
-        var failed = false
+    /// `iap-verify`: whole frames in (any order), verified chunks out; a frame that fails its hash is recorded for
+    /// the scheduler and its buffer handed back. After an install failure frames are only handed back.
+    private func verify(package: ChunkedPackage) {
         var decoded: PageAlignedBuffer?
         var decoder = ChunkStreamDecoder()
         while true {
             let work = frames.receive()
-            if case .frame(let index, let frame, let length, let source) = work {
-                if !failed, failure == nil {
-                    let target = decoded ?? decodedSpare.receive()
-                    decoded = target
-                    do throws(ChunkError) {
-                        try decoder.begin(package.chunks[index], index: index, into: target.bytes)
-                        try decoder.feed(UnsafeRawBufferPointer(rebasing: frame.bytes[0..<length]))
-                        let bytes = try decoder.finish()
-                        chunks.send(.chunk(index: index, buffer: target, length: bytes.count))
-                        decoded = nil
-                    } catch {
-                        decoder = ChunkStreamDecoder()
-                        shared.withLock { $0.rejected.append(RejectedFrame(index: index, source: source, reason: error.description)) }
-                        onDurable()
-                    }
-                }
-                if length > Self.residentBytes { frame.trim(keeping: Self.residentBytes) }
-                frameSpare.send(frame)
-                continue
-            }
-            guard case .piece(let index, let piece, let length, let last) = work else {
+            guard case .frame(let index, let frame, let length, let source) = work else {
                 chunks.send(work)
                 if case .stop = work { break }
                 continue
             }
-            if !failed {
+            if failure == nil {
                 let target = decoded ?? decodedSpare.receive()
                 decoded = target
-                let result = verifier.take(index: index, piece: UnsafeRawBufferPointer(rebasing: piece.bytes[0..<length]), last: last, into: target)
-                switch result {
-                case .success(let length?):
-                    chunks.send(.chunk(index: index, buffer: target, length: length))
+                do throws(ChunkError) {
+                    try decoder.begin(package.chunks[index], index: index, into: target.bytes)
+                    try decoder.feed(UnsafeRawBufferPointer(rebasing: frame.bytes[0..<length]))
+                    let bytes = try decoder.finish()
+                    chunks.send(.chunk(index: index, buffer: target, length: bytes.count))
                     decoded = nil
-                case .success(nil): break
-                case .failure(let error):
-                    failed = true
-                    chunks.send(.failed(error))
+                } catch {
+                    decoder = ChunkStreamDecoder()
+                    shared.withLock { $0.rejected.append(RejectedFrame(index: index, source: source, reason: error.description)) }
+                    onDurable()
                 }
             }
-            spare.send(piece)
+            if length > Self.residentBytes { frame.trim(keeping: Self.residentBytes) }
+            frameSpare.send(frame)
         }
         if let decoded { decodedSpare.send(decoded) }
     }
@@ -220,10 +180,6 @@ final class ChunkInstallPipeline: Sendable {
                 if failure == nil { record(loop.install(index: index, bytes: UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<length]))) }
                 if length > Self.residentBytes { buffer.trim(keeping: Self.residentBytes) }
                 decodedSpare.send(buffer)
-            case .failed(let error):
-                record(.failure(error))
-            case .piece(_, let buffer, _, _):
-                spare.send(buffer)  // never sent this far
             case .frame(_, let buffer, _, _):
                 frameSpare.send(buffer)  // never sent this far
             case .sync(let done):

@@ -1,13 +1,12 @@
 internal import ContentPackaging
 
-/// A schema-2 manifest checked against the archive the signed catalog names, laid out for an install
-/// that writes the tar stream's file data straight into place.
+/// A schema-2 manifest checked against the archive the signed catalog names, laid out for a chunk plan that
+/// writes the tar stream's file data straight into place.
 ///
 /// Built once per transfer from the manifest the catalog vouches for (its SHA-256 is in the signed
 /// catalog; the manifest's `archiveSize`, and its `archiveSHA256` when it has one, must name the very
 /// archive being fetched; the chunks' SHA-256s vouch for the bytes).
-/// Nothing here trusts a byte of the archive: it only says which chunk comes next, which file a tar-stream
-/// offset belongs to, and from which chunk an interrupted install can start again.
+/// Nothing here trusts a byte of the archive: it only says where chunks and files lie.
 struct ChunkedPackage: Sendable {
     /// The manifest, as verified.
     let manifest: PackageManifest
@@ -21,9 +20,6 @@ struct ChunkedPackage: Sendable {
     let largestFrame: Int
     /// The longest chunk, which sizes the decode buffer.
     let largestChunk: Int
-    /// For each chunk, whether installing can start at its first byte with no tar state from before it:
-    /// the byte is inside a file's data, or the first byte of the headers before a file or the archive's end.
-    let isRestartPoint: [Bool]
 
     /// Checks `manifest` against the archive the catalog promised (`expectedLength`, `expectedSHA256`).
     /// - Throws: ``InstallError/archiveMismatch(path:reason:)`` naming the first problem and what to do.
@@ -53,7 +49,6 @@ struct ChunkedPackage: Sendable {
         streamLength = chunks.last!.uncompressedOffset + chunks.last!.uncompressedLength
         largestFrame = Int(chunks.map(\.length).max()!)
         largestChunk = Int(chunks.map(\.uncompressedLength).max()!)
-        isRestartPoint = Self.restartPoints(chunks: chunks, files: files)
     }
 
     /// Where a file's data ends.
@@ -65,38 +60,6 @@ struct ChunkedPackage: Sendable {
         return (end(of: file) + block - 1) / block * block
     }
 
-    /// One walk over chunks and files together: a chunk start is a restart point when it lies inside a
-    /// file's data or exactly where a run of headers begins.
-    private static func restartPoints(chunks: [ArchiveChunk], files: [PackageManifest.File]) -> [Bool] {
-        var points: [Bool] = []
-        points.reserveCapacity(chunks.count)
-        var hint = 0  // files before it end (headers included) before the chunk starts
-        for chunk in chunks {
-            let start = chunk.uncompressedOffset
-            while hint < files.count, headersAfter(files[hint]) < start { hint += 1 }
-            points.append(restartState(at: start, files: files, from: hint) != nil)
-        }
-        return points
-    }
-
-    /// Where installing stands at tar-stream byte `offset`, if it can start there; `from` is a hint (the
-    /// first file that may be involved).
-    static func restartState(at offset: Int64, files: [PackageManifest.File], from: Int = 0) -> TarStreamPosition? {
-        if offset == 0 { return .headers(nextFile: 0) }
-        var index = from
-        while index < files.count {
-            let file = files[index]
-            if offset < file.dataOffset! {
-                return nil  // inside the headers before this file
-            }
-            if offset < end(of: file) { return .data(file: index, written: offset - file.dataOffset!) }
-            if offset == headersAfter(file) { return .headers(nextFile: index + 1) }
-            if offset < headersAfter(file) { return nil }  // the padding after its data
-            index += 1
-        }
-        return nil
-    }
-
     /// The index of the chunk whose frame starts at archive byte `offset`, if any.
     func chunkIndex(startingAt offset: Int64) -> Int? {
         var low = 0, high = chunks.count
@@ -106,31 +69,4 @@ struct ChunkedPackage: Sendable {
         }
         return low < chunks.count && chunks[low].offset == offset ? low : (offset == manifest.archiveSize ? chunks.count : nil)
     }
-
-    /// The restart point at or before chunk `index` (`chunks.count`: the end, which is one).
-    func restartChunk(atOrBefore index: Int) -> Int {
-        guard index < chunks.count else { return chunks.count }
-        var candidate = index
-        while candidate > 0, !isRestartPoint[candidate] { candidate -= 1 }
-        return candidate
-    }
-
-    /// The file whose data holds tar-stream byte `offset`, found by binary search.
-    func fileIndex(containing offset: Int64) -> Int? {
-        var low = 0, high = files.count
-        while low < high {
-            let middle = (low + high) / 2
-            if Self.end(of: files[middle]) <= offset { low = middle + 1 } else { high = middle }
-        }
-        guard low < files.count, files[low].dataOffset! <= offset else { return nil }
-        return low
-    }
-}
-
-/// Where an install of a tar stream stands between two bytes.
-enum TarStreamPosition: Sendable, Equatable {
-    /// At the first byte of the headers before file `nextFile` (`files.count`: before the end of the archive).
-    case headers(nextFile: Int)
-    /// Inside file `file`'s data, `written` bytes of it already in place.
-    case data(file: Int, written: Int64)
 }

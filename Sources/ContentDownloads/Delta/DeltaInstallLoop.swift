@@ -20,6 +20,8 @@ final class DeltaInstallLoop: ChunkInstallStage, @unchecked Sendable {
     private let placed: PlacedChunks
     /// The plan's chunks.
     private let wanted: Set<Int>
+    /// The path of the ``InstallError/archiveMismatch(path:reason:)`` for a chunk that is not the plan's.
+    static let badChunkPath = "the downloaded chunk"
     /// The tar headers between files, checked against the manifest as their chunks arrive.
     private var headers: HeaderRegions
     /// Chunks in place already that come again for their header regions (a restart lost their partial regions).
@@ -51,7 +53,7 @@ final class DeltaInstallLoop: ChunkInstallStage, @unchecked Sendable {
     func install(index: Int, bytes: UnsafeRawBufferPointer) -> Result<Int64?, InstallError> {
         do throws(InstallError) {
             guard wanted.contains(index) else {
-                throw .archiveMismatch(path: ChunkInstallLoop.badChunkPath, reason: "chunk \(index) is not one the plan fetches")
+                throw .archiveMismatch(path: DeltaInstallLoop.badChunkPath, reason: "chunk \(index) is not one the plan fetches")
             }
             for region in try headers.take(chunk: index, bytes: bytes) { try placed.recordRegion(region) }
             guard !placed.placed.contains(index) else { return .success(nil) }  // in place already (fetched for its headers)

@@ -36,6 +36,9 @@ struct HeaderRegions {
     /// Regions parsed and found right.
     private(set) var passed: Set<Int> = []
 
+    /// The largest pax extended header accepted (a path and a few numbers; libarchive writes far less).
+    static let largestPaxHeader: Int64 = 1 << 20
+
     /// The largest region accepted: a file's header with a pax path record, and folder entries before it.
     static func largestRegion(directories: Int) -> Int64 { (64 << 10) + Int64(directories) * 2048 }
 
@@ -183,7 +186,7 @@ struct HeaderRegions {
             offset += block
             switch header.typeFlag {
             case UInt8(ascii: "x"):
-                guard header.size <= TarStreamInstaller.largestPaxHeader, Int64(bytes.count - offset) >= header.size else {
+                guard header.size <= Self.largestPaxHeader, Int64(bytes.count - offset) >= header.size else {
                     throw refusal("a \(header.size)-byte pax header at stream byte \(at(offset)) does not fit before the next file's data")
                 }
                 do {

@@ -8,7 +8,7 @@ import Glibc
 /// The files of a download in `transfers/`: the partial archive of a whole-archive download, or, for a
 /// chunk-indexed one, the verified manifest it follows and the tree it writes in place.
 extension Store {
-    /// The tree a chunk-indexed download writes its files into (it becomes the installed folder).
+    /// Where clients before chunk plans wrote a chunk-indexed download in place: only deleted now.
     package func treeDirectory(productID: String) -> URL {
         transfersDirectory.appendingPathComponent("\(Self.safeName(productID)).tree", isDirectory: true)
     }
@@ -41,14 +41,15 @@ extension Store {
         let tree = updateTreeDirectory(productID: productID, version: version).path
         guard FileManager.default.fileExists(atPath: manifest.path), FileManager.default.fileExists(atPath: DeltaPlan.path(treePath: tree))
         else { return nil }
-        return ChunkedInstallTarget(manifestPath: manifest.path, treePath: tree, isUpdate: true)
+        return ChunkedInstallTarget(manifestPath: manifest.path, treePath: tree)
     }
 
-    /// Deletes what a download wrote so far: its partial archive and its tree (best effort).
+    /// Deletes what a whole-archive download wrote so far, its partial archive, and a tree (and its note) that
+    /// clients before chunk plans wrote in place (best effort).
     package func discardPartial(productID: String, partialPath: String) {
         unlink(partialPath)
         try? FileSystemCalls.removeTree(treeDirectory(productID: productID).path)
-        WrittenProgressNote.remove(treePath: treeDirectory(productID: productID).path)
+        unlink(treeDirectory(productID: productID).path + ".written")
     }
 
     /// Deletes a download's files, its manifest included (cancelled, or installed).

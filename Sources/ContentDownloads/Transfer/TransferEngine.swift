@@ -147,11 +147,8 @@ private final class EngineLoop {
         }
         do {
             let transfer: any EngineTransfer
-            if let target = request.chunked, target.isUpdate {
+            if let target = request.chunked {
                 transfer = try ChunkScheduler(
-                    request: request, target: target, settings: settings, wake: { [multi] in multi.wakeup() }, emit: emit)
-            } else if let target = request.chunked {
-                transfer = try ChunkTransfer(
                     request: request, target: target, settings: settings, wake: { [multi] in multi.wakeup() }, emit: emit)
             } else {
                 transfer = try Transfer(

@@ -26,7 +26,7 @@ package struct TransferRequest: Sendable, Equatable {
     package var maxBytesPerSecond: Int64
     /// Told how far the partial file is written, so an overlapped install can follow it; `nil` = nobody follows.
     package var feed: GrowingArchive?
-    /// Set for a chunk-indexed archive installed as it arrives (no archive file); `nil` fetches the archive file.
+    /// Set for a chunk plan (its chunks fetched and installed in place, no archive file); `nil` fetches the archive file.
     package var chunked: ChunkedInstallTarget?
     /// Every URL of this archive (``url`` first) a chunk plan fetches from at once; empty = ``url`` only.
     package var mirrors: [String] = []
@@ -52,22 +52,18 @@ package struct TransferRequest: Sendable, Equatable {
     }
 }
 
-/// Where a chunk-indexed download installs: the verified manifest it follows and the tree it writes.
+/// Where a chunk plan installs: the verified manifest it follows and the tree it writes, its plan beside it.
 package struct ChunkedInstallTarget: Sendable, Equatable {
     /// The manifest the signed catalog vouches for, kept in the store (`transfers/<product>-<version>.manifest.json`).
     package var manifestPath: String
-    /// The folder the files are written into (`transfers/<product>.tree`); it becomes the installed version.
+    /// The folder the files are written into (`transfers/<product>-<version>.update`), with its plan (`.delta`) and
+    /// its placed-chunks log (`.placed`) beside it; it becomes the installed version.
     package var treePath: String
 
-    /// Set for an update that fetches only what changed: its plan (`<tree>.delta`) is kept and the tree holds the
-    /// files the update links or rebuilds from the installed version.
-    package var isUpdate: Bool
-
     /// Creates a target.
-    package init(manifestPath: String, treePath: String, isUpdate: Bool = false) {
+    package init(manifestPath: String, treePath: String) {
         self.manifestPath = manifestPath
         self.treePath = treePath
-        self.isUpdate = isUpdate
     }
 }
 

@@ -45,11 +45,11 @@ public struct TransferSettings: Sendable, Equatable {
     /// 5.15 s, 2 MiB / 8 MiB 4.05 s, 1 MiB / 16 MiB 3.36 s, 4 MiB / 16 MiB 3.25 s; kill -9 at 50 % with
     /// 4 MiB / 16 MiB re-fetched 4.4–6.8 MiB (socket buffers and the write buffer).
     public var checkpointBytes: Int64 = 4 << 20
-    /// The checkpoint distance of a chunk-indexed download installed in place: what a power loss may re-fetch.
+    /// The checkpoint distance of a chunk plan: what a power loss may re-fetch.
     ///
-    /// A checkpoint there fsyncs every file written since the last one (and ext4 commits its journal each
-    /// time); every 4 MiB that cost a 1 GiB download 0.2–0.4 s (`WrittenProgressNote` has the figures). A
-    /// `kill -9` re-fetches far less: a restart in the same boot continues where the killed run had *written* to.
+    /// A checkpoint there fsyncs every file written since the last one (and ext4 commits its journal each time);
+    /// every 4 MiB that cost a 1 GiB download 0.2–0.4 s against 32 MiB. A `kill -9` re-fetches far less: the
+    /// placed-chunks log (``PlacedChunks``) counts in the same boot what the killed run had written.
     public var chunkedCheckpointBytes: Int64 = 32 << 20
     /// …or after this many seconds with new bytes, whichever comes first.
     public var checkpointInterval: Double = 1.0
