@@ -20,19 +20,20 @@ struct FetchQueue: Sendable, Equatable {
     /// Waiting chunk indices, ascending, from `head` on.
     private var waiting: [Int]
     private var head = 0
+    /// The archive bytes of the waiting chunks' frames, kept as chunks come and go (asked for every run).
+    private(set) var waitingBytes: Int64
 
     /// A queue of `chunks` (any order) of a package whose chunk frames lie at `frames`.
     init(chunks: [Int], frames: [Range<Int64>]) {
         self.frames = frames
         waiting = chunks.sorted()
+        waitingBytes = waiting.reduce(0) { $0 + Int64(frames[$1].count) }
     }
 
     /// Whether no chunk waits.
     var isEmpty: Bool { head == waiting.count }
     /// How many chunks wait.
     var count: Int { waiting.count - head }
-    /// The archive bytes of the waiting chunks' frames.
-    var waitingBytes: Int64 { waiting[head...].reduce(0) { $0 + Int64(frames[$1].count) } }
 
     /// Takes the next run: the first waiting chunk, then its neighbours while the run is under `targetBytes` of
     /// frames and the gap to the next one is at most `gapBytes`. `nil` when nothing waits.
@@ -50,6 +51,7 @@ struct FetchQueue: Sendable, Equatable {
             bytes += Int64(next.count)
             head += 1
         }
+        waitingBytes -= bytes
         if head > 4096, head * 2 > waiting.count {
             waiting.removeFirst(head)
             head = 0
@@ -61,13 +63,15 @@ struct FetchQueue: Sendable, Equatable {
     mutating func requeue(_ chunks: [Int]) {
         guard !chunks.isEmpty else { return }
         var rest = Array(waiting[head...])
-        for chunk in chunks where !rest.contains(chunk) {
+        for chunk in chunks {
             var low = 0, high = rest.count
             while low < high {
                 let middle = (low + high) / 2
                 if rest[middle] < chunk { low = middle + 1 } else { high = middle }
             }
+            guard low == rest.count || rest[low] != chunk else { continue }
             rest.insert(chunk, at: low)
+            waitingBytes += Int64(frames[chunk].count)
         }
         waiting = rest
         head = 0
@@ -81,6 +85,7 @@ struct FetchQueue: Sendable, Equatable {
     mutating func remove(_ chunk: Int) -> Bool {
         guard let at = position(of: chunk) else { return false }
         waiting.remove(at: at)
+        waitingBytes -= Int64(frames[chunk].count)
         return true
     }
 

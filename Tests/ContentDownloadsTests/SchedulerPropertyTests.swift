@@ -1,0 +1,131 @@
+@testable import ContentDownloads
+import Foundation
+import Glibc
+import PropertyBased
+import Testing
+import TestSupport
+
+/// The scheduler's pure parts against simple models: the fetch queue hands out every chunk exactly once in runs
+/// that respect neighbours, gaps and sizes, whatever is given back; the placed-chunks log trusts unsynced records
+/// only in the boot that wrote them and never a torn one; the tuner stays within its bounds.
+@Suite("Chunk scheduler: properties")
+struct SchedulerPropertyTests {
+    /// Frames of random lengths laid end to end.
+    static func frames(_ lengths: [UInt64]) -> [Range<Int64>] {
+        var offset: Int64 = 0
+        return lengths.map { length in
+            let size = Int64(length % (4 << 20)) + 1
+            defer { offset += size }
+            return offset..<(offset + size)
+        }
+    }
+
+    @Test func everyChunkIsHandedOutOnceInRunsOfNeighbours() async {
+        await propertyCheck(input: Gen.uint64().array(of: 1...60), Gen.uint64().array(of: 0...40)) { lengths, steps in
+            let frames = Self.frames(lengths)
+            // The plan fetches about two thirds of the chunks.
+            let wanted = frames.indices.filter { lengths[$0] % 3 != 0 }
+            var queue = FetchQueue(chunks: wanted.shuffled(), frames: frames)
+            #expect(queue.waitingBytes == wanted.reduce(0) { $0 + Int64(frames[$1].count) })
+            var done: [Int] = []
+            var inFlight: [[Int]] = []
+            var step = 0
+            while !queue.isEmpty || !inFlight.isEmpty {
+                let choice = step < steps.count ? steps[step] : 0
+                step += 1
+                if choice % 4 == 3, !inFlight.isEmpty {
+                    // A connection fails: its chunks (some of them already arrived) go back.
+                    let failed = inFlight.removeFirst()
+                    let arrived = Int(choice / 4) % (failed.count + 1)
+                    done += failed.prefix(arrived)
+                    queue.requeue(Array(failed.dropFirst(arrived)))
+                } else if let run = queue.nextRun(targetBytes: Int64(choice % (8 << 20)) + 1, gapBytes: Int64(choice % (256 << 10))) {
+                    #expect(run.chunks == run.chunks.sorted() && !run.chunks.isEmpty)
+                    #expect(run.range == frames[run.chunks.first!].lowerBound..<frames[run.chunks.last!].upperBound)
+                    for (a, b) in zip(run.chunks, run.chunks.dropFirst()) {
+                        #expect(frames[b].lowerBound - frames[a].upperBound <= Int64(choice % (256 << 10)))
+                    }
+                    inFlight.append(run.chunks)
+                } else if !inFlight.isEmpty {
+                    done += inFlight.removeFirst()
+                }
+                let out = done + inFlight.flatMap { $0 }
+                #expect(queue.waitingBytes == frames.indices.filter { wanted.contains($0) && !out.contains($0) }
+                    .reduce(0) { $0 + Int64(frames[$1].count) })
+            }
+            #expect(done.sorted() == wanted, "every wanted chunk exactly once")
+        }
+    }
+
+    @Test func theLogTrustsUnsyncedChunksOnlyInTheBootThatWroteThem() async throws {
+        await propertyCheck(input: Gen.uint64().array(of: 1...30)) { actions in
+            let root = try TemporaryDirectory.make(prefix: "placed")
+            let tree = root.appendingPathComponent("tree").path
+            try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
+            var durable = Set<Int>(), written = Set<Int>()
+            do {
+                let log = try PlacedChunks(treePath: tree, chunkCount: 64)
+                for action in actions {
+                    if action % 5 == 0 {
+                        try log.markDurable()
+                        durable.formUnion(written)
+                        written.removeAll()
+                    } else {
+                        let chunk = Int(action % 64)
+                        try log.record(chunk)
+                        if !durable.contains(chunk) { written.insert(chunk) }
+                    }
+                }
+            }
+            // Same boot (a kill -9): everything written counts.
+            let again = try PlacedChunks(treePath: tree, chunkCount: 64)
+            #expect(again.placed == durable.union(written))
+            // A torn record at the end (a crash mid-append) is ignored, never trusted.
+            let fd = open(PlacedChunks.path(treePath: tree), O_WRONLY | O_APPEND)
+            var garbage: [UInt8] = [0x44, 0x43, 0x4C, 0x50, 7, 0, 0]
+            _ = write(fd, &garbage, garbage.count)
+            close(fd)
+            #expect(try PlacedChunks(treePath: tree, chunkCount: 64).placed == durable.union(written))
+        }
+    }
+
+    @Test func afterAnotherBootOnlyDurableChunksCount() throws {
+        let root = try TemporaryDirectory.make(prefix: "placed-boot")
+        let tree = root.appendingPathComponent("tree").path
+        try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
+        do {
+            let log = try PlacedChunks(treePath: tree, chunkCount: 8)
+            try log.record(1)
+            try log.record(2)
+            try log.markDurable()
+            try log.record(5)
+        }
+        // Rewrite the last boot record as another boot's: chunk 5 was never made durable there.
+        let path = PlacedChunks.path(treePath: tree)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let records = bytes.count / 12
+        for index in 0..<records where bytes[index * 12..<(index * 12 + 4)] == [0x54, 0x4F, 0x4F, 0x42] {  // "BOOT"
+            let other: UInt32 = 12345
+            let tag: UInt32 = 0x424F_4F54
+            for (at, word) in [(4, other), (8, tag ^ other ^ 0xA5A5_A5A5)] {
+                for byte in 0..<4 { bytes[index * 12 + at + byte] = UInt8((word >> (8 * UInt32(byte))) & 0xFF) }
+            }
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(try PlacedChunks(treePath: tree, chunkCount: 8).placed == [1, 2])
+    }
+
+    @Test func theTunerStaysInItsBoundsAndBacksOff() async {
+        await propertyCheck(input: Gen.uint64().array(of: 0...50)) { rates in
+            var tuner = ConnectionTuner(initial: 8, maximum: 16)
+            var bytes: Int64 = 0, now = 0.0
+            for rate in rates {
+                now += 1
+                bytes += Int64(rate % (64 << 20))
+                if rate % 17 == 0 { tuner.backOff() }
+                tuner.observe(bytes: bytes, now: now, busy: rate % 5 != 0)
+                #expect(tuner.target >= 1 && tuner.target <= 16)
+            }
+        }
+    }
+}
