@@ -10,6 +10,8 @@ import TestSupport
         (["--max-attempts", "0"], "--max-attempts"),
         (["--retry-delay", "-1"], "--retry-delay"),
         (["--concurrency", "0"], "--concurrency"),
+        (["--connections", "0"], "--connections"),
+        (["--connections", "9", "--max-connections", "4"], "--connections"),
         (["--header", "Range: bytes=0-"], "--header"),
         (["--header", "Authorization Bearer s3cret"], "--header"),
         (["--key", "client.key"], "--key"),

@@ -369,7 +369,7 @@ _iapcontent_download() {
     repeating_flags=(--verbose -v)
     non_repeating_flags=(--quiet -q --json --no-finish --no-install --verify-first --version -h --help)
     repeating_options=(--public-key --header)
-    non_repeating_options=(--catalog --token-key --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout)
+    non_repeating_options=(--catalog --token-key --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections)
     __iapcontent_offer_flags_options -1
 
     # Offer option value completions
@@ -417,6 +417,12 @@ _iapcontent_download() {
         return
         ;;
     '--stall-timeout')
+        return
+        ;;
+    '--connections')
+        return
+        ;;
+    '--max-connections')
         return
         ;;
     esac
@@ -522,7 +528,7 @@ _iapcontent_repair() {
     repeating_flags=(--verbose -v)
     non_repeating_flags=(--quiet -q --json --version -h --help)
     repeating_options=(--public-key --header)
-    non_repeating_options=(--catalog --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout)
+    non_repeating_options=(--catalog --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections)
     __iapcontent_offer_flags_options 1
 
     # Offer option value completions
@@ -569,6 +575,12 @@ _iapcontent_repair() {
     '--stall-timeout')
         return
         ;;
+    '--connections')
+        return
+        ;;
+    '--max-connections')
+        return
+        ;;
     esac
 }
 
@@ -599,7 +611,7 @@ _iapcontent_restore() {
     repeating_flags=(--verbose -v)
     non_repeating_flags=(--quiet -q --json --version -h --help)
     repeating_options=(--public-key --header)
-    non_repeating_options=(--catalog --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --entitlements)
+    non_repeating_options=(--catalog --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections --entitlements)
     __iapcontent_offer_flags_options 0
 
     # Offer option value completions
@@ -644,6 +656,12 @@ _iapcontent_restore() {
         return
         ;;
     '--stall-timeout')
+        return
+        ;;
+    '--connections')
+        return
+        ;;
+    '--max-connections')
         return
         ;;
     '--entitlements')

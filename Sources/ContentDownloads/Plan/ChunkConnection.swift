@@ -41,6 +41,8 @@ final class ChunkConnection {
     private(set) var lastBytes: Double
     /// Body bytes this connection received in all (for the mirror's throughput).
     private(set) var received: Int64 = 0
+    /// Paused by the download's rate cap (``RateBucket``) until the scheduler resumes it.
+    var paused = false
     /// The failure found while receiving (an overlong body), if any.
     private(set) var failure: TransferFailure?
     unowned let scheduler: ChunkScheduler
@@ -60,6 +62,7 @@ final class ChunkConnection {
         verdict = nil
         wholeArchive = false
         stoppedAtEnd = false
+        paused = false
         failure = nil
         position = run.range.lowerBound
         lastBytes = Transfer.now()
@@ -67,6 +70,7 @@ final class ChunkConnection {
             url: url, settings: settings, maxBytesPerSecond: rate, offset: run.range.lowerBound, last: run.range.upperBound - 1,
             ifRange: validator?.ifRange, owner: Unmanaged.passUnretained(self).toOpaque(),
             body: ChunkConnection.bodyCallback, header: ChunkConnection.headerCallback)
+        try easy.set(large: CURLOPT_MAX_RECV_SPEED_LARGE, 0)  // the download's cap is the scheduler's bucket
     }
 
     /// The chunks of the run in flight whose frames have not been handed over whole: what a failed request
@@ -111,6 +115,10 @@ final class ChunkConnection {
         guard run != nil else { return 0 }
         if verdict == nil { verdict = scheduler.judge(self) }
         guard case .accept = verdict else { return 0 }
+        guard scheduler.admit(bytes.count) else {
+            paused = true  // libcurl keeps these bytes and hands them over again once resumed
+            return Int(CURL_WRITEFUNC_PAUSE)
+        }
         if head.status == 200, !wholeArchive {
             wholeArchive = true
             position = 0

@@ -65,6 +65,8 @@ final class ChunkScheduler: EngineTransfer {
     private var badChunks: [Int: Int] = [:]
     private var reports: PipelineReports
     private var rate: Int64
+    /// The download's receive cap across its connections (`nil`: none).
+    private var bucket: RateBucket?
     private var failure: TransferFailure?
     private var announced = false
     private(set) var hasEnded = false
@@ -99,6 +101,7 @@ final class ChunkScheduler: EngineTransfer {
         let urls = request.mirrors.isEmpty ? [request.url] : request.mirrors
         mirrors = urls.map { Mirror(url: $0) }
         rate = request.maxBytesPerSecond
+        bucket = rate > 0 ? RateBucket(rate: rate, now: Transfer.now()) : nil
         fill()
     }
 
@@ -169,13 +172,14 @@ final class ChunkScheduler: EngineTransfer {
 
     func poll() {
         guard !hasEnded else { return }
+        resumePaused()
         for rejected in install.takeRejected() { chunkRejected(rejected) }
         let now = Transfer.now()
         // A stall moves work to another mirror; with one mirror left, libcurl's low-speed limit decides (a server
         // that paces its replies, nginx `limit_rate`, may pause a connection for seconds while others deliver).
         let liveMirrors = mirrors.indices.filter { !mirrors[$0].dropped }.count
-        for connection in connections where connection.run != nil && now - connection.lastBytes > settings.stallSeconds
-            && liveMirrors > 1
+        for connection in connections where connection.run != nil && !connection.paused
+            && now - connection.lastBytes > settings.stallSeconds && liveMirrors > 1
         {
             failed(connection, .network(CurlError(
                 code: .operationTimedOut,
@@ -212,7 +216,36 @@ final class ChunkScheduler: EngineTransfer {
     /// A new cap for the whole download (0 = none), shared by its connections.
     func setRate(_ bytesPerSecond: Int64) {
         rate = max(0, bytesPerSecond)
-        for connection in connections { try? connection.easy.set(large: CURLOPT_MAX_RECV_SPEED_LARGE, connectionRate) }
+        let now = Transfer.now()
+        if rate == 0 {
+            bucket = nil
+        } else if bucket == nil {
+            bucket = RateBucket(rate: rate, now: now)
+        } else {
+            bucket!.setRate(rate, now: now)
+        }
+        resumePaused()
+    }
+
+    /// When the engine should call ``poll()`` at the latest: when a connection paused by the cap may go on.
+    var wakeAfter: Double? {
+        guard let bucket, connections.contains(where: \.paused) else { return nil }
+        return max(0.002, bucket.wait(now: Transfer.now()))
+    }
+
+    /// Whether a connection may take `count` more bytes now (the rate cap).
+    func admit(_ count: Int) -> Bool {
+        guard bucket != nil else { return true }
+        return bucket!.take(count, now: Transfer.now())
+    }
+
+    /// Resumes the connections the cap paused, once the bucket has tokens again (libcurl may deliver at once).
+    private func resumePaused() {
+        for connection in connections where connection.paused {
+            if let bucket, bucket.wait(now: Transfer.now()) > 0 { return }
+            connection.paused = false
+            _ = curl_easy_pause(connection.easy.raw, 0)  // CURLPAUSE_CONT
+        }
     }
 
     /// The install thread makes its own checkpoints.
@@ -306,7 +339,7 @@ final class ChunkScheduler: EngineTransfer {
         min(plan.fetchBytes, placedAtStart + submitted + connections.reduce(0) { $0 + $1.partialBytes })
     }
 
-    /// The cap of each connection: the download's cap shared.
+    /// The cap of each connection, which sizes its receive buffer (the cap itself is the bucket).
     private var connectionRate: Int64 {
         rate > 0 ? max(1, rate / Int64(max(1, connections.count))) : 0
     }

@@ -131,11 +131,13 @@ private final class EngineLoop {
                 if transfer.completed(handle, result: result) { end(transfer) } else { reconcile(transfer) }
             }
             deliverSyncs()
+            var wake = 1.0
             for transfer in Array(byID.values) {
                 transfer.poll()
                 if transfer.hasEnded { end(transfer) } else { reconcile(transfer) }
+                if let after = transfer.wakeAfter { wake = min(wake, after) }
             }
-            multi.poll(timeoutMilliseconds: 1000)
+            multi.poll(timeoutMilliseconds: Int32(max(1, wake * 1000)))
         }
     }
 
@@ -239,6 +241,8 @@ protocol EngineTransfer: AnyObject {
     func checkpointSynced(_ result: CheckpointSyncer.Completed)
     /// Once per loop turn: report what happened off the thread (durable offsets), notice stalls, start requests.
     func poll()
+    /// Seconds after which it needs ``poll()`` even if no socket is ready (`nil`: the loop's usual second).
+    var wakeAfter: Double? { get }
 }
 
 /// A transfer with one handle that may go on with another request on it (``continues(after:)``).
@@ -256,6 +260,7 @@ protocol SingleHandleTransfer: EngineTransfer {
 extension SingleHandleTransfer {
     var handles: [EasyHandle] { ended ? [] : [easy] }
     var hasEnded: Bool { ended }
+    var wakeAfter: Double? { nil }
     func handlesDetached() {}
     func continues(after result: CURLcode) -> Bool { false }
     func completed(_ handle: UnsafeMutableRawPointer, result: CURLcode) -> Bool {

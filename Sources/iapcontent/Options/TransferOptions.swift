@@ -47,6 +47,14 @@ struct TransferOptions: ParsableArguments {
     @Option(name: .customLong("stall-timeout"), help: "Seconds without data before a connection is retried.")
     var stallTimeout: Int = 30
 
+    @Option(help: ArgumentHelp(
+        "Connections a chunk-indexed download opens at first, over all mirrors (it adds more while they pay, up to --max-connections).",
+        valueName: "n"))
+    var connections: Int = TransferSettings().connections
+
+    @Option(name: .customLong("max-connections"), help: ArgumentHelp("The most connections one chunk-indexed download uses.", valueName: "n"))
+    var maxConnections: Int = TransferSettings().maxConnections
+
     /// Refuses values the engine cannot use (a usage error, exit status 2).
     func validate() throws {
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
@@ -55,12 +63,15 @@ struct TransferOptions: ParsableArguments {
         guard retryDelay >= 0 else { throw ValidationError("--retry-delay must be zero or more seconds") }
         // 0 would turn libcurl's stall detection off, and a stalled connection would then hang the run.
         guard stallTimeout >= 1 else { throw ValidationError("--stall-timeout must be at least 1 second") }
+        guard connections >= 1, maxConnections >= connections, maxConnections <= 64 else {
+            throw ValidationError("--connections must be at least 1 and at most --max-connections (at most 64)")
+        }
         if let problem = transferSettings().headerProblem() { throw ValidationError("--header: \(problem)") }
         if key != nil, cert == nil { throw ValidationError("--key needs --cert (the certificate it belongs to)") }
     }
 
     /// How every request reaches the server: `--ca-file`, `--proxy`, `--cert`, `--key`, `--user-agent`,
-    /// `--header` and `--stall-timeout` over the engine's defaults.
+    /// `--header`, `--stall-timeout`, `--connections` and `--max-connections` over the engine's defaults.
     func transferSettings() -> TransferSettings {
         var settings = TransferSettings()
         settings.caFile = caFile
@@ -70,6 +81,8 @@ struct TransferOptions: ParsableArguments {
         settings.userAgent = userAgent ?? "iapcontent/\(ProgramVersion.current)"
         settings.headers = headers
         settings.lowSpeedTime = stallTimeout
+        settings.connections = connections
+        settings.maxConnections = maxConnections
         return settings
     }
 
