@@ -2,7 +2,7 @@ internal import Foundation
 
 extension DownloadManager {
     /// Pauses a waiting or active download (keeps its bytes). Idempotent.
-    public func pause(_ productID: String) {
+    package func pause(_ productID: String) {
         guard var record = records[productID] else { return }
         switch record.downloadState {
         case .waiting:
@@ -27,7 +27,7 @@ extension DownloadManager {
     }
 
     /// Resumes a paused download with a new range request. Idempotent.
-    public func resume(_ productID: String) {
+    package func resume(_ productID: String) {
         guard var record = records[productID], record.downloadState == .paused else { return }
         if active.contains(productID) {
             // Still stopping: the transfer is running until `.stopped` arrives; queue it again after.
@@ -40,7 +40,7 @@ extension DownloadManager {
     }
 
     /// Cancels a waiting, active or paused download and deletes its partial data. Idempotent.
-    public func cancel(_ productID: String) {
+    package func cancel(_ productID: String) {
         guard var record = records[productID] else { return }
         switch record.downloadState {
         case .cancelled, .finished:

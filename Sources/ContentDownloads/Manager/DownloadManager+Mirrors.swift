@@ -1,5 +1,5 @@
 internal import Logging
-public import ContentDelivery
+package import ContentDelivery
 internal import ContentPackaging
 internal import Foundation
 
@@ -14,7 +14,7 @@ internal import Foundation
 /// mismatch, moves on to the next mirror) — nothing unverified is ever installed.
 extension DownloadManager {
     /// Installs (or removes) the hook that authorizes each archive request (fresh tokens).
-    public func setArchiveURLAuthorizer(_ authorizer: ArchiveURLAuthorizer?) { self.authorizer = authorizer }
+    package func setArchiveURLAuthorizer(_ authorizer: ArchiveURLAuthorizer?) { self.authorizer = authorizer }
 
     /// Adds a product whose archive may come from any of `candidates` (best first), failing over on
     /// connection errors, HTTP 5xx/404, and on any transient error that outlasted its retries.
@@ -27,7 +27,7 @@ extension DownloadManager {
     ///   - catalogURL: Remembers the working mirror under this key (`nil`: do not remember).
     /// - Throws: ``DownloadError`` `.downgrade`, or `.catalog` when there is no candidate.
     @discardableResult
-    public func enqueue(
+    package func enqueue(
         _ product: CatalogProduct, candidates: [String], catalogURL: String?, transactionID: String? = nil
     ) throws -> DownloadSnapshot {
         let id = product.productID

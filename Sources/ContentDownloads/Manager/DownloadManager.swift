@@ -1,5 +1,5 @@
 internal import Logging
-public import ContentDelivery
+package import ContentDelivery
 internal import ContentPackaging
 internal import Foundation
 
@@ -10,14 +10,14 @@ internal import Foundation
 /// Lifecycle: ``start()`` (takes the store's driver lock), then ``enqueue(_:url:)`` and commands,
 /// then ``shutdown()`` (pauses and checkpoints running transfers; they resume on the next start).
 /// Observe ``updates``: every state change is delivered, in order; progress at most ~10/s per download.
-public actor DownloadManager {
+package actor DownloadManager {
     /// Snapshots as downloads change from now on, for one listener (each access adds one).
     ///
     /// Every state change is delivered, in order, including `timeRemaining` becoming -1 when a transfer
     /// stalls; while a listener has not read them, progress-only snapshots of a download replace one
     /// another, so its buffer stays bounded. Ends after ``shutdown()`` once read; cancelling the iterating
     /// task or dropping the sequence removes the listener. Opaque so the implementation can change.
-    public nonisolated var updates: some AsyncSequence<DownloadSnapshot, Never> & Sendable { published.subscribe() }
+    package nonisolated var updates: some AsyncSequence<DownloadSnapshot, Never> & Sendable { published.subscribe() }
     nonisolated let published = UpdateBroadcaster<DownloadSnapshot>()
     let store: Store
     var options: DownloadOptions
@@ -54,7 +54,7 @@ public actor DownloadManager {
 
     /// Creates the engine over `store` (no thread, no lock yet); writes go through the store's one
     /// journal connection, shared with the ``ContentQueue`` and everything else in this process.
-    public init(store: Store, options: DownloadOptions = DownloadOptions()) throws {
+    package init(store: Store, options: DownloadOptions = DownloadOptions()) throws {
         self.store = store
         self.options = options
         self.journal = try store.journal()
@@ -73,7 +73,7 @@ public actor DownloadManager {
     /// Takes the driver lock, reloads the journal (an `active` row means a crash: it waits again),
     /// applies commands left by other processes, and starts transferring.
     /// - Throws: ``DriverLockError/busy(store:pid:)`` when another process drives the store.
-    public func start() throws {
+    package func start() throws {
         guard lock == nil else { return }
         lock = try DriverLock(store: store)
         for var record in try journal.records() {
@@ -103,7 +103,7 @@ public actor DownloadManager {
 
     /// Pauses and checkpoints running transfers (their rows go back to `waiting`, so the next run
     /// continues them), stops the engine and ends ``updates``.
-    public func shutdown() async {
+    package func shutdown() async {
         guard !isShutDown else { return }
         isShutDown = true
         pollTask?.cancel()
@@ -129,7 +129,7 @@ public actor DownloadManager {
     /// for a different archive, starts over.
     /// `transactionID` links the download to the queue's transaction (kept when `nil`).
     @discardableResult
-    public func enqueue(_ product: CatalogProduct, url: String, transactionID: String? = nil) throws -> DownloadSnapshot {
+    package func enqueue(_ product: CatalogProduct, url: String, transactionID: String? = nil) throws -> DownloadSnapshot {
         let id = product.productID
         if var existing = records[id], existing.expectedSHA256 == product.sha256.lowercased(),
            existing.expectedLength == product.length
@@ -179,13 +179,13 @@ public actor DownloadManager {
 
     /// Caps the total receive rate in bytes per second (0 = none), divided among the running transfers like
     /// ``DownloadOptions/maxBytesPerSecond``, which it replaces; applies to running transfers at once.
-    public func setTotalRateLimit(bytesPerSecond: Int64) {
+    package func setTotalRateLimit(bytesPerSecond: Int64) {
         options.maxBytesPerSecond = max(0, bytesPerSecond)
         for id in active { if let record = records[id] { engine.setRate(id, bytesPerSecond: rateCap(for: record)) } }
     }
 
     /// Caps one download's receive rate in bytes per second (0 = none); applies to a running transfer at once.
-    public func setRateLimit(_ productID: String, bytesPerSecond: Int64) {
+    package func setRateLimit(_ productID: String, bytesPerSecond: Int64) {
         guard var record = records[productID] else { return }
         record.maxBytesPerSecond = max(0, bytesPerSecond)
         save(&record)
@@ -193,7 +193,7 @@ public actor DownloadManager {
     }
 
     /// The current snapshot of one download.
-    public func snapshot(of productID: String) -> DownloadSnapshot? {
+    package func snapshot(of productID: String) -> DownloadSnapshot? {
         guard let record = records[productID] else { return nil }
         var snapshot = DownloadSnapshot(record: record)
         if let state = live[productID], record.downloadState != .finished {
@@ -208,7 +208,7 @@ public actor DownloadManager {
     }
 
     /// Every download in the store.
-    public func snapshots() -> [DownloadSnapshot] {
+    package func snapshots() -> [DownloadSnapshot] {
         records.values.sorted { ($0.createdAt, $0.productID) < ($1.createdAt, $1.productID) }
             .compactMap { snapshot(of: $0.productID) }
     }
