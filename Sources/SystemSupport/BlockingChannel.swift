@@ -30,6 +30,14 @@ package final class BlockingChannel<Element: Sendable>: Sendable {
         filled.signal()
     }
 
+    /// Removes the oldest element if there is one, without waiting.
+    package func tryReceive() -> Element? {
+        guard filled.wait(timeout: .now()) == .success else { return nil }
+        let element = queue.withLock { $0.removeFirst() }
+        free.signal()
+        return element
+    }
+
     /// Removes the oldest element, waiting for one.
     package func receive() -> Element {
         filled.wait()

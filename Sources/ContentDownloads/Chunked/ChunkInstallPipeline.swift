@@ -37,6 +37,8 @@ final class ChunkInstallPipeline: Sendable {
         var failure: InstallError?
         var stopping = false
         var rejected: [RejectedFrame] = []
+        /// Whole-frame buffers made so far (made as connections need them, up to the pipeline's limit).
+        var frameBuffers: [PageAlignedBuffer] = []
     }
 
     /// A whole frame that failed its signed hash or length: the scheduler fetches it again elsewhere.
@@ -49,8 +51,10 @@ final class ChunkInstallPipeline: Sendable {
         let reason: String
     }
 
-    /// Whole-frame buffers (the package's largest frame each) free for the transfer thread's connections.
-    let frameSpare: BlockingChannel<PageAlignedBuffer>
+    /// Whole-frame buffers (the package's largest frame each) handed back by the verifier.
+    private let frameSpare: BlockingChannel<PageAlignedBuffer>
+    private let frameLimit: Int
+    private let frameBytes: Int
     private let frames: BlockingChannel<Work>
     private let chunks: BlockingChannel<Work>
     private let decodedSpare: BlockingChannel<PageAlignedBuffer>
@@ -67,7 +71,9 @@ final class ChunkInstallPipeline: Sendable {
     static let residentBytes = 1 << 20
 
     /// Starts both threads; `stage` installs `package`'s chunks as they are verified, from durable offset
-    /// `startOffset`; `frameBuffers` whole-frame buffers circulate (one per connection, and a spare or two).
+    /// `startOffset`; up to `frameBuffers` whole-frame buffers circulate, made as they are first needed: one per
+    /// connection and two more, so that a connection waiting for one always gets it (every other connection holds at
+    /// most one, and the verifier hands back each frame it took).
     init(
         package: ChunkedPackage, stage: any ChunkInstallStage, startOffset: Int64, frameBuffers: Int,
         onDurable: @escaping @Sendable () -> Void
@@ -77,10 +83,10 @@ final class ChunkInstallPipeline: Sendable {
         frames = BlockingChannel(capacity: max(1, frameBuffers) + 2)
         chunks = BlockingChannel(capacity: Self.chunkBuffers + 2)
         let chunkBuffers = (0..<Self.chunkBuffers).map { _ in PageAlignedBuffer.allocate(byteCount: package.largestChunk) }
-        let wholeFrames = (0..<max(1, frameBuffers)).map { _ in PageAlignedBuffer.allocate(byteCount: package.largestFrame) }
-        frameSpare = BlockingChannel(capacity: wholeFrames.count)
-        for buffer in wholeFrames { frameSpare.send(buffer) }
-        buffers = chunkBuffers + wholeFrames
+        frameLimit = max(1, frameBuffers)
+        frameBytes = package.largestFrame
+        frameSpare = BlockingChannel(capacity: frameLimit)
+        buffers = chunkBuffers
         for buffer in chunkBuffers { decodedSpare.send(buffer) }
         self.onDurable = onDurable
         NamedThread.start("iap-verify") { [self] in verify(package: package) }
@@ -89,7 +95,24 @@ final class ChunkInstallPipeline: Sendable {
 
     deinit {
         for buffer in buffers { buffer.deallocate() }
+        for buffer in shared.withLock({ $0.frameBuffers }) { buffer.deallocate() }
     }
+
+    /// A whole-frame buffer for a connection: one handed back, else a new one while fewer than the limit exist, else
+    /// the next one the verifier hands back (back-pressure; the transfer thread waits).
+    func takeFrameBuffer() -> PageAlignedBuffer {
+        if let spare = frameSpare.tryReceive() { return spare }
+        let made: PageAlignedBuffer? = shared.withLock { state in
+            guard state.frameBuffers.count < frameLimit else { return nil }
+            let buffer = PageAlignedBuffer.allocate(byteCount: frameBytes)
+            state.frameBuffers.append(buffer)
+            return buffer
+        }
+        return made ?? frameSpare.receive()
+    }
+
+    /// A frame buffer a connection did not hand over (its request failed).
+    func returnFrameBuffer(_ buffer: PageAlignedBuffer) { frameSpare.send(buffer) }
 
     /// The offset up to which everything is installed durably.
     var durableOffset: Int64 { shared.withLock { $0.durableOffset } }

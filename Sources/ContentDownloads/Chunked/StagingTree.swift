@@ -49,17 +49,18 @@ final class StagingTree {
         close(try openFolder(relative.split(separator: "/").map(String.init)[...]))
     }
 
-    /// Opens the file `relative` for writing (created `0644` if missing; emptied when `truncate`); the caller owns the descriptor.
+    /// Opens the file `relative` for writing and reading back (created `0644` if missing; emptied when `truncate`); the
+    /// caller owns the descriptor.
     func openFile(_ relative: String, truncate: Bool) throws(InstallError) -> Int32 {
         let components = relative.split(separator: "/").map(String.init)
         let folder = components.dropLast()
         let parentFD = try parentFolder(folder)
         let display = path + "/" + relative
-        var file = openat(parentFD, components.last!, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        var file = openat(parentFD, components.last!, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         if file >= 0 {
             changedFolders.insert(folder.joined(separator: "/"))
         } else if errno == EEXIST {
-            file = openat(parentFD, components.last!, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | (truncate ? O_TRUNC : 0))
+            file = openat(parentFD, components.last!, O_RDWR | O_NOFOLLOW | O_CLOEXEC | (truncate ? O_TRUNC : 0))
         }
         guard file >= 0 else { throw spaceError(errno) ?? .system(operation: "create", path: display, errno: errno) }
         fchmod(file, 0o644)

@@ -5,8 +5,11 @@ import Glibc
 
 /// Writes a verified chunk's bytes into the files an update writes, at the places the new manifest gives,
 /// and nowhere else: the files linked to the installed version share its inodes and are never opened for
-/// writing (a written file must have one link; anything else is refused before a byte is written). A file whose
-/// bytes all pass through in order is hashed on the way and checked against the manifest at its end (``verified``).
+/// writing (a written file must have one link; anything else is refused before a byte is written). Each written
+/// file is hashed as its bytes arrive, in any order: a part that continues the hashed prefix is hashed from memory,
+/// and the parts placed earlier that then follow on are read back from the page cache at once; at the file's end
+/// the hash is checked against the manifest (``verified``). So the check is spread over the download instead of a
+/// second read of every file at its end.
 ///
 /// - Important: Owned by one thread (the preparation, then `iap-install`).
 final class ChunkPlacement {
@@ -16,8 +19,10 @@ final class ChunkPlacement {
     private let tree: StagingTree
     /// The file being written and its descriptor.
     private var open: (index: Int, fd: Int32)?
-    /// The file whose bytes have so far arrived in order from its first, their hash and how far it reaches.
-    private var streamed: (index: Int, hasher: SHA256, length: Int64)?
+    /// Per written file being hashed: the hash of its prefix, how far that reaches, and the ranges placed beyond it.
+    private var hashing: [Int: (hasher: SHA256, length: Int64, ahead: [Range<Int64>])] = [:]
+    /// A scratch buffer for reading placed parts back.
+    private var scratch: UnsafeMutableRawBufferPointer?
     /// Written files whose every byte arrived here in order and matched the manifest's SHA-256: they need no
     /// second read before the swap.
     private(set) var verified: Set<Int> = []
@@ -30,6 +35,7 @@ final class ChunkPlacement {
 
     deinit {
         if let open { close(open.fd) }
+        scratch?.deallocate()
     }
 
     /// Writes the part of chunk `index` (its verified, uncompressed `bytes`) that falls in written files.
@@ -53,25 +59,57 @@ final class ChunkPlacement {
         }
     }
 
-    /// Hashes `part` (at `offset` of written file `index`) when the file's bytes have arrived in order so far; at
-    /// the file's end compares the hash with the manifest's (a mismatch fails the update before the swap).
+    /// Hashes `part` (at `offset` of written file `index`, whose descriptor is open) when it continues the file's
+    /// hashed prefix, then the parts placed earlier that follow on (read back); else remembers it as placed ahead.
+    /// At the file's end compares the hash with the manifest's (a mismatch fails the download before the swap).
     private func hash(_ part: UnsafeRawBufferPointer, of index: Int, at offset: Int64) throws(InstallError) {
-        if streamed?.index != index { streamed = offset == 0 ? (index, SHA256(), 0) : nil }
-        guard var current = streamed, current.length == offset else {
-            streamed = nil
+        let file = package.files[index]
+        var state = hashing[index] ?? (SHA256(), 0, [])
+        let range = offset..<(offset + Int64(part.count))
+        guard range.lowerBound <= state.length else {
+            state.ahead.append(range)
+            hashing[index] = state
             return
         }
-        current.hasher.update(bufferPointer: part)
-        current.length += Int64(part.count)
-        streamed = current
-        let file = package.files[index]
-        guard current.length == file.size else { return }
-        streamed = nil
-        guard current.hasher.finalizeHex() == file.sha256.lowercased() else {
+        if range.upperBound > state.length {
+            state.hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: part[Int(state.length - offset)...]))
+            state.length = range.upperBound
+        }
+        state.ahead.sort { $0.lowerBound < $1.lowerBound }
+        while let next = state.ahead.first, next.lowerBound <= state.length {
+            state.ahead.removeFirst()
+            if next.upperBound > state.length {
+                try readBack(state.length..<next.upperBound, of: index, into: &state.hasher)
+                state.length = next.upperBound
+            }
+        }
+        guard state.length == file.size else {
+            hashing[index] = state
+            return
+        }
+        hashing[index] = nil
+        guard state.hasher.finalizeHex() == file.sha256.lowercased() else {
             DeltaPlan.remove(treePath: tree.path)  // the next attempt builds the tree again
             throw .archiveMismatch(path: tree.path + "/" + file.path, reason: "does not match the signed manifest's SHA-256 once written; the download starts over")
         }
         verified.insert(index)
+    }
+
+    /// Hashes bytes `range` of written file `index` (placed earlier, so in the page cache) read back from its descriptor.
+    private func readBack(_ range: Range<Int64>, of index: Int, into hasher: inout SHA256) throws(InstallError) {
+        let fd = try descriptor(of: index)
+        let buffer = scratch ?? UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096)
+        scratch = buffer
+        var position = range.lowerBound
+        while position < range.upperBound {
+            let count = pread(fd, buffer.baseAddress, Int(min(Int64(buffer.count), range.upperBound - position)), off_t(position))
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                throw .system(operation: "read", path: tree.path + "/" + package.files[index].path, errno: count < 0 ? errno : EIO)
+            }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            position += Int64(count)
+        }
     }
 
     /// Hands the open file to the tree's next sync.

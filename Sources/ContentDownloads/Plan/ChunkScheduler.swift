@@ -94,7 +94,7 @@ final class ChunkScheduler: EngineTransfer {
         reports = PipelineReports(durable: placedAtStart)
         tuner = ConnectionTuner(initial: settings.connections, maximum: settings.maxConnections)
         install = ChunkInstallPipeline(
-            package: package, stage: loop, startOffset: placedAtStart, frameBuffers: min(max(1, settings.maxConnections), 8) + 2, onDurable: wake)
+            package: package, stage: loop, startOffset: placedAtStart, frameBuffers: max(1, settings.maxConnections) + 2, onDurable: wake)
         queue = FetchQueue(
             chunks: plan.fetch.filter { !done.contains($0) || loop.recheck.contains($0) },
             frames: package.chunks.map { $0.offset..<($0.offset + $0.length) })
@@ -303,10 +303,10 @@ final class ChunkScheduler: EngineTransfer {
     }
 
     /// A buffer for a whole frame (waits for the verifier when every buffer is in use: back-pressure).
-    func takeFrame() -> PageAlignedBuffer { install.frameSpare.receive() }
+    func takeFrame() -> PageAlignedBuffer { install.takeFrameBuffer() }
 
     /// A frame buffer not handed over (its request failed).
-    func returnFrame(_ buffer: PageAlignedBuffer) { install.frameSpare.send(buffer) }
+    func returnFrame(_ buffer: PageAlignedBuffer) { install.returnFrameBuffer(buffer) }
 
     /// The archive bytes of chunk `chunk`'s frame.
     func frameRange(of chunk: Int) -> Range<Int64> {
@@ -388,6 +388,11 @@ final class ChunkScheduler: EngineTransfer {
     private func start(_ connection: ChunkConnection) {
         guard let run = queue.nextRun(targetBytes: runBytes, gapBytes: settings.rangeGapBytes) else { return retire(connection) }
         let mirror = mirrors[connection.mirror]
+        DownloadLog.transfer.trace(
+            "run", metadata: [
+                "product": "\(request.id)", "mirror": "\(connection.mirror)", "connections": "\(connections.count)/\(tuner.target)",
+                "chunks": "\(run.chunks.first!)…\(run.chunks.last!)", "bytes": "\(run.range.count)", "waiting": "\(queue.waitingBytes)",
+            ])
         do {
             try connection.start(run, url: mirror.url, settings: settings, rate: connectionRate, validator: mirror.validator)
         } catch {
