@@ -98,12 +98,13 @@ final class ChunkInstallPipeline: Sendable {
         for buffer in shared.withLock({ $0.frameBuffers }) { buffer.deallocate() }
     }
 
-    /// A whole-frame buffer for a connection: one handed back, else a new one while fewer than the limit exist, else
-    /// the next one the verifier hands back (back-pressure; the transfer thread waits).
-    func takeFrameBuffer() -> PageAlignedBuffer {
+    /// A whole-frame buffer for a connection: one handed back, else a new one while fewer than `limit` exist (the
+    /// connections running now and two more; never more than the pipeline's limit), else the next one the verifier
+    /// hands back (back-pressure; the transfer thread waits). Memory follows the connections actually running.
+    func takeFrameBuffer(limit: Int) -> PageAlignedBuffer {
         if let spare = frameSpare.tryReceive() { return spare }
         let made: PageAlignedBuffer? = shared.withLock { state in
-            guard state.frameBuffers.count < frameLimit else { return nil }
+            guard state.frameBuffers.count < min(limit, frameLimit) else { return nil }
             let buffer = PageAlignedBuffer.allocate(byteCount: frameBytes)
             state.frameBuffers.append(buffer)
             return buffer

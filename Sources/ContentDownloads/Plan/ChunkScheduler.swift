@@ -303,7 +303,7 @@ final class ChunkScheduler: EngineTransfer {
     }
 
     /// A buffer for a whole frame (waits for the verifier when every buffer is in use: back-pressure).
-    func takeFrame() -> PageAlignedBuffer { install.takeFrameBuffer() }
+    func takeFrame() -> PageAlignedBuffer { install.takeFrameBuffer(limit: connections.count + 2) }
 
     /// A frame buffer not handed over (its request failed).
     func returnFrame(_ buffer: PageAlignedBuffer) { install.returnFrameBuffer(buffer) }
