@@ -52,23 +52,23 @@ final class ChunkScheduler: EngineTransfer {
     let package: ChunkedPackage
     let plan: DeltaPlan
     let install: ChunkInstallPipeline
-    private(set) var mirrors: [Mirror]
-    private var queue: FetchQueue
-    private var connections: [ChunkConnection] = []
+    var mirrors: [Mirror]
+    var queue: FetchQueue
+    var connections: [ChunkConnection] = []
     /// Connections taken off, kept alive until the engine has removed their handles.
     private var retired: [ChunkConnection] = []
-    private var tuner: ConnectionTuner
+    var tuner: ConnectionTuner
     /// Frame bytes in place when this run began, and handed to the pipeline since.
-    private let placedAtStart: Int64
-    private var submitted: Int64 = 0
+    let placedAtStart: Int64
+    var submitted: Int64 = 0
     /// How often each chunk failed its hash, by chunk.
-    private var badChunks: [Int: Int] = [:]
+    var badChunks: [Int: Int] = [:]
     private var reports: PipelineReports
     private var rate: Int64
     /// The download's receive cap across its connections (`nil`: none).
     private var bucket: RateBucket?
-    private var failure: TransferFailure?
-    private var announced = false
+    var failure: TransferFailure?
+    var announced = false
     private(set) var hasEnded = false
 
     /// Loads the manifest, the plan and the chunks already in place, and starts the install threads.
@@ -183,7 +183,7 @@ final class ChunkScheduler: EngineTransfer {
         {
             failed(connection, .network(CurlError(
                 code: .operationTimedOut,
-                message: "no bytes for \(Int(settings.stallSeconds)) s while other connections delivered", url: mirrors[connection.mirror].url)),
+                message: "no bytes for \(Int(settings.stallSeconds)) s while another mirror is up", url: mirrors[connection.mirror].url)),
                 penalize: true, stalled: true)
         }
         tuner.observe(bytes: submitted, now: now, busy: !queue.isEmpty)
@@ -207,8 +207,7 @@ final class ChunkScheduler: EngineTransfer {
         abandonAll()
         hasEnded = true
         install.stop()
-        DeltaPlan.remove(treePath: target.treePath)
-        PlacedChunks.remove(treePath: target.treePath)
+        DeltaPlan.remove(treePath: target.treePath)  // the plan, then its placed-chunks log
         try? FileSystemCalls.removeTree(target.treePath)
         emit(.stopped(id: request.id, offset: 0, deleted: true))
     }
@@ -251,87 +250,6 @@ final class ChunkScheduler: EngineTransfer {
     /// The install thread makes its own checkpoints.
     func checkpointSynced(_ result: CheckpointSyncer.Completed) {}
 
-    // MARK: Connections' calls (inside their callbacks)
-
-    /// The verdict on a connection's reply head.
-    func judge(_ connection: ChunkConnection) -> ChunkConnection.Verdict {
-        let url = mirrors[connection.mirror].url
-        if url.lowercased().hasPrefix("file:") {
-            mirrors[connection.mirror].confirmed = true
-            return announce()
-        }
-        guard let run = connection.run else { return .drop }
-        let head = connection.head
-        switch head.status {
-        case 206:
-            if let refusal = head.partialContentRefusal(
-                offset: run.range.lowerBound, length: plan.archiveLength, validator: mirrors[connection.mirror].validator)
-            {
-                return .reject(refusal)
-            }
-            guard let last = head.contentRange?.last, last >= run.range.upperBound - 1 else {
-                return .reject(.cannotResume(reason: "asked for bytes \(run.range.lowerBound)-\(run.range.upperBound - 1), the server sent up to \(head.contentRange?.last ?? -1)"))
-            }
-            if mirrors[connection.mirror].validator == nil { mirrors[connection.mirror].validator = head.validator }
-            mirrors[connection.mirror].confirmed = true
-            return announce()
-        case 200:
-            if let length = head.contentLength, length != plan.archiveLength {
-                return .reject(.lengthMismatch(expected: plan.archiveLength, actual: length, url: url))
-            }
-            if mirrors[connection.mirror].ignoresRange, connections.contains(where: { $0 !== connection && $0.wholeArchive && $0.mirror == connection.mirror }) {
-                return .drop  // one connection already reads this mirror's whole archive
-            }
-            if !mirrors[connection.mirror].ignoresRange {
-                DownloadLog.transfer.notice(
-                    "a mirror ignored Range: one connection reads its whole archive and takes the chunks still needed",
-                    metadata: ["product": "\(request.id)", "url": "\(url)"])
-            }
-            mirrors[connection.mirror].ignoresRange = true
-            return announce()
-        default:
-            return .reject(.httpStatus(head.status, url: url, retryAfter: head.retryAfter))
-        }
-    }
-
-    private func announce() -> ChunkConnection.Verdict {
-        if !announced {
-            announced = true
-            emit(.started(id: request.id, offset: placedAtStart, restartedFromZero: false))
-        }
-        return .accept
-    }
-
-    /// A buffer for a whole frame (waits for the verifier when every buffer is in use: back-pressure).
-    func takeFrame() -> PageAlignedBuffer { install.takeFrameBuffer(limit: connections.count + 2) }
-
-    /// A frame buffer not handed over (its request failed).
-    func returnFrame(_ buffer: PageAlignedBuffer) { install.returnFrameBuffer(buffer) }
-
-    /// The archive bytes of chunk `chunk`'s frame.
-    func frameRange(of chunk: Int) -> Range<Int64> {
-        let frame = package.chunks[chunk]
-        return frame.offset..<(frame.offset + frame.length)
-    }
-
-    /// A whole frame arrived: to the verifier.
-    func frameArrived(_ chunk: Int, buffer: PageAlignedBuffer, length: Int, from connection: ChunkConnection) {
-        install.submitFrame(index: chunk, buffer: buffer, length: length, source: connection.mirror)
-        submitted += Int64(length)
-        mirrors[connection.mirror].delivered += Int64(length)
-    }
-
-    /// For a connection reading a whole archive: the waiting chunk whose frame starts at `offset`, taken off the queue.
-    func claim(at offset: Int64) -> Int? {
-        guard let chunk = package.chunkIndex(startingAt: offset), chunk < package.chunks.count, queue.remove(chunk) else { return nil }
-        return chunk
-    }
-
-    /// For a connection reading a whole archive: bytes from `offset` to the next waiting chunk (`nil`: none waits after it).
-    func bytesToNextWaiting(from offset: Int64) -> Int64? {
-        queue.firstWaitingStart(atOrAfter: offset).map { $0 - offset }
-    }
-
     // MARK: Work
 
     /// Bytes fetched so far for progress: in place before, handed over since, and the frames being filled.
@@ -351,7 +269,7 @@ final class ChunkScheduler: EngineTransfer {
     }
 
     /// Gives each idle connection a run, adds connections up to the tuner's target, retires what has no work.
-    private func fill() {
+    func fill() {
         guard !hasEnded, failure == nil else { return }
         let now = Transfer.now()
         for connection in connections where connection.run == nil {
@@ -401,65 +319,14 @@ final class ChunkScheduler: EngineTransfer {
         }
     }
 
-    private func retire(_ connection: ChunkConnection) {
+    func retire(_ connection: ChunkConnection) {
         queue.requeue(connection.abandon())
         connections.removeAll { $0 === connection }
         retired.append(connection)
     }
 
-    private func abandonAll() {
+    func abandonAll() {
         for connection in connections { retire(connection) }
-    }
-
-    /// A request failed: its chunks go back; the mirror is dropped, backed off or counted, by what happened.
-    private func failed(_ connection: ChunkConnection, _ why: TransferFailure, penalize: Bool, stalled: Bool = false) {
-        let index = connection.mirror
-        retire(connection)
-        guard penalize else { return }
-        mirrors[index].lastFailure = why
-        let others = mirrors.indices.contains { $0 != index && !mirrors[$0].dropped }
-        switch why {
-        case .httpStatus(let status, _, let retryAfter) where status == 429 || status == 503:
-            tuner.backOff()
-            mirrors[index].retryAt = Transfer.now() + min(60, retryAfter ?? 1)
-            mirrors[index].failures += 1
-            if mirrors[index].failures >= 3, others { drop(index, why) }
-        case .network:
-            mirrors[index].failures += 1
-            if (stalled && others) || mirrors[index].failures >= 3 { drop(index, why) }
-        default:
-            drop(index, why)
-        }
-    }
-
-    /// A mirror is done for this download: its connections' chunks go back to the queue.
-    private func drop(_ index: Int, _ why: TransferFailure) {
-        guard !mirrors[index].dropped else { return }
-        mirrors[index].dropped = true
-        mirrors[index].lastFailure = why
-        DownloadLog.transfer.notice(
-            "a mirror is dropped for this download; its chunks go to the others",
-            metadata: ["product": "\(request.id)", "url": "\(mirrors[index].url)", "reason": "\(why)"])
-        for connection in connections where connection.mirror == index { retire(connection) }
-    }
-
-    /// A frame failed its signed hash: fetched again from another mirror (the one that served it is dropped
-    /// when another is up); a chunk that failed on every mirror, or twice, fails the download.
-    private func chunkRejected(_ rejected: ChunkInstallPipeline.RejectedFrame) {
-        submitted -= package.chunks[rejected.index].length
-        badChunks[rejected.index, default: 0] += 1
-        DownloadLog.transfer.notice(
-            "a chunk failed its signed hash; fetching it again",
-            metadata: ["product": "\(request.id)", "url": "\(mirrors[rejected.source].url)", "reason": "\(rejected.reason)"])
-        mirrors[rejected.source].lastFailure = .badChunk(rejected.reason)
-        if mirrors.indices.contains(where: { $0 != rejected.source && !mirrors[$0].dropped }) {
-            drop(rejected.source, .badChunk(rejected.reason))
-        }
-        if badChunks[rejected.index]! > max(1, mirrors.count) {
-            failure = .badChunk(rejected.reason)
-            return
-        }
-        queue.requeue([rejected.index])
     }
 
     /// Ends the download when it failed, when every mirror is down, or when every chunk is in: the pipeline drains
