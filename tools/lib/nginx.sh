@@ -24,28 +24,10 @@ nginx_start() {
   NGINX_PORT=$(free_port)
   NGINX_PID_FILE="$work/nginx/nginx.pid"
   NGINX_ACCESS_LOG="$work/nginx/access.log"
-  # Workers of a root master run as nobody and could not read our 0700 temp folders: keep them as the caller.
-  local user_line=""
-  [ "$(id -u)" -eq 0 ] && user_line="user root root;"
   cat > "$work/nginx/nginx.conf" <<CONF
-$user_line
-worker_processes 1;
-pid $NGINX_PID_FILE;
-error_log $work/nginx/error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  log_format bytes '\$request_uri \$status \$bytes_sent \$http_range';
-  client_body_temp_path $work/nginx/body;
-  proxy_temp_path $work/nginx/proxy;
-  fastcgi_temp_path $work/nginx/fastcgi;
-  uwsgi_temp_path $work/nginx/uwsgi;
-  scgi_temp_path $work/nginx/scgi;
+$(_nginx_conf_head "$work/nginx" "$NGINX_PID_FILE" "bytes '\$request_uri \$status \$bytes_sent \$http_range'")
   types { application/json json; application/zstd zst; }
-  default_type application/octet-stream;
-  sendfile on;
-  tcp_nopush on;
-  keepalive_requests 100000;
+$(_nginx_conf_transfer)
   server {
     listen 127.0.0.1:$NGINX_PORT;
     root $root;
@@ -57,11 +39,48 @@ CONF
   /usr/sbin/nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" 2>"$work/nginx/start.err" || { cat "$work/nginx/start.err" >&2; return 1; }
   _nginx_started "$NGINX_PID_FILE"
   NGINX_WATCHDOG_PID=$_NGINX_LAST_WATCHDOG
+  _nginx_wait "$NGINX_PORT" "nginx"
+}
+
+# The head of a config both kinds of server share: user, one worker, pid, error log, access log format <format>,
+# temp folders in <dir>. Workers of a root master run as nobody and could not read our 0700 temp folders: keep them
+# as the caller.
+_nginx_conf_head() {
+  local dir="$1" pid_file="$2" format="$3"
+  [ "$(id -u)" -eq 0 ] && echo "user root root;" || echo ""
+  cat <<HEAD
+worker_processes 1;
+pid $pid_file;
+error_log $dir/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  log_format $format;
+  client_body_temp_path $dir/body;
+  proxy_temp_path $dir/proxy;
+  fastcgi_temp_path $dir/fastcgi;
+  uwsgi_temp_path $dir/uwsgi;
+  scgi_temp_path $dir/scgi;
+HEAD
+}
+
+# How both kinds of server send bodies.
+_nginx_conf_transfer() {
+  cat <<TRANSFER
+  default_type application/octet-stream;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 100000;
+TRANSFER
+}
+
+# Waits up to 5 s for the server on <port> to answer; <what> names it in the error.
+_nginx_wait() {
   for _ in $(seq 1 50); do
-    curl -s -o /dev/null "http://127.0.0.1:$NGINX_PORT/" && return 0
+    curl -s -o /dev/null "http://127.0.0.1:$1/" && return 0
     sleep 0.1
   done
-  echo "nginx did not start" >&2; return 1
+  echo "$2 did not start" >&2; return 1
 }
 
 nginx_stop() {
@@ -106,26 +125,9 @@ nginx_cdn_start() {
   NGINX_CDN_PORT=$(free_port)
   NGINX_CDN_PID_FILE="$dir/nginx.pid"
   NGINX_CDN_ACCESS_LOG="$dir/access.log"
-  local user_line=""
-  [ "$(id -u)" -eq 0 ] && user_line="user root root;"
   cat > "$dir/nginx.conf" <<CONF
-$user_line
-worker_processes 1;
-pid $NGINX_CDN_PID_FILE;
-error_log $dir/error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  log_format cdn '\$request_uri \$status \$bytes_sent \$http_range \$upstream_cache_status';
-  client_body_temp_path $dir/body;
-  proxy_temp_path $dir/proxy;
-  fastcgi_temp_path $dir/fastcgi;
-  uwsgi_temp_path $dir/uwsgi;
-  scgi_temp_path $dir/scgi;
-  default_type application/octet-stream;
-  sendfile on;
-  tcp_nopush on;
-  keepalive_requests 100000;
+$(_nginx_conf_head "$dir" "$NGINX_CDN_PID_FILE" "cdn '\$request_uri \$status \$bytes_sent \$http_range \$upstream_cache_status'")
+$(_nginx_conf_transfer)
   proxy_cache_path $dir/cache levels=1:2 keys_zone=cdn:16m max_size=8g inactive=1d use_temp_path=off;
   upstream origin { server 127.0.0.1:$origin; keepalive 16; }
   server {
@@ -147,11 +149,7 @@ CONF
   /usr/sbin/nginx -c "$dir/nginx.conf" -p "$dir" 2>"$dir/start.err" || { cat "$dir/start.err" >&2; return 1; }
   _nginx_started "$NGINX_CDN_PID_FILE"
   NGINX_CDN_WATCHDOG_PID=$_NGINX_LAST_WATCHDOG
-  for _ in $(seq 1 50); do
-    curl -s -o /dev/null "http://127.0.0.1:$NGINX_CDN_PORT/" && return 0
-    sleep 0.1
-  done
-  echo "nginx (CDN stand-in) did not start" >&2; return 1
+  _nginx_wait "$NGINX_CDN_PORT" "nginx (CDN stand-in)"
 }
 
 nginx_cdn_stop() {
