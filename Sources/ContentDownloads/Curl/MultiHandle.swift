@@ -11,7 +11,8 @@ final class MultiHandle: @unchecked Sendable {
     /// The raw handle.
     let raw: UnsafeMutableRawPointer
 
-    /// Creates a multi handle with HTTP/2 multiplexing enabled.
+    /// Creates a multi handle with HTTP/2 multiplexing enabled and at most `maxConnectionsPerHost` connections to
+    /// one host (more requests wait for one of them).
     /// The corresponding C function is `curl_multi_init`.
     init(maxConnectionsPerHost: Int = 6) throws(CurlError) {
         CurlGlobal.ensure()

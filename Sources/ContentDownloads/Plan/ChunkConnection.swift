@@ -39,6 +39,8 @@ final class ChunkConnection {
     private(set) var stoppedAtEnd = false
     /// When the last body byte arrived (or the request started), for stall detection.
     private(set) var lastBytes: Double
+    /// When the run in flight was requested.
+    private(set) var requested: Double = 0
     /// Body bytes this connection received in all (for the mirror's throughput).
     private(set) var received: Int64 = 0
     /// Paused by the download's rate cap (``RateBucket``) until the scheduler resumes it.
@@ -66,6 +68,7 @@ final class ChunkConnection {
         failure = nil
         position = run.range.lowerBound
         lastBytes = Transfer.now()
+        requested = lastBytes
         try easy.configureArchiveRequest(
             url: url, settings: settings, maxBytesPerSecond: rate, offset: run.range.lowerBound, last: run.range.upperBound - 1,
             ifRange: validator?.ifRange, owner: Unmanaged.passUnretained(self).toOpaque(),

@@ -147,6 +147,10 @@ final class ChunkScheduler: EngineTransfer {
         let finishedWell = (result == CURLE_OK || (connection.stoppedAtEnd && result == CURLE_WRITE_ERROR))
             && connection.runComplete && connection.failure == nil
         if finishedWell, case .accept = connection.verdict {
+            DownloadLog.transfer.trace("run done", metadata: [
+                "product": "\(request.id)", "mirror": "\(connection.mirror)", "bytes": "\(connection.run?.range.count ?? 0)",
+                "seconds": "\(Int((Transfer.now() - connection.requested) * 1000)) ms",
+            ])
             connection.endRun()
             mirrors[connection.mirror].failures = 0
         } else {
