@@ -91,7 +91,11 @@ struct DeltaPropertyTests {
                     Array(try decoder.decode(
                         UnsafeRawBufferPointer(rebasing: archive[Int(chunk.offset)..<Int(chunk.offset + chunk.length)]), as: chunk, index: index))
                 }
-                if case .failure(let error) = bytes.withUnsafeBytes({ loop.install(index: index, bytes: $0) }) { throw error }
+                switch bytes.withUnsafeBytes({ loop.install(index: index, bytes: $0) }) {
+                case .installed: break
+                case .rejected(let error): throw error
+                case .failed(let error): throw error
+                }
             }
             if case .failure(let error) = loop.finish() { throw error }
             let diff = try diffTrees(new.folder, URL(fileURLWithPath: tree))

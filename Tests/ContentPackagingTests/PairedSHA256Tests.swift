@@ -93,4 +93,22 @@ struct PairedSHA256Tests {
         #expect(paired.finishSecond() == second.finalizeHex())
         #expect(paired.finishSecond() == SHA256().finalizeHex())  // finishing started the stream again
     }
+
+    @Test("a stream is a value: a copy hashed on diverges from the original, which carries on unchanged")
+    func streamsAreValues() {
+        let data = PackageFixture.bytes(count: 300_000, seed: 4)
+        data.withUnsafeBytes { bytes in
+            for accelerated in SHA256Stream.isAccelerated ? [true, false] : [false] {
+                var chunk = SHA256Stream(accelerated: accelerated), file = SHA256Stream(accelerated: accelerated)
+                let head = UnsafeRawBufferPointer(rebasing: bytes[0..<100_001])
+                SHA256Stream.update(head, first: &chunk, second: &file)
+                var copy = file  // as the client does: hash on into a copy, keep it only if the chunk checks out
+                SHA256Stream.update(UnsafeRawBufferPointer(rebasing: bytes[100_001..<200_000]), first: &chunk, second: &copy)
+                file.update(UnsafeRawBufferPointer(rebasing: bytes[100_001...]))
+                #expect(file.finish() == SHA256.hash(data: bytes).lowercaseHex, "accelerated \(accelerated)")
+                #expect(copy.finish() == SHA256.hash(data: UnsafeRawBufferPointer(rebasing: bytes[0..<200_000])).lowercaseHex)
+                #expect(chunk.finish() == SHA256.hash(data: UnsafeRawBufferPointer(rebasing: bytes[0..<200_000])).lowercaseHex)
+            }
+        }
+    }
 }

@@ -5,9 +5,10 @@ internal import Synchronization
 import Glibc
 
 /// The two threads that turn a chunk plan's frames into installed files: `iap-verify` decompresses each whole
-/// frame and checks it against its signed chunk hash; only a chunk that passed reaches `iap-install`, whose
-/// ``ChunkInstallStage`` (``DeltaInstallLoop``) checks its tar headers and writes its file data in place. Two
-/// stages, so that hashing one chunk overlaps writing the previous one while the transfer thread receives more.
+/// frame, bounded by the length its signed index entry declares; `iap-install`'s ``ChunkInstallStage``
+/// (``DeltaInstallLoop``) checks the chunk against its signed hash — in one pass with the file parts it continues —
+/// and only then checks its tar headers and writes its file data in place. Two stages, so that decoding one chunk
+/// overlaps hashing and writing the previous one while the transfer thread receives more.
 ///
 /// Buffers go round: each connection of the transfer thread fills a whole-frame buffer from ``frameSpare`` and hands
 /// it over (``submitFrame(index:buffer:length:source:)``); the verifier decodes it into a chunk buffer and returns
@@ -22,8 +23,8 @@ final class ChunkInstallPipeline: Sendable {
     enum Work: @unchecked Sendable {
         /// Chunk `index`'s whole frame, `length` bytes, fetched from `source` (a mirror): chunks in any order.
         case frame(index: Int, buffer: PageAlignedBuffer, length: Int, source: Int)
-        /// A verified chunk of `length` bytes (installer).
-        case chunk(index: Int, buffer: PageAlignedBuffer, length: Int)
+        /// A decoded chunk of `length` bytes from `source` (installer; it checks the hash).
+        case chunk(index: Int, buffer: PageAlignedBuffer, length: Int, source: Int)
         /// Make everything so far durable, then signal.
         case sync(DispatchSemaphore)
         /// Every frame is in: finish (every file checked), sync, signal.
@@ -167,7 +168,7 @@ final class ChunkInstallPipeline: Sendable {
     /// the scheduler and its buffer handed back. After an install failure frames are only handed back.
     private func verify(package: ChunkedPackage) {
         var decoded: PageAlignedBuffer?
-        var decoder = ChunkStreamDecoder()
+        var decoder = ChunkStreamDecoder(checksDigest: false)
         while true {
             let work = frames.receive()
             guard case .frame(let index, let frame, let length, let source) = work else {
@@ -182,12 +183,11 @@ final class ChunkInstallPipeline: Sendable {
                     try decoder.begin(package.chunks[index], index: index, into: target.bytes)
                     try decoder.feed(UnsafeRawBufferPointer(rebasing: frame.bytes[0..<length]))
                     let bytes = try decoder.finish()
-                    chunks.send(.chunk(index: index, buffer: target, length: bytes.count))
+                    chunks.send(.chunk(index: index, buffer: target, length: bytes.count, source: source))
                     decoded = nil
                 } catch {
-                    decoder = ChunkStreamDecoder()
-                    shared.withLock { $0.rejected.append(RejectedFrame(index: index, source: source, reason: error.description)) }
-                    onDurable()
+                    decoder = ChunkStreamDecoder(checksDigest: false)
+                    reject(RejectedFrame(index: index, source: source, reason: error.description))
                 }
             }
             if length > Self.residentBytes { frame.trim(keeping: Self.residentBytes) }
@@ -200,8 +200,14 @@ final class ChunkInstallPipeline: Sendable {
     private func install(_ loop: any ChunkInstallStage) {
         while true {
             switch chunks.receive() {
-            case .chunk(let index, let buffer, let length):
-                if failure == nil { record(loop.install(index: index, bytes: UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<length]))) }
+            case .chunk(let index, let buffer, let length, let source):
+                if failure == nil {
+                    switch loop.install(index: index, bytes: UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<length])) {
+                    case .installed(let offset): record(.success(offset))
+                    case .rejected(let error): reject(RejectedFrame(index: index, source: source, reason: error.description))
+                    case .failed(let error): record(.failure(error))
+                    }
+                }
                 if length > Self.residentBytes { buffer.trim(keeping: Self.residentBytes) }
                 decodedSpare.send(buffer)
             case .frame(_, let buffer, _, _):
@@ -217,6 +223,12 @@ final class ChunkInstallPipeline: Sendable {
                 return
             }
         }
+    }
+
+    /// Hands a frame that failed verification to the scheduler (``takeRejected()``).
+    private func reject(_ frame: RejectedFrame) {
+        shared.withLock { $0.rejected.append(frame) }
+        onDurable()
     }
 
     /// Publishes a new durable offset or the first failure.
@@ -236,11 +248,21 @@ final class ChunkInstallPipeline: Sendable {
     }
 }
 
-/// The second stage of a ``ChunkInstallPipeline``, on `iap-install` only: verified chunks in, files out.
-/// Offsets are the durable offsets the transfer journals (archive bytes for a download, fetched bytes for an update).
+/// What installing one decoded chunk came to.
+enum ChunkInstallResult {
+    /// Installed; the new durable offset when this made a checkpoint.
+    case installed(Int64?)
+    /// The bytes failed the chunk's signed SHA-256: nothing of them was used; the scheduler fetches it elsewhere.
+    case rejected(ChunkError)
+    /// The download fails.
+    case failed(InstallError)
+}
+
+/// The second stage of a ``ChunkInstallPipeline``, on `iap-install` only: decoded chunks in, checked against
+/// their signed hashes, files out. Offsets are the durable offsets the transfer journals (fetched bytes).
 protocol ChunkInstallStage: AnyObject, Sendable {
-    /// Installs chunk `index`'s verified bytes; returns a new durable offset when this made a checkpoint.
-    func install(index: Int, bytes: UnsafeRawBufferPointer) -> Result<Int64?, InstallError>
+    /// Checks chunk `index`'s decoded bytes against its signed hash, then installs them.
+    func install(index: Int, bytes: UnsafeRawBufferPointer) -> ChunkInstallResult
     /// Makes everything installed so far durable; returns the offset a restart may continue from.
     func checkpoint() -> Result<Int64?, InstallError>
     /// After the last chunk: the tree must be complete; makes it durable.

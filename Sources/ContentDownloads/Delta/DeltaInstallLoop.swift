@@ -6,6 +6,9 @@ import Glibc
 /// installed. Any chunk boundary is a restart point: file data goes to offsets the manifest gives, no tar
 /// state is carried from one chunk to the next.
 ///
+/// Each chunk is checked against its signed SHA-256 here, in one pass with the file parts it continues (the
+/// `iap-verify` stage only decodes), before any of its bytes is looked at or written.
+///
 /// Every written file is checked against the new manifest's SHA-256 before the swap (linked files were vouched for
 /// when they were linked): on the way when all its bytes arrive here in order, else read back at the end. So the
 /// tree swapped in is the new version, file by file.
@@ -50,22 +53,31 @@ final class DeltaInstallLoop: ChunkInstallStage, @unchecked Sendable {
         chunks.reduce(0) { $0 + package.chunks[$1].length }
     }
 
-    func install(index: Int, bytes: UnsafeRawBufferPointer) -> Result<Int64?, InstallError> {
+    func install(index: Int, bytes: UnsafeRawBufferPointer) -> ChunkInstallResult {
         do throws(InstallError) {
             guard wanted.contains(index) else {
                 throw .archiveMismatch(path: DeltaInstallLoop.badChunkPath, reason: "chunk \(index) is not one the plan fetches")
             }
+            // Nothing of the chunk is used before its signed hash vouched for it.
+            let digest = placement.digest(chunk: index, bytes: bytes)
+            let chunk = package.chunks[index]
+            guard digest.sha256 == chunk.sha256.lowercased() else {
+                return .rejected(ChunkError(index: index, offset: chunk.offset, reason: "has SHA-256 \(digest.sha256), the index says \(chunk.sha256)"))
+            }
             for region in try headers.take(chunk: index, bytes: bytes) { try placed.recordRegion(region) }
-            guard !placed.placed.contains(index) else { return .success(nil) }  // in place already (fetched for its headers)
-            try placement.place(chunk: index, bytes: bytes)
+            guard !placed.placed.contains(index) else { return .installed(nil) }  // in place already (fetched for its headers)
+            try placement.place(chunk: index, bytes: bytes, digest: digest)
             try placed.record(index)
-            installed += package.chunks[index].length
+            installed += chunk.length
             CrashHook.reach(.extract)
-            guard clock.add(package.chunks[index].length) else { return .success(nil) }
+            guard clock.add(chunk.length) else { return .installed(nil) }
         } catch {
-            return .failure(error)
+            return .failed(error)
         }
-        return checkpoint()
+        switch checkpoint() {
+        case .success(let offset): return .installed(offset)
+        case .failure(let error): return .failed(error)
+        }
     }
 
     func checkpoint() -> Result<Int64?, InstallError> {

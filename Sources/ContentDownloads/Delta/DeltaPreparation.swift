@@ -1,6 +1,5 @@
 internal import SystemSupport
 internal import ContentPackaging
-internal import Crypto
 internal import Logging
 internal import Foundation
 import Glibc
@@ -113,14 +112,15 @@ struct DeltaPreparation {
             if source.dataLength < source.length {
                 UnsafeMutableRawBufferPointer(rebasing: bytes[Int(source.dataLength)...]).initializeMemory(as: UInt8.self, repeating: 0)
             }
-            guard SHA256.hash(data: UnsafeRawBufferPointer(bytes)).lowercaseHex == chunk.sha256.lowercased() else {
+            let digest = placement.digest(chunk: local.chunk, bytes: UnsafeRawBufferPointer(bytes))
+            guard digest.sha256 == chunk.sha256.lowercased() else {
                 DownloadLog.transfer.notice(
                     "an installed file no longer holds a chunk it held; fetching it",
                     metadata: ["file": "\(folder.path)/\(source.path)", "chunk": "\(local.chunk)"])
                 missed.append(local.chunk)
                 continue
             }
-            try placement.place(chunk: local.chunk, bytes: UnsafeRawBufferPointer(bytes))
+            try placement.place(chunk: local.chunk, bytes: UnsafeRawBufferPointer(bytes), digest: digest)
         }
         return missed
     }

@@ -62,6 +62,13 @@ package struct ChunkError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What was wrong with it.
     package var reason: String
 
+    /// Chunk `index`, whose frame starts at archive byte `offset`, failed for `reason`.
+    package init(index: Int, offset: Int64, reason: String) {
+        self.index = index
+        self.offset = offset
+        self.reason = reason
+    }
+
     /// "chunk 3 at archive byte 123456 has SHA-256 …".
     package var description: String { "chunk \(index) at archive byte \(offset) \(reason)" }
 }

@@ -9,7 +9,9 @@ import SystemSupport
 /// first and no window buffer is allocated: a download holds a few small pieces and the chunk being decoded.
 /// The output may not grow past the length the (signed) index declares, so a lying chunk cannot inflate; the
 /// SHA-256 is taken over each piece's output while it is still in cache. Nothing is handed out before
-/// ``finish()`` has checked the frame's end, the length and the hash. Noncopyable: one owner frees the context.
+/// ``finish()`` has checked the frame's end, the length and the hash — unless the decoder was made with
+/// `checksDigest: false`, for a caller that hashes the chunk itself (paired with the files it continues) and
+/// uses no byte before comparing that digest with the index. Noncopyable: one owner frees the context.
 package struct ChunkStreamDecoder: ~Copyable {
     private let context: OpaquePointer
     private var chunk = ArchiveChunk(offset: 0, length: 0, uncompressedOffset: 0, uncompressedLength: 0, sha256: "")
@@ -18,9 +20,12 @@ package struct ChunkStreamDecoder: ~Copyable {
     private var produced = 0
     private var frameEnded = false
     private var hasher = SHA256()
+    private let checksDigest: Bool
 
-    /// A decoder with its own decompression context.
-    package init() {
+    /// A decoder with its own decompression context; with `checksDigest` false ``finish()`` checks the frame and
+    /// the length only, and the caller must check the SHA-256 before using a byte.
+    package init(checksDigest: Bool = true) {
+        self.checksDigest = checksDigest
         guard let context = ZSTD_createDCtx() else { fatalError("libzstd could not allocate a decompression context (out of memory)") }
         // ZSTD_d_stableOutBuffer: the output buffer stays put between calls, so libzstd decodes into it and keeps no window.
         ZSTD_DCtx_setParameter(context, ZSTD_d_experimentalParam2, 1)
@@ -59,7 +64,7 @@ package struct ChunkStreamDecoder: ~Copyable {
                     : "is not a zstd frame of \(output.count) bytes (\(name))")
             }
             if out.pos > produced {
-                hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: output[produced..<out.pos]))
+                if checksDigest { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: output[produced..<out.pos])) }
                 produced = out.pos
             }
             if result == 0 { frameEnded = true }
@@ -75,6 +80,7 @@ package struct ChunkStreamDecoder: ~Copyable {
         guard produced == output.count else {
             throw failure("decodes to \(produced) bytes, not the \(output.count) the index declares")
         }
+        guard checksDigest else { return UnsafeRawBufferPointer(output) }
         let actual = hasher.finalizeHex()
         guard actual == chunk.sha256 else { throw failure("has SHA-256 \(actual), the index says \(chunk.sha256)") }
         return UnsafeRawBufferPointer(output)
