@@ -128,4 +128,37 @@ struct SchedulerPropertyTests {
             }
         }
     }
+
+    /// Seconds of a download whose throughput is `rate(connections)`, fed to a tuner as the scheduler does (every
+    /// 100 ms); the tuner's target after each second.
+    private static func tune(seconds: Int, initial: Int = 4, rate: (Int) -> Double) -> [Int] {
+        var tuner = ConnectionTuner(initial: initial, maximum: 16)
+        var bytes = 0.0, targets: [Int] = []
+        for tick in 1...(seconds * 10) {
+            bytes += rate(tuner.target) / 10
+            tuner.observe(bytes: Int64(bytes), now: Double(tick) / 10, busy: true)
+            if tick % 10 == 0 { targets.append(tuner.target) }
+        }
+        return targets
+    }
+
+    @Test("a per-connection cap: the tuner doubles to 16 connections within three seconds")
+    func theTunerGrowsUnderAPerConnectionCap() {
+        let targets = Self.tune(seconds: 6) { Double($0) * 4_000_000 }  // 4 MB/s per connection, no link limit
+        #expect(targets[3] == 16, "\(targets)")
+        #expect(targets.last == 16)
+    }
+
+    @Test("a link that more connections do not speed up: one step up, then back to the start, and it stays")
+    func theTunerUndoesAStepThatAddedNothing() {
+        let targets = Self.tune(seconds: 8) { _ in 500_000_000 }  // loopback: CPU-bound, the same at any count
+        #expect(targets.contains(8), "\(targets)")
+        #expect(Array(targets.suffix(5)) == [4, 4, 4, 4, 4], "\(targets)")
+    }
+
+    @Test("a link that saturates at 32 MB/s: the tuner settles on the count that reached it")
+    func theTunerStopsAtTheLinkRate() {
+        let targets = Self.tune(seconds: 8) { min(Double($0) * 4_000_000, 32_000_000) }
+        #expect(targets.last == 8, "\(targets)")
+    }
 }

@@ -1,22 +1,25 @@
-/// How many connections a chunk plan uses: start at ``TransferSettings/connections``, add two while each
-/// addition still raised the throughput by a tenth, up to ``TransferSettings/maxConnections``; halve and stop
-/// growing when a server answers 429 or 503 (it asks for less).
+/// How many connections a chunk plan uses: start at ``TransferSettings/connections``, double each second while
+/// the doubling raised the throughput by a tenth, up to ``TransferSettings/maxConnections``; when a step added
+/// less, go back to the count before it and stay; halve and stop growing when a server answers 429 or 503.
 ///
 /// Why adaptive: a server or CDN that caps each connection (nginx `limit_rate`, per-connection throttling) is
-/// fetched faster by more connections, up to the link's rate; past that more connections only add requests,
-/// and a busy origin says so with 429/503. Pure: the scheduler feeds it time and bytes.
-struct ConnectionTuner: Sendable, Equatable {
+/// fetched faster by more connections, up to the link's rate; past that more connections only add requests, and
+/// on a fast link they cost CPU (chunks arrive out of order, so more of each file is hashed from a second read
+/// instead of in one pass with its chunk). Doubling reaches 16 connections in three seconds, as fast as a
+/// per-connection cap needs. A busy origin says so with 429/503. Pure: the scheduler feeds it time and bytes.
+struct ConnectionTuner: Sendable {
     /// Connections wanted now.
     private(set) var target: Int
     private let maximum: Int
-    /// When the current measurement window began, the bytes then, and the rate measured before the last step.
+    /// When the current measurement window began, the bytes then, and the rate and target measured before the
+    /// last step.
     private var windowStart: Double?
     private var windowBytes: Int64 = 0
-    private var previousRate: Double?
+    private var previous: (rate: Double, target: Int)?
     private var growing = true
 
     /// The window over which throughput is measured before deciding.
-    static let window = 2.0
+    static let window = 1.0
 
     init(initial: Int, maximum: Int) {
         self.maximum = max(1, maximum)
@@ -36,12 +39,13 @@ struct ConnectionTuner: Sendable, Equatable {
         windowStart = now
         windowBytes = bytes
         guard growing, busy else { return }
-        if let previous = previousRate, rate < previous * 1.1 {
-            growing = false  // the last step added nothing worth its requests
+        if let previous, rate < previous.rate * 1.1 {
+            target = previous.target  // the last step added nothing worth its connections
+            growing = false
             return
         }
-        previousRate = rate
-        if target < maximum { target = min(maximum, target + 2) } else { growing = false }
+        previous = (rate, target)
+        if target < maximum { target = min(maximum, target * 2) } else { growing = false }
     }
 
     /// A server asked for less (429 or 503): halve, and stop growing.

@@ -56,13 +56,14 @@ public struct TransferSettings: Sendable, Equatable {
     /// How far the durable offset may trail the bytes received before the transfer thread stops
     /// to fsync inline (the background fsync did not keep up): what a power loss may re-fetch.
     public var durableLagLimit: Int64 = 16 << 20
-    /// Connections a chunk plan opens at first (spread over the mirrors); more are added while each addition
-    /// still raises the throughput by a tenth, up to ``maxConnections``, and halved when a server answers 429/503.
+    /// Connections a chunk plan opens at first (spread over the mirrors); doubled each second while that still
+    /// raises the throughput by a tenth, up to ``maxConnections`` (a step that added less is undone), and halved
+    /// when a server answers 429/503.
     ///
     /// Why more than one: CDNs and busy origins cap each connection (nginx `limit_rate`), and on a long round trip
     /// one connection's window limits it; `aria2c -x8` is the usual answer. Each connection holds at most one
     /// frame in memory (≤ 4 MiB, 1 MiB on average).
-    public var connections: Int = 8
+    public var connections: Int = 4
     /// The most connections a chunk plan uses.
     public var maxConnections: Int = 16
     /// A connection of a chunk plan that receives nothing for this long while another mirror is up is dropped with
