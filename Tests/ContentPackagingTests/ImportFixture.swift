@@ -1,5 +1,6 @@
 import ContentPackaging
 import Foundation
+import Testing
 import TestSupport
 
 /// A content folder with what Apple-hosted content holds (localized strings, nested folders, a binary
@@ -67,6 +68,12 @@ struct ImportFixture {
         var payload = try AppleContentFixture.payload(of: original)
         change(&payload)
         return payload
+    }
+
+    /// Expects `folder` to hold exactly the original's files, byte for byte (`diff -r`).
+    func expectSameAsOriginal(_ folder: URL, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let diff = try CommandRunner.run("/usr/bin/diff", ["-r", original.path, folder.path])
+        #expect(diff.status == 0, "\(diff.stdout)\(diff.stderr)", sourceLocation: sourceLocation)
     }
 
     /// Names left in the output's parent (an import that fails leaves none).

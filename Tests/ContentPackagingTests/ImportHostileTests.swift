@@ -103,26 +103,19 @@ struct ImportHostileTests {
     func xarSizeLie() throws {
         let fixture = try ImportFixture()
         let payload = try fixture.payload().data()
-        var xar = XarBuilder()
-        for member in AppleContentFixture.productMembers(payload: payload, component: "Levels.pkg", numberOfFiles: 100, installKBytes: 1000) {
-            guard let data = member.data else { xar.directory(member.name); continue }
-            xar.file(member.name, data, declaredSize: member.name.hasSuffix("Payload") ? data.count / 2 : nil)
-        }
         let url = fixture.directory.appending("lie.pkg")
-        try xar.write(to: url)
+        try AppleContentFixture.handBuiltProductArchive(
+            payload: payload, numberOfFiles: 100, installKBytes: 1000, payloadDeclaredSize: payload.count / 2
+        ).write(to: url)
         expectRefused(fixture, url, ["lie.pkg: Levels.pkg/Payload", "the package is damaged or hostile"])
     }
 
     @Test("a pbzx payload is refused with what to do")
     func pbzx() throws {
         let fixture = try ImportFixture()
-        var xar = XarBuilder()
         let pbzx = Data("pbzx".utf8) + Data([0, 0, 0, 0, 0, 0x10, 0, 0]) + Data(count: 64)
-        for member in AppleContentFixture.productMembers(payload: pbzx, component: "Levels.pkg", numberOfFiles: 100, installKBytes: 1000) {
-            if let data = member.data { xar.file(member.name, data) } else { xar.directory(member.name) }
-        }
         let url = fixture.directory.appending("pbzx.pkg")
-        try xar.write(to: url)
+        try AppleContentFixture.handBuiltProductArchive(payload: pbzx, numberOfFiles: 100, installKBytes: 1000).write(to: url)
         expectRefused(fixture, url, ["pbzx-compressed payload", "pkgutil --expand-full"])
     }
 

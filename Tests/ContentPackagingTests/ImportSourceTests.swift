@@ -17,8 +17,7 @@ struct ImportSourceTests {
         #expect(result.sourceKind == .builtTarget)
         #expect(result.contentInfo.productID == "com.example.levels")
         #expect(result.contentInfo.otherKeys["Folder"] == "Levels")
-        let diff = try CommandRunner.run("/usr/bin/diff", ["-r", fixture.original.path, fixture.output.path])
-        #expect(diff.status == 0, "\(diff.stdout)\(diff.stderr)")
+        try fixture.expectSameAsOriginal(fixture.output)
         let lines = result.notes.map(\.description)
         #expect(lines.count == 3, "\(lines)")
         #expect(lines.contains { $0.hasPrefix("dropped \(built.path)/.DS_Store: Finder metadata") })
@@ -37,8 +36,7 @@ struct ImportSourceTests {
             let output = fixture.outputParent.appendingPathComponent(source.lastPathComponent + "-import")
             let result = try ContentImporter().importContent(from: source, to: output)
             #expect(result.sourceKind == .xcodeProject)
-            let diff = try CommandRunner.run("/usr/bin/diff", ["-r", fixture.original.path, output.path])
-            #expect(diff.status == 0, "\(diff.stdout)\(diff.stderr)")
+            try fixture.expectSameAsOriginal(output)
         }
     }
 
@@ -49,8 +47,7 @@ struct ImportSourceTests {
         let result = try ContentImporter().importContent(from: package, to: fixture.output)
         #expect(result.sourceKind == .productArchive)
         #expect(result.notes.isEmpty, "\(result.notes)")
-        let diff = try CommandRunner.run("/usr/bin/diff", ["-r", fixture.original.path, fixture.output.path])
-        #expect(diff.status == 0, "\(diff.stdout)\(diff.stderr)")
+        try fixture.expectSameAsOriginal(fixture.output)
     }
 
     @Test("a hand-built package (stored members, newc cpio) imports the same")
@@ -60,8 +57,7 @@ struct ImportSourceTests {
         payload.format = .cpioNewc
         let result = try ContentImporter().importContent(from: try fixture.handBuilt(payload), to: fixture.output)
         #expect(result.fileCount == 7)
-        let diff = try CommandRunner.run("/usr/bin/diff", ["-r", fixture.original.path, fixture.output.path])
-        #expect(diff.status == 0, "\(diff.stdout)\(diff.stderr)")
+        try fixture.expectSameAsOriginal(fixture.output)
     }
 
     @Test("an existing non-empty --output is refused and kept; an empty one is filled")

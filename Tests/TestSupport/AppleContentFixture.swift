@@ -109,13 +109,15 @@ public enum AppleContentFixture {
         return xar
     }
 
-    /// The same package written by ``XarBuilder`` around any payload and declarations (hostile packages).
+    /// The same package written by ``XarBuilder`` around any payload and declarations (hostile packages);
+    /// `payloadDeclaredSize` is the `Payload` size its table of contents declares (default: the true one).
     public static func handBuiltProductArchive(
-        payload: Data, component: String = "Levels.pkg", numberOfFiles: Int, installKBytes: Int
+        payload: Data, component: String = "Levels.pkg", numberOfFiles: Int, installKBytes: Int, payloadDeclaredSize: Int? = nil
     ) -> XarBuilder {
         var xar = XarBuilder()
         for member in productMembers(payload: payload, component: component, numberOfFiles: numberOfFiles, installKBytes: installKBytes) {
-            if let data = member.data { xar.file(member.name, data) } else { xar.directory(member.name) }
+            guard let data = member.data else { xar.directory(member.name); continue }
+            xar.file(member.name, data, declaredSize: member.name.hasSuffix("/Payload") ? payloadDeclaredSize : nil)
         }
         return xar
     }
