@@ -27,6 +27,33 @@ enum HelpText {
           iapcontent download com.example.maps --catalog http://127.0.0.1:8080/catalog.json
         """
 
+    /// `iapcontent import`.
+    static let importContent = """
+        Brings content Apple hosted home. The source is one of: the folder an Xcode "In-App Purchase \
+        Content" target builds (<Name>/ContentInfo.plist + <Name>/Contents/); the Xcode project holding \
+        such a target (its ContentInfo.plist and the files of its Resources build phase, read from \
+        project.pbxproj; --target picks one of several); or the package once uploaded, what \
+        productbuild --content wrote (a xar archive whose component Payload, a gzip'd cpio, holds the \
+        folder). The result is a content folder that validate accepts: pack it as usual, or add --pack. \
+        ContentInfo.plist is kept byte for byte (binary or XML, extra keys such as Folder included). \
+        Prints one line per entry dropped (.DS_Store, ._ resource forks, executable code) on stderr, a \
+        summary, then the folder's path on stdout (with --pack, the manifest and archive paths after it).
+
+        Refused, naming the entry and why, with nothing written: links, devices, FIFOs and sockets; names \
+        with '..', a leading '/', control characters or collisions, in the xar or the cpio; files beside \
+        Contents/; a payload larger than its PackageInfo declares (installKBytes, numberOfFiles) or than \
+        --max-size (a decompression bomb); project files outside the project folder, in build locations \
+        or behind a symbolic link; files Xcode compiles (xib, storyboard, xcassets and the like: import the built \
+        folder instead); pbzx payloads (expand them on a Mac). The folder is built beside --output and \
+        renamed into place when complete; --output must not exist or be empty.
+
+        EXAMPLES:
+          iapcontent import build/Release-iphoneos/Levels --output Levels
+          iapcontent import LevelsProject --target Levels --output Levels
+          iapcontent import Levels.pkg --output Levels --pack --pack-output dist
+          iapcontent import Levels.pkg --output Levels && iapcontent pack Levels --output dist
+        """
+
     /// `iapcontent validate`.
     static let validate = """
         Checks a content folder the way pack and clients will: ContentInfo.plist keys and types \

@@ -10,7 +10,7 @@ struct IAPContent: AsyncParsableCommand {
         discussion: HelpText.root,
         version: ProgramVersion.current,
         subcommands: [
-            Validate.self, Pack.self, Inspect.self,
+            Import.self, Validate.self, Pack.self, Inspect.self,
             BuildCatalog.self, Keygen.self, EntitlementsCommand.self, Serve.self, SignURL.self,
             Download.self, Status.self, Pause.self, Resume.self, Cancel.self,
             Content.self, Verify.self, Repair.self, Diff.self, Delete.self, Restore.self, InstallArchive.self, DisplayDemo.self, EmptyTrash.self,

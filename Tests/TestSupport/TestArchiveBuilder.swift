@@ -19,6 +19,13 @@ public struct TestArchiveBuilder: Sendable {
         case pax
         /// Plain ustar: names are stored as raw bytes.
         case ustar
+        /// POSIX.1 portable cpio ("odc", magic `070707`): what pkgbuild writes into a package's `Payload`.
+        case cpioODC
+        /// SVR4 cpio without checksums ("newc", magic `070701`).
+        case cpioNewc
+        /// xar, the container of macOS installer packages. libarchive's writer cleans names (`a/../../x` is
+        /// stored as `x`, a leading `/` dropped), so hostile xar names need ``XarBuilder``.
+        case xar
     }
 
     /// One header plus the data written after it.
@@ -45,6 +52,10 @@ public struct TestArchiveBuilder: Sendable {
         public var data: Data
         /// Extra zero bytes streamed after `data` (compression bombs).
         public var zeroBytes: Int64
+        /// Inode number and link count (0: not set); cpio marks a hard link by a repeated inode with links > 1.
+        public var inode: Int64 = 0
+        /// Link count stored with ``inode``.
+        public var links: UInt32 = 0
 
         /// Creates an entry.
         public init(
@@ -72,11 +83,14 @@ public struct TestArchiveBuilder: Sendable {
     public var format: Format = .pax
     /// Compress with zstd (the production format) or leave plain tar.
     public var zstd: Bool = true
+    /// Compress with gzip instead (a package's `Payload`), without a timestamp so the bytes are reproducible.
+    public var gzip: Bool = false
 
     /// An empty builder.
-    public init(format: Format = .pax, zstd: Bool = true) {
+    public init(format: Format = .pax, zstd: Bool = true, gzip: Bool = false) {
         self.format = format
-        self.zstd = zstd
+        self.zstd = zstd && !gzip
+        self.gzip = gzip
     }
 
     /// Appends a regular file.
@@ -157,8 +171,18 @@ public struct TestArchiveBuilder: Sendable {
         switch format {
         case .pax: archive_write_set_format_pax_restricted(archive)
         case .ustar: archive_write_set_format_ustar(archive)
+        case .cpioODC: archive_write_set_format_cpio_odc(archive)
+        case .cpioNewc: archive_write_set_format_cpio_newc(archive)
+        case .xar: archive_write_set_format_xar(archive)
         }
-        if zstd { archive_write_add_filter_zstd(archive) } else { archive_write_add_filter_none(archive) }
+        if gzip {
+            archive_write_add_filter_gzip(archive)
+            try check(archive, archive_write_set_filter_option(archive, "gzip", "timestamp", nil))
+        } else if zstd {
+            archive_write_add_filter_zstd(archive)
+        } else {
+            archive_write_add_filter_none(archive)
+        }
         archive_write_set_bytes_in_last_block(archive, 1)
         try check(archive, archive_write_open_filename(archive, url.path))
         let zeros = [UInt8](repeating: 0, count: 1 << 16)
@@ -174,6 +198,8 @@ public struct TestArchiveBuilder: Sendable {
             archive_entry_set_gid(entry, item.uid)
             if let uname = item.uname { archive_entry_set_uname(entry, uname) }
             if item.rdev != 0 { archive_entry_set_rdev(entry, dev_t(item.rdev)) }
+            if item.inode != 0 { archive_entry_set_ino64(entry, item.inode) }
+            if item.links != 0 { archive_entry_set_nlink(entry, item.links) }
             if let link = item.symlink { archive_entry_copy_symlink(entry, link) }
             if let link = item.hardlink { archive_entry_copy_hardlink(entry, link) }
             let dataLength = Int64(item.data.count) + item.zeroBytes
@@ -197,6 +223,14 @@ public struct TestArchiveBuilder: Sendable {
             try check(archive, archive_write_finish_entry(archive))
         }
         try check(archive, archive_write_close(archive))
+    }
+
+    /// The archive's bytes.
+    public func data() throws -> Data {
+        let directory = try TemporaryDirectory("archive-builder")
+        let url = directory.appending("archive")
+        try write(to: url)
+        return try Data(contentsOf: url)
     }
 
     private func check(_ archive: OpaquePointer, _ status: Int32) throws {

@@ -91,7 +91,7 @@ import Testing
             #expect(configuration.discussion.contains("EXAMPLES:"), "\(command)")
         }
         #expect(IAPContent.configuration.discussion.contains(ExitStatus.table))
-        for text in [HelpText.validate, HelpText.pack, HelpText.inspect, HelpText.download, HelpText.status,
+        for text in [HelpText.importContent, HelpText.validate, HelpText.pack, HelpText.inspect, HelpText.download, HelpText.status,
                      HelpText.pause, HelpText.resume, HelpText.cancel, HelpText.content, HelpText.delete, HelpText.restore] {
             #expect(text.contains("EXAMPLES:\n  iapcontent "))
         }

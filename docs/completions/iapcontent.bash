@@ -173,13 +173,37 @@ _iapcontent() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    validate|pack|inspect|catalog|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|content|verify|repair|diff|delete|restore|help)
+    import|validate|pack|inspect|catalog|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|content|verify|repair|diff|delete|restore|help)
         # Offer subcommand argument completions
         "_iapcontent_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'validate pack inspect catalog keygen entitlements serve sign-url download status pause resume cancel content verify repair diff delete restore help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'import validate pack inspect catalog keygen entitlements serve sign-url download status pause resume cancel content verify repair diff delete restore help' -- "${cur}"))
+        ;;
+    esac
+}
+
+_iapcontent_import() {
+    repeating_flags=()
+    non_repeating_flags=(--pack --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--output -o --target --pack-output --max-size)
+    __iapcontent_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--output'|'-o')
+        return
+        ;;
+    '--target')
+        return
+        ;;
+    '--pack-output')
+        return
+        ;;
+    '--max-size')
+        return
         ;;
     esac
 }

@@ -50,6 +50,7 @@ _iapcontent() {
     case "${state}" in
     command)
         local -ar subcommands=(
+            'import:Turn Apple-hosted content (built target, Xcode project or uploaded .pkg) into a content folder.'
             'validate:Check a content folder (ContentInfo.plist + Contents/); report every problem at once.'
             'pack:Pack a content folder into a reproducible <product>-<version>.tar.zst plus .manifest.json.'
             'inspect:Show an archive'\''s product, version, sizes and files; verify it against the manifest beside it.'
@@ -75,12 +76,29 @@ _iapcontent() {
         ;;
     arg)
         case "${words[1]}" in
-        validate|pack|inspect|catalog|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|content|verify|repair|diff|delete|restore|help)
+        import|validate|pack|inspect|catalog|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|content|verify|repair|diff|delete|restore|help)
             "_iapcontent_${words[1]}" && ret=0
             ;;
         esac
         ;;
     esac
+
+    return "${ret}"
+}
+
+_iapcontent_import() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':source:'
+        '(--output -o)'{--output,-o}'[The content folder to create (must not exist, or be empty).]:output:'
+        '--target[The In-App Purchase Content target to import when the project has several.]:target:'
+        '--pack[Pack the imported folder too, as `iapcontent pack` does.]'
+        '--pack-output[Directory for the archive and manifest with --pack.]:pack-output:'
+        '--max-size[Largest total size of the files, in bytes (default 1 TiB).]:max-size:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
 
     return "${ret}"
 }

@@ -99,32 +99,8 @@ package struct EntryPolicy: Sendable {
 
     /// The install error for a layout refusal, naming the entry as the archive spells it.
     private static func error(for refusal: ArchiveLayoutRefusal, of header: ArchiveEntryHeader) -> InstallError {
-        let display = header.path
-        let collisionSuffix = "on case-insensitive or normalizing file systems"
-        switch refusal {
-        case .unsupportedKind(.symlink), .unsupportedKind(.hardlink):
-            return .unsafeEntry(
-                path: display,
-                reason: "is a \(header.kind) to '\(header.linkTarget ?? "")'; links are never installed")
-        case .unsupportedKind(let kind):
-            return .unsafeEntry(path: display, reason: "is a \(kind); only regular files and directories are installed")
-        case .unsafeName(let problems):
-            var unique: [String] = []
-            for problem in problems where !unique.contains(problem) { unique.append(problem) }
-            return .unsafeEntry(path: display, reason: unique.joined(separator: "; "))
-        case .nonDirectoryEndsInSlash:
-            return .unsafeEntry(path: display, reason: "a file name ends in '/'")
-        case .outsideLayout:
-            return .outsideLayout(path: display)
-        case .parentIsNotDirectory(let parent):
-            return .unsafeEntry(path: display, reason: "'\(parent)' is a file but this entry uses it as a directory")
-        case .parentCollides(let parent, let other):
-            return .unsafeEntry(path: display, reason: "'\(parent)' collides with '\(other)' \(collisionSuffix)")
-        case .collides(let other):
-            return .unsafeEntry(path: display, reason: "collides with '\(other)' \(collisionSuffix)")
-        case .duplicate:
-            return .unsafeEntry(path: display, reason: "duplicate entry (the archive holds this path twice)")
-        }
+        if case .outsideLayout = refusal { return .outsideLayout(path: header.path) }
+        return .unsafeEntry(path: header.path, reason: refusal.reason(kind: header.kind, linkTarget: header.linkTarget))
     }
 
     /// Ends the scan: the archive must have held a `ContentInfo.plist`.

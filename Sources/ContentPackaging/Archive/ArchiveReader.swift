@@ -3,8 +3,9 @@ import Foundation
 
 /// Streams entries out of a `.tar.zst` (or plain `.tar`) archive, one header and one data block at a time.
 ///
-/// Only libarchive's tar reader and zstd filter are registered — never the `_all` functions, which
-/// would expose every parser (RAR, ISO9660, …) and external-program filters to untrusted input.
+/// Only libarchive's tar reader and zstd filter are registered (or, for ``Format/xar`` and
+/// ``Format/cpioGzip``, that one format and its filter) — never the `_all` functions, which would expose
+/// every parser (RAR, ISO9660, …) and external-program filters to untrusted input.
 /// Memory stays flat: data comes out in caller-sized blocks.
 ///
 /// The reader is noncopyable: one owner, freed exactly once.
@@ -12,7 +13,10 @@ import Foundation
 /// ```swift
 /// var reader = try ArchiveReader(path: "levels-1.0.tar.zst")
 /// while let header = try reader.nextHeader() {
-///     while let block = try reader.readBlock() { consume(block) }
+///     var buffer = [UInt8](repeating: 0, count: 1 << 16)
+///     while case let count = try buffer.withUnsafeMutableBytes({ try reader.read(into: $0) }), count > 0 {
+///         consume(buffer[..<count])
+///     }
 /// }
 /// ```
 public struct ArchiveReader: ~Copyable {
@@ -20,13 +24,33 @@ public struct ArchiveReader: ~Copyable {
     private let path: String
     /// Retained while the reader lives when the bytes come from an ``ArchiveByteSource``.
     private let source: ArchiveSourceBox?
+    /// Bytes of the current entry handed out by ``readBlock()`` so far.
+    private var entryOffset: Int64 = 0
+
+    /// The archive formats a reader can be opened for; each registers exactly one format and its filters.
+    package enum Format: Sendable {
+        /// tar, plain or zstd-compressed: hosted-content archives.
+        case tarZstd
+        /// xar, the container of macOS installer packages (`productbuild`, `pkgbuild`).
+        case xar
+        /// cpio (odc, newc and the other dialects libarchive reads), plain or gzip-compressed: an installer
+        /// package's `Payload`.
+        case cpioGzip
+    }
 
     /// Opens the archive at `path` for reading.
     ///
     /// - Throws: ``ArchiveError`` when the file cannot be opened or is not tar (optionally zstd).
     /// The corresponding C functions are `archive_read_new` and `archive_read_open_filename`.
     public init(path: String, blockSize: Int = 1 << 16) throws(ArchiveError) {
-        self.handle = try Self.open(path: path) { archive_read_open_filename($0, path, blockSize) }
+        try self.init(path: path, format: .tarZstd, blockSize: blockSize)
+    }
+
+    /// Opens the archive at `path` for reading as `format`.
+    ///
+    /// - Throws: ``ArchiveError`` when the file cannot be opened or is not of that format.
+    package init(path: String, format: Format, blockSize: Int = 1 << 16) throws(ArchiveError) {
+        self.handle = try Self.open(path: path, format: format) { archive_read_open_filename($0, path, blockSize) }
         self.path = path
         self.source = nil
     }
@@ -36,7 +60,12 @@ public struct ArchiveReader: ~Copyable {
     /// Verifying and extracting through the same descriptor closes the swap-after-check gap
     /// (Sparkle PR #2550). The corresponding C function is `archive_read_open_fd`.
     public init(fileDescriptor: Int32, displayPath: String, blockSize: Int = 1 << 16) throws(ArchiveError) {
-        self.handle = try Self.open(path: displayPath) { archive_read_open_fd($0, fileDescriptor, blockSize) }
+        try self.init(fileDescriptor: fileDescriptor, displayPath: displayPath, format: .tarZstd, blockSize: blockSize)
+    }
+
+    /// Opens an already-open file descriptor as `format` (see ``init(fileDescriptor:displayPath:blockSize:)``).
+    package init(fileDescriptor: Int32, displayPath: String, format: Format, blockSize: Int = 1 << 16) throws(ArchiveError) {
+        self.handle = try Self.open(path: displayPath, format: format) { archive_read_open_fd($0, fileDescriptor, blockSize) }
         self.path = displayPath
         self.source = nil
     }
@@ -47,9 +76,16 @@ public struct ArchiveReader: ~Copyable {
     /// source throws ends the archive and is what the reader's next call throws. The corresponding
     /// C function is `archive_read_open` with a read callback.
     public init(source: any ArchiveByteSource, displayPath: String, blockSize: Int = 1 << 18) throws(ArchiveError) {
+        try self.init(source: source, displayPath: displayPath, format: .tarZstd, blockSize: blockSize)
+    }
+
+    /// Reads `format` from `source` (see ``init(source:displayPath:blockSize:)``).
+    package init(
+        source: any ArchiveByteSource, displayPath: String, format: Format, blockSize: Int = 1 << 18
+    ) throws(ArchiveError) {
         let box = ArchiveSourceBox(source: source, blockSize: blockSize)
         let context = Unmanaged.passUnretained(box).toOpaque()
-        self.handle = try Self.open(path: displayPath, sourceFailure: { box.failure }) {
+        self.handle = try Self.open(path: displayPath, format: format, sourceFailure: { box.failure }) {
             archive_read_open($0, context, nil, { _, context, block in ArchiveSourceBox.read(context: context, block: block) }, nil)
         }
         self.path = displayPath
@@ -60,15 +96,24 @@ public struct ArchiveReader: ~Copyable {
         archive_read_free(handle)
     }
 
-    /// A new reader with only tar and zstd enabled, opened by `openCall`; freed again if that fails.
+    /// A new reader with only `format` and its filters enabled, opened by `openCall`; freed again if that fails.
     private static func open(
-        path: String, sourceFailure: () -> ArchiveError? = { nil }, _ openCall: (OpaquePointer) -> Int32
+        path: String, format: Format = .tarZstd, sourceFailure: () -> ArchiveError? = { nil },
+        _ openCall: (OpaquePointer) -> Int32
     ) throws(ArchiveError) -> OpaquePointer {
         guard let handle = archive_read_new() else {
             throw ArchiveError(message: "libarchive could not allocate a reader", path: path)
         }
-        archive_read_support_format_tar(handle)
-        archive_read_support_filter_zstd(handle)
+        switch format {
+        case .tarZstd:
+            archive_read_support_format_tar(handle)
+            archive_read_support_filter_zstd(handle)
+        case .xar:
+            archive_read_support_format_xar(handle)
+        case .cpioGzip:
+            archive_read_support_format_cpio(handle)
+            archive_read_support_filter_gzip(handle)
+        }
         if openCall(handle) != ARCHIVE_OK {
             let error = sourceFailure() ?? ArchiveError(
                 errno: archive_errno(handle), message: message(handle, fallback: "cannot open archive"), path: path)
@@ -88,6 +133,7 @@ public struct ArchiveReader: ~Copyable {
     ///
     /// The corresponding C function is `archive_read_next_header`.
     public mutating func nextHeader() throws(ArchiveError) -> ArchiveEntryHeader? {
+        entryOffset = 0
         var entry: OpaquePointer?
         let status = archive_read_next_header(handle, &entry)
         if status == ARCHIVE_EOF { return nil }
@@ -134,6 +180,28 @@ public struct ArchiveReader: ~Copyable {
         let count = archive_read_data(handle, buffer.baseAddress, buffer.count)
         if count < 0 { throw failure(fallback: "damaged or truncated entry data") }
         return count
+    }
+
+    /// The next block of the current entry's data as libarchive holds it (valid until the next call on the
+    /// reader); an empty block at the entry's end.
+    ///
+    /// Unlike ``read(into:)`` this never invents bytes: `archive_read_data` fills the gap up to a block's
+    /// offset with zeros, and libarchive 3.6.2's xar reader reports the end of every entry after the first at
+    /// an offset counted across entries, so `archive_read_data` appends zeros to each of them (observed: a
+    /// 1-byte entry read back as 4 bytes). A block that does not start where the previous one ended (a sparse
+    /// entry) is an error here. The corresponding C function is `archive_read_data_block`.
+    package mutating func readBlock() throws(ArchiveError) -> UnsafeRawBufferPointer {
+        var pointer: UnsafeRawPointer?
+        var size = 0
+        var offset: Int64 = 0
+        let status = archive_read_data_block(handle, &pointer, &size, &offset)
+        if status == ARCHIVE_EOF { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        guard status == ARCHIVE_OK || status == ARCHIVE_WARN else { throw failure(fallback: "damaged or truncated entry data") }
+        guard offset == entryOffset else {
+            throw ArchiveError(message: "entry data has a gap at byte \(entryOffset) (a sparse entry)", path: path)
+        }
+        entryOffset += Int64(size)
+        return UnsafeRawBufferPointer(start: pointer, count: size)
     }
 
     /// Skips the rest of the current entry's data. The corresponding C function is `archive_read_data_skip`.

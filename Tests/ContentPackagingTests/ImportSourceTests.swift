@@ -1,0 +1,90 @@
+import ContentPackaging
+import Foundation
+import Testing
+import TestSupport
+
+/// Each of Apple's three shapes imports into a content folder identical to the one it was made from.
+@Suite("import: sources")
+struct ImportSourceTests {
+    @Test("a built target imports byte for byte; .DS_Store, ._ files and executables are dropped, one line each")
+    func builtTarget() throws {
+        let fixture = try ImportFixture()
+        let built = try fixture.builtTarget()
+        try Data("x".utf8).write(to: built.appendingPathComponent(".DS_Store"))
+        try Data("x".utf8).write(to: built.appendingPathComponent("Contents/art/._blob.bin"))
+        try Data([0x7F, 0x45, 0x4C, 0x46, 2, 1, 1, 0]).write(to: built.appendingPathComponent("Contents/tool"))
+        let result = try ContentImporter().importContent(from: built, to: fixture.output)
+        #expect(result.sourceKind == .builtTarget)
+        #expect(result.contentInfo.productID == "com.example.levels")
+        #expect(result.contentInfo.otherKeys["Folder"] == "Levels")
+        try fixture.expectSameAsOriginal(fixture.output)
+        let lines = result.notes.map(\.description)
+        #expect(lines.count == 3, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("dropped \(built.path)/.DS_Store: Finder metadata") })
+        #expect(lines.contains { $0.hasPrefix("dropped \(built.path)/Contents/art/._blob.bin: AppleDouble") })
+        #expect(lines.contains { $0.hasPrefix("dropped \(built.path)/Contents/tool: is executable code (ELF") })
+        #expect(fixture.leftovers() == ["Levels"])
+        #expect(PackageValidator().validate(folder: fixture.output).isValid)
+    }
+
+    @Test("an Xcode project imports: INFOPLIST_FILE, files, localized variant groups, folder references")
+    func xcodeProject() throws {
+        let fixture = try ImportFixture()
+        let project = try fixture.xcodeProject()
+        #expect(!FileManager.default.fileExists(atPath: project.root.appendingPathComponent("Levels/Contents").path))
+        for source in [project.root, project.bundle] {
+            let output = fixture.outputParent.appendingPathComponent(source.lastPathComponent + "-import")
+            let result = try ContentImporter().importContent(from: source, to: output)
+            #expect(result.sourceKind == .xcodeProject)
+            try fixture.expectSameAsOriginal(output)
+        }
+    }
+
+    @Test("the package productbuild uploads imports (libarchive's xar, gzip'd odc cpio payload)")
+    func productArchive() throws {
+        let fixture = try ImportFixture()
+        let package = try fixture.productArchive()
+        let result = try ContentImporter().importContent(from: package, to: fixture.output)
+        #expect(result.sourceKind == .productArchive)
+        #expect(result.notes.isEmpty, "\(result.notes)")
+        try fixture.expectSameAsOriginal(fixture.output)
+    }
+
+    @Test("a hand-built package (stored members, newc cpio) imports the same")
+    func handBuiltPackage() throws {
+        let fixture = try ImportFixture()
+        var payload = try fixture.payload()
+        payload.format = .cpioNewc
+        let result = try ContentImporter().importContent(from: try fixture.handBuilt(payload), to: fixture.output)
+        #expect(result.fileCount == 7)
+        try fixture.expectSameAsOriginal(fixture.output)
+    }
+
+    @Test("an existing non-empty --output is refused and kept; an empty one is filled")
+    func output() throws {
+        let fixture = try ImportFixture()
+        let built = try fixture.builtTarget()
+        try FileManager.default.createDirectory(at: fixture.output, withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: fixture.output.appendingPathComponent("keep.txt"))
+        #expect {
+            try ContentImporter().importContent(from: built, to: fixture.output)
+        } throws: { "\($0)".contains("is not empty") }
+        #expect(try String(contentsOf: fixture.output.appendingPathComponent("keep.txt"), encoding: .utf8) == "mine")
+        try FileManager.default.removeItem(at: fixture.output.appendingPathComponent("keep.txt"))
+        _ = try ContentImporter().importContent(from: built, to: fixture.output)
+        #expect(FileManager.default.fileExists(atPath: fixture.output.appendingPathComponent("ContentInfo.plist").path))
+        #expect(fixture.leftovers() == ["Levels"])
+    }
+
+    @Test("a ContentInfo.plist without ContentVersion is reported as the validator words it; nothing is written")
+    func invalidContent() throws {
+        let fixture = try ImportFixture()
+        let built = try fixture.builtTarget()
+        try PackageFixture.binaryContentInfo(["IAPProductIdentifier": "com.example.levels"])
+            .write(to: built.appendingPathComponent("ContentInfo.plist"))
+        #expect {
+            try ContentImporter().importContent(from: built, to: fixture.output)
+        } throws: { "\($0)".contains("ContentInfo.plist: key ContentVersion: missing") }
+        #expect(fixture.leftovers().isEmpty)
+    }
+}
