@@ -33,7 +33,7 @@ struct ChunkedControlTests {
         options.transfer.maxConnections = 1
         let manager = try DownloadManager(store: fixture.store, options: options)
         try await manager.start()
-        try await manager.enqueue(fixture.product(), url: server.url())
+        try await manager.enqueue(fixture.product(), url: server.url(), plan: .chunks)
         return (fixture, server, manager)
     }
 

@@ -67,7 +67,7 @@ struct ChunkedFixture {
     func download(from server: FaultServer, product: CatalogProduct? = nil, options: DownloadOptions = fastOptions())
         async throws -> (final: DownloadSnapshot?, all: [DownloadSnapshot], record: TransferRecord?)
     {
-        try await ContentDownloadsTests.download(product ?? self.product(), url: server.url(), store: store, options: options)
+        try await ContentDownloadsTests.download(product ?? self.product(), url: server.url(), store: store, options: options, plan: .chunks)
     }
 
     /// The manifest with `change` applied, encoded.

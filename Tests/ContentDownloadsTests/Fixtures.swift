@@ -80,12 +80,13 @@ func runToEnd(
 
 /// Starts a manager on `store`, enqueues `product` from `url` and runs it to the end.
 func download(
-    _ product: CatalogProduct, url: String, store: Store, options: DownloadOptions, timeout: Double = 60
+    _ product: CatalogProduct, url: String, store: Store, options: DownloadOptions, plan: DownloadPlanKind = .wholeArchive,
+    timeout: Double = 60
 ) async throws -> (final: DownloadSnapshot?, all: [DownloadSnapshot], record: TransferRecord?) {
     let manager = try DownloadManager(store: store, options: options)
     let updates = manager.updates
     try await manager.start()
-    try await manager.enqueue(product, url: url)
+    try await manager.enqueue(product, url: url, plan: plan)
     let all = await runToEnd(manager, product.productID, updates: updates, timeout: timeout)
     let record = try store.journal().record(product.productID)
     return (all.last, all, record)

@@ -36,4 +36,45 @@ import Testing
         try journal.save(record)
         #expect(try journal.record("com.example.old")?.writtenInBoot == "next-boot")
     }
+
+    /// A journal from before the plan kind: each row is resolved once, when a manager starts, from the files its
+    /// download kept (a manifest, a tree or a plan: a chunk plan; none: the whole archive), and journaled.
+    @Test func aJournalFromBeforeThePlanKindResolvesEachRowOnceFromItsFiles() async throws {
+        let store = try makeStore()
+        defer { store.remove() }
+        do {
+            let journal = try store.journal()
+            for id in ["com.example.chunks", "com.example.archive"] {
+                try journal.save(TransferRecord(
+                    productID: id, contentIdentifier: id, contentVersion: "1.0", url: "http://127.0.0.1:9/\(id).tar.zst",
+                    expectedLength: 9_000, expectedSHA256: String(repeating: "d", count: 64), planKind: nil,
+                    state: "paused", partialPath: store.partialFile(productID: id).path))
+            }
+        }
+        do {
+            let queue = try DatabaseQueue(path: store.journalFile.path)
+            try await queue.write { db in
+                try db.execute(sql: "ALTER TABLE transfers DROP COLUMN planKind")
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v4-plan-kind'")
+            }
+            try queue.close()
+        }
+        try FileManager.default.createDirectory(at: store.transfersDirectory, withIntermediateDirectories: true)
+        try Data("{}".utf8).write(to: store.manifestFile(productID: "com.example.chunks", version: "1.0"))
+
+        let reopened = try Store(root: store.root)
+        #expect(try reopened.journal().record("com.example.chunks")?.planKind == nil, "the migration adds the column only")
+        let manager = try await DownloadManager(store: reopened, options: fastOptions())
+        try await manager.start()
+        await manager.shutdown()
+        let journal = try reopened.journal()
+        #expect(try journal.record("com.example.chunks")?.planKind == .chunks)
+        #expect(try journal.record("com.example.archive")?.planKind == .wholeArchive)
+        // Resolved for good: the files going away later does not change it.
+        try FileManager.default.removeItem(at: reopened.manifestFile(productID: "com.example.chunks", version: "1.0"))
+        let again = try await DownloadManager(store: reopened, options: fastOptions())
+        try await again.start()
+        await again.shutdown()
+        #expect(try reopened.journal().record("com.example.chunks")?.planKind == .chunks)
+    }
 }

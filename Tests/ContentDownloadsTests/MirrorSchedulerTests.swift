@@ -20,7 +20,7 @@ struct MirrorSchedulerTests {
         let manager = try DownloadManager(store: fixture.store, options: options)
         let updates = manager.updates
         try await manager.start()
-        try await manager.enqueue(fixture.product(), candidates: [first.url(), second.url()], catalogURL: nil)
+        try await manager.enqueue(fixture.product(), candidates: [first.url(), second.url()], catalogURL: nil, plan: .chunks)
         return await runToEnd(manager, fixture.manifest.productID, updates: updates, timeout: timeout).last
     }
 

@@ -18,7 +18,7 @@ import Testing
         let journal = try layout.journal()
         let manager = try DownloadManager(store: layout, options: fastOptions())
         try await manager.start()
-        try await manager.enqueue(item, url: nginx.baseURL + "/p.bin")
+        try await manager.enqueue(item, url: nginx.baseURL + "/p.bin", plan: .wholeArchive)
         // A checkpoint first (at 1 s), then more bytes after it, then the pause.
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline, (try journal.record(item.productID)?.durableOffset ?? 0) == 0 {

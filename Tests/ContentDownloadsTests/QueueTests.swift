@@ -25,7 +25,7 @@ struct QueueTests {
         let manager = try DownloadManager(store: layout, options: options)
         let updates = manager.updates
         try await manager.start()
-        for (index, item) in items.enumerated() { try await manager.enqueue(item, url: nginx.baseURL + "/p\(index).bin") }
+        for (index, item) in items.enumerated() { try await manager.enqueue(item, url: nginx.baseURL + "/p\(index).bin", plan: .wholeArchive) }
 
         let watchdog = Task {
             try await Task.sleep(for: .seconds(60))
@@ -69,8 +69,8 @@ struct QueueTests {
         try await manager.start()
         let first = product("com.example.first", bytes: server.body)
         let second = product("com.example.second", bytes: server.body)
-        try await manager.enqueue(first, url: server.url())
-        try await manager.enqueue(second, url: server.url())
+        try await manager.enqueue(first, url: server.url(), plan: .wholeArchive)
+        try await manager.enqueue(second, url: server.url(), plan: .wholeArchive)
         #expect(await manager.snapshot(of: second.productID)?.state == .waiting)  // limit 1: it waits
 
         await manager.pause(second.productID)
@@ -116,7 +116,7 @@ struct PostVerifyTests {
             await calls.add(archive)
         }
         try await manager.start()
-        try await manager.enqueue(product("com.example.ok", bytes: bytes), url: server.url())
+        try await manager.enqueue(product("com.example.ok", bytes: bytes), url: server.url(), plan: .wholeArchive)
         let seen = await runToEnd(manager, "com.example.ok")
         #expect(seen.last?.state == .finished)
         #expect(await calls.archives.map(\.productID) == ["com.example.ok"])
@@ -127,7 +127,7 @@ struct PostVerifyTests {
             throw DownloadError(code: .io, message: "installer refused: disk full")
         }
         try await failing.start()
-        try await failing.enqueue(product("com.example.bad", bytes: bytes), url: server.url())
+        try await failing.enqueue(product("com.example.bad", bytes: bytes), url: server.url(), plan: .wholeArchive)
         let bad = await runToEnd(failing, "com.example.bad")
         #expect(bad.last?.state == .failed)
         #expect(bad.last?.error?.message == "installer refused: disk full")
@@ -174,7 +174,7 @@ struct BandwidthTests {
         let manager = try DownloadManager(store: layout, options: options)
         try await manager.start()
         let item = product("com.example.capped", bytes: bytes)
-        try await manager.enqueue(item, url: server.url())
+        try await manager.enqueue(item, url: server.url(), plan: .wholeArchive)
         await manager.setRateLimit(item.productID, bytesPerSecond: 4 << 20)
         let seen = await runToEnd(manager, item.productID)
         #expect(seen.last?.state == .finished)

@@ -91,7 +91,7 @@ struct ResumeTailTests {
 
         let manager = try DownloadManager(store: layout, options: fastOptions())
         try await manager.start()
-        try await manager.enqueue(item, url: nginx.baseURL + "/b.bin")
+        try await manager.enqueue(item, url: nginx.baseURL + "/b.bin", plan: .wholeArchive)
         // At 10 KB/s the new attempt needs 70 s to pass the old offset again: any row this boot wrote
         // before then must show the restart, not the old 700 000 (a loaded test run can starve this
         // polling task and the manager for tens of seconds, hence the slow server and the long deadline).

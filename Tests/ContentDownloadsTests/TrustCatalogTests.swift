@@ -125,7 +125,7 @@ import TestSupport
         let manager = try DownloadManager(store: store, options: fastOptions())
         try await manager.start()
         do {
-            try await manager.enqueue(product, candidates: source.archiveURLCandidates(for: product), catalogURL: site.catalogURL)
+            try await manager.enqueue(product, candidates: source.archiveURLCandidates(for: product), catalogURL: site.catalogURL, plan: .wholeArchive)
             Issue.record("a downgrade was enqueued")
         } catch let error as DownloadError {
             #expect(error.code == .downgrade)

@@ -14,7 +14,7 @@ import TestSupport
         let manager = try DownloadManager(store: store, options: options)
         try await manager.start()
         try await manager.enqueue(
-            product, candidates: source.archiveURLCandidates(for: product), catalogURL: source.location.absoluteString)
+            product, candidates: source.archiveURLCandidates(for: product), catalogURL: source.location.absoluteString, plan: .wholeArchive)
         return await runToEnd(manager, product.productID).last
     }
 

@@ -87,7 +87,7 @@ final class ServeProcess: @unchecked Sendable {
             return call == 1 ? url : signer.sign(url: url, product: productID, expiresIn: 60)
         }
         try await manager.start()
-        try await manager.enqueue(setup.product, url: setup.archiveURL)
+        try await manager.enqueue(setup.product, url: setup.archiveURL, plan: .wholeArchive)
         let final = await runToEnd(manager, setup.product.productID).last
         #expect(final?.state == .finished)
         #expect(calls.count == 2)
@@ -109,7 +109,7 @@ final class ServeProcess: @unchecked Sendable {
             return signer.sign(url: url, product: productID, expiresIn: -120)  // already expired: 410
         }
         try await manager.start()
-        try await manager.enqueue(setup.product, url: setup.archiveURL)
+        try await manager.enqueue(setup.product, url: setup.archiveURL, plan: .wholeArchive)
         let final = await runToEnd(manager, setup.product.productID).last
         #expect(final?.state == .failed)
         #expect(final?.error?.code == .unauthorized)

@@ -26,8 +26,9 @@ public final class Nginx: @unchecked Sendable {
 
     /// Starts nginx serving `root` (a new temp folder if nil); `locationConfig` goes inside `location /`.
     /// With `tls` it serves https with its server certificate and accepts only clients presenting a
-    /// certificate its authority signed.
-    public init(root: URL? = nil, locationConfig: String = "", tls: TestCertificates? = nil) throws {
+    /// certificate its authority signed. With `http2` it speaks HTTP/2 (over plain http: only HTTP/2, with
+    /// prior knowledge, as nginx's `listen … http2` does).
+    public init(root: URL? = nil, locationConfig: String = "", tls: TestCertificates? = nil, http2: Bool = false) throws {
         self.tls = tls
         directory = try TemporaryDirectory.make(prefix: "nginx")
         let served = root ?? directory.appendingPathComponent("root")
@@ -37,7 +38,7 @@ public final class Nginx: @unchecked Sendable {
         for _ in 0..<5 {
             let port = try FreePort.find()
             let config = directory.appendingPathComponent("nginx.conf")
-            try Nginx.config(directory: directory, root: served, port: port, location: locationConfig, tls: tls)
+            try Nginx.config(directory: directory, root: served, port: port, location: locationConfig, tls: tls, http2: http2)
                 .write(to: config, atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
@@ -105,10 +106,11 @@ public final class Nginx: @unchecked Sendable {
         }
     }
 
-    static func config(directory: URL, root: URL, port: Int, location: String, tls: TestCertificates?) -> String {
+    static func config(directory: URL, root: URL, port: Int, location: String, tls: TestCertificates?, http2: Bool) -> String {
         let d = directory.path
-        let listen = tls == nil ? "listen 127.0.0.1:\(port);" : """
-            listen 127.0.0.1:\(port) ssl;
+        let h2 = http2 ? " http2" : ""
+        let listen = tls == nil ? "listen 127.0.0.1:\(port)\(h2);" : """
+            listen 127.0.0.1:\(port) ssl\(h2);
                     ssl_certificate \(tls!.serverCertificate);
                     ssl_certificate_key \(tls!.serverKey);
                     ssl_client_certificate \(tls!.authority);

@@ -7,6 +7,7 @@
 #   NGINX_LIMIT_RATE=4m    `limit_rate` per request (a per-connection cap for long transfers)
 #   NGINX_MAX_RANGES=1     `max_ranges` (1: a server without multi-range; it answers 200 to them)
 #   NGINX_LIFETIME=600     the nginx stops by itself after this many seconds (a watchdog; nginx_stop ends it too)
+#   NGINX_HTTP2=1          HTTP/2 only, cleartext with prior knowledge (`listen … http2`)
 #   nginx_cdn_start <origin-port> <work-dir>  → a "CDN stand-in" on 127.0.0.1 in front of an origin nginx:
 #       proxy_cache + slice 1m (cache key $uri$slice_range); sets NGINX_CDN_PORT, NGINX_CDN_PID_FILE,
 #       NGINX_CDN_ACCESS_LOG (fields: uri status bytes_sent range cache-status); honours the three variables above
@@ -29,7 +30,7 @@ $(_nginx_conf_head "$work/nginx" "$NGINX_PID_FILE" "bytes '\$request_uri \$statu
   types { application/json json; application/zstd zst; }
 $(_nginx_conf_transfer)
   server {
-    listen 127.0.0.1:$NGINX_PORT;
+    listen 127.0.0.1:$NGINX_PORT$(_nginx_listen_flags);
     root $root;
     etag on;
     access_log $NGINX_ACCESS_LOG bytes;$(_nginx_extra_directives)
@@ -77,7 +78,8 @@ TRANSFER
 # Waits up to 5 s for the server on <port> to answer; <what> names it in the error.
 _nginx_wait() {
   for _ in $(seq 1 50); do
-    curl -s -o /dev/null "http://127.0.0.1:$1/" && return 0
+    local h2=(); [ "${NGINX_HTTP2:-0}" = 1 ] && h2=(--http2-prior-knowledge)
+    curl -s "${h2[@]}" -o /dev/null "http://127.0.0.1:$1/" && return 0
     sleep 0.1
   done
   echo "$2 did not start" >&2; return 1
@@ -94,6 +96,12 @@ _NGINX_STARTED=()       # "<pid-file> <watchdog-pid>" of every nginx started her
 _NGINX_LAST_WATCHDOG=""
 
 # Directives for a server block from NGINX_LIMIT_RATE / NGINX_MAX_RANGES (nothing when unset).
+# With NGINX_HTTP2=1 the server speaks HTTP/2 only (cleartext, prior knowledge: `curl --http2-prior-knowledge`).
+_nginx_listen_flags() {
+  [ "${NGINX_HTTP2:-0}" = 1 ] && printf ' http2'
+  return 0
+}
+
 _nginx_extra_directives() {
   [ -n "${NGINX_LIMIT_RATE:-}" ] && printf '\n    limit_rate %s;' "$NGINX_LIMIT_RATE"
   [ -n "${NGINX_MAX_RANGES:-}" ] && printf '\n    max_ranges %s;' "$NGINX_MAX_RANGES"
@@ -131,7 +139,7 @@ $(_nginx_conf_transfer)
   proxy_cache_path $dir/cache levels=1:2 keys_zone=cdn:16m max_size=8g inactive=1d use_temp_path=off;
   upstream origin { server 127.0.0.1:$origin; keepalive 16; }
   server {
-    listen 127.0.0.1:$NGINX_CDN_PORT;
+    listen 127.0.0.1:$NGINX_CDN_PORT$(_nginx_listen_flags);
     access_log $NGINX_CDN_ACCESS_LOG cdn;$(_nginx_extra_directives)
     location / {
       slice 1m;

@@ -50,22 +50,22 @@ final class EasyHandle {
 
     /// `curl_easy_setopt` with an integer.
     func set(_ option: CURLoption, _ value: Int) throws(CurlError) {
-        try check(CCurl_easy_setopt_long(raw, option, value))
+        try check(CCurl_easy_setopt_long(raw, option, value), option: option)
     }
 
     /// `curl_easy_setopt` with a `curl_off_t` (`*_LARGE` options).
     func set(large option: CURLoption, _ value: Int64) throws(CurlError) {
-        try check(CCurl_easy_setopt_off(raw, option, curl_off_t(value)))
+        try check(CCurl_easy_setopt_off(raw, option, curl_off_t(value)), option: option)
     }
 
     /// `curl_easy_setopt` with a string (libcurl copies it).
     func set(_ option: CURLoption, _ value: String) throws(CurlError) {
-        try check(value.withCString { CCurl_easy_setopt_string(raw, option, $0) })
+        try check(value.withCString { CCurl_easy_setopt_string(raw, option, $0) }, option: option)
     }
 
     /// `curl_easy_setopt` with a pointer.
     func set(pointer option: CURLoption, _ value: UnsafeMutableRawPointer?) throws(CurlError) {
-        try check(CCurl_easy_setopt_pointer(raw, option, value))
+        try check(CCurl_easy_setopt_pointer(raw, option, value), option: option)
     }
 
     /// Replaces the extra request headers (`CURLOPT_HTTPHEADER`).
@@ -97,7 +97,12 @@ final class EasyHandle {
         try check(curl_easy_perform(raw))
     }
 
-    private func check(_ code: CURLcode) throws(CurlError) {
-        guard code == CURLE_OK else { throw error(for: code) }
+    private func check(_ code: CURLcode, option: CURLoption? = nil) throws(CurlError) {
+        guard code == CURLE_OK else {
+            let failure = error(for: code)
+            guard let option else { throw failure }
+            // Which option libcurl refused (its number, as in curl.h), so a report points at the setting.
+            throw CurlError(code: failure.code, message: "\(failure.message) (curl_easy_setopt option \(option.rawValue))", url: url)
+        }
     }
 }

@@ -91,6 +91,10 @@ package final class SQLiteJournal: DownloadJournal {
             try db.alter(table: "transfers") { t in t.add(column: "writtenInBoot", .text) }
         }
         registerEntitlementMigrations(&migrator)
+        // Rows journaled before it get NULL; `DownloadManager.start()` resolves each once from the files it left.
+        migrator.registerMigration("v4-plan-kind") { db in
+            try db.alter(table: "transfers") { t in t.add(column: "planKind", .text) }
+        }
         return migrator
     }
 

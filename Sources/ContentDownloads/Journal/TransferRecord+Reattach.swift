@@ -3,12 +3,12 @@ internal import ContentPackaging
 internal import Foundation
 
 extension TransferRecord {
-    /// A new download of `product` from `url`, waiting, with nothing received yet.
-    init(_ product: CatalogProduct, url: String, partialPath: String, transactionID: String?, now: Date = Date()) {
+    /// A new download of `product` from `url` as `plan` says, waiting, with nothing received yet.
+    init(_ product: CatalogProduct, url: String, partialPath: String, transactionID: String?, plan: DownloadPlanKind, now: Date = Date()) {
         self.init(
             productID: product.productID, contentIdentifier: product.contentIdentifier,
             contentVersion: product.contentVersion.description, url: url, expectedLength: product.length,
-            expectedSHA256: product.sha256.lowercased(), etag: nil, lastModified: nil, durableOffset: 0,
+            expectedSHA256: product.sha256.lowercased(), planKind: plan, etag: nil, lastModified: nil, durableOffset: 0,
             state: DownloadState.waiting.rawValue, phase: TransferPhase.downloading.rawValue, attempts: 0,
             checksumFailures: 0, lastErrorCode: nil, lastError: nil, partialPath: partialPath, archivePath: nil,
             transactionID: transactionID, requestedCommand: nil, maxBytesPerSecond: 0, timeRemaining: -1,

@@ -28,6 +28,9 @@ package struct TransferRecord: Sendable, Equatable, Codable {
     package var durableOffset: Int64 {
         didSet { if durableOffset == 0 { writtenInBoot = nil } }
     }
+    /// How the bytes become content (decided when the download was planned); `nil` only in a row journaled
+    /// before the column existed, until ``DownloadManager/start()`` resolves it.
+    package var planKind: DownloadPlanKind?
     /// The kernel boot (``BootIdentity``) whose process last wrote the partial file; `nil` = unknown.
     ///
     /// Recorded once a transfer attempt has cut the file to what it keeps (its `started` event)
@@ -67,8 +70,8 @@ package struct TransferRecord: Sendable, Equatable, Codable {
     /// Creates a record; optional columns default to empty.
     package init(
         productID: String, contentIdentifier: String, contentVersion: String, url: String, expectedLength: Int64,
-        expectedSHA256: String, etag: String? = nil, lastModified: String? = nil, durableOffset: Int64 = 0,
-        writtenInBoot: String? = nil,
+        expectedSHA256: String, planKind: DownloadPlanKind? = .wholeArchive, etag: String? = nil,
+        lastModified: String? = nil, durableOffset: Int64 = 0, writtenInBoot: String? = nil,
         state: String = DownloadState.waiting.rawValue, phase: String = TransferPhase.downloading.rawValue,
         attempts: Int = 0, checksumFailures: Int = 0, lastErrorCode: String? = nil, lastError: String? = nil,
         partialPath: String, archivePath: String? = nil, transactionID: String? = nil,
@@ -81,6 +84,7 @@ package struct TransferRecord: Sendable, Equatable, Codable {
         self.url = url
         self.expectedLength = expectedLength
         self.expectedSHA256 = expectedSHA256
+        self.planKind = planKind
         self.etag = etag
         self.lastModified = lastModified
         self.durableOffset = durableOffset
@@ -146,16 +150,17 @@ struct TransferRow: JournalRecord {
             r.etag, r.lastModified, r.durableOffset, r.state, r.phase, r.attempts, r.checksumFailures,
             r.lastErrorCode, r.lastError, r.partialPath, r.archivePath, r.transactionID, r.requestedCommand,
             r.maxBytesPerSecond, r.timeRemaining, JournalDate.text(r.createdAt), JournalDate.text(r.updatedAt),
-            r.writtenInBoot,
+            r.writtenInBoot, r.planKind?.rawValue,
         ])
     }
 
-    /// Column order of ``upsert(_:)``'s arguments (the `v1-transfers` table, then `v3-written-in-boot`).
+    /// Column order of ``upsert(_:)``'s arguments (the `v1-transfers` table, then `v3-written-in-boot` and
+    /// `v4-plan-kind`).
     static let columns = [
         "productID", "contentIdentifier", "contentVersion", "url", "expectedLength", "expectedSHA256",
         "etag", "lastModified", "durableOffset", "state", "phase", "attempts", "checksumFailures",
         "lastErrorCode", "lastError", "partialPath", "archivePath", "transactionID", "requestedCommand",
-        "maxBytesPerSecond", "timeRemaining", "createdAt", "updatedAt", "writtenInBoot",
+        "maxBytesPerSecond", "timeRemaining", "createdAt", "updatedAt", "writtenInBoot", "planKind",
     ]
 
     static let upsertSQL =

@@ -28,7 +28,8 @@ extension DownloadManager {
     /// - Throws: ``DownloadError`` `.downgrade`, or `.catalog` when there is no candidate.
     @discardableResult
     package func enqueue(
-        _ product: CatalogProduct, candidates: [String], catalogURL: String?, transactionID: String? = nil
+        _ product: CatalogProduct, candidates: [String], catalogURL: String?, transactionID: String? = nil,
+        plan: DownloadPlanKind
     ) throws -> DownloadSnapshot {
         let id = product.productID
         guard !candidates.isEmpty else {
@@ -46,7 +47,7 @@ extension DownloadManager {
             ordered.insert(ordered.remove(at: index), at: 0)
         }
         routes[id] = ArchiveRoute(candidates: ordered, catalogKey: catalogURL)
-        return try enqueue(product, url: ordered[0], transactionID: transactionID)
+        return try enqueue(product, url: ordered[0], transactionID: transactionID, plan: plan)
     }
 
     /// Hands a request to the engine, through the authorizer when one is installed.

@@ -22,8 +22,8 @@ extension DownloadManager {
             guard active.count < slots else { break }
             guard var record = records[candidate.id] else { continue }
             let id = candidate.id
-            // An update whose plan is gone waits until the queue plans it again (it would fetch the wrong bytes).
-            if store.updateNeedsPlanning(productID: id, version: record.contentVersion) { continue }
+            // A chunk plan whose plan file is gone waits until the queue plans it again (it would fetch the wrong bytes).
+            if needsPlanning(record) { continue }
             record.downloadState = .active
             save(&record)
             active.insert(id)
@@ -40,12 +40,23 @@ extension DownloadManager {
                 offset: record.durableOffset, keepsWrittenTail: record.keepsWrittenTail, expectedLength: record.expectedLength,
                 expectedSHA256: record.expectedSHA256, validator: record.validator,
                 maxBytesPerSecond: rateCap(for: record),
-                chunked: store.chunkedTarget(productID: id, version: record.contentVersion))
+                chunked: record.planKind == .chunks ? store.chunkedTarget(productID: id, version: record.contentVersion) : nil)
             request.mirrors = mirrors(of: id, first: record.url)
             submit(request)
             emit(id, force: true)
         }
         rebalanceRates()
+    }
+
+    /// Whether `record` is a chunk plan whose plan file is not (or no longer) in the store.
+    func needsPlanning(_ record: TransferRecord) -> Bool {
+        record.planKind == .chunks && !store.hasChunkPlan(productID: record.productID, version: record.contentVersion)
+    }
+
+    /// Whether the download of `productID` at `version` is a chunk plan that waits to be planned again.
+    package func needsPlanning(_ productID: String, version: String) -> Bool {
+        guard let record = records[productID], record.contentVersion == version else { return false }
+        return needsPlanning(record)
     }
 
     /// Every mirror of a download, `first` (the one in use) first: a chunk plan fetches from all at once. With a URL
@@ -158,7 +169,7 @@ extension DownloadManager {
             do {
                 try await postVerify(VerifiedArchive(
                     productID: id, contentIdentifier: record.contentIdentifier,
-                    contentVersion: record.contentVersion, archivePath: archivePath))
+                    contentVersion: record.contentVersion, archivePath: archivePath, plan: record.planKind ?? .wholeArchive))
             } catch {
                 guard var current = records[id] else { return }
                 let failure = error as? DownloadError ?? DownloadError(code: .io, message: "\(error)")

@@ -77,10 +77,16 @@ package actor DownloadManager {
         guard lock == nil else { return }
         lock = try DriverLock(store: store)
         for var record in try journal.records() {
+            var changed = false
             if record.downloadState == .active {
                 record.downloadState = .waiting
-                try journal.save(record)
+                changed = true
             }
+            if record.planKind == nil {  // journaled before the column: resolved once, from what the download kept
+                record.planKind = store.legacyPlanKind(productID: record.productID, version: record.contentVersion)
+                changed = true
+            }
+            if changed { try journal.save(record) }
             records[record.productID] = record
             live[record.productID] = LiveState(downloadedBytes: record.durableOffset)
         }
@@ -124,23 +130,25 @@ package actor DownloadManager {
 
     /// Adds a product to the store's downloads, or reattaches to its existing download.
     ///
-    /// An unfinished download of the same archive (same SHA-256) keeps its bytes and state (a
-    /// paused one stays paused); a failed one is retried from its bytes; a cancelled one, or one
-    /// for a different archive, starts over.
-    /// `transactionID` links the download to the queue's transaction (kept when `nil`).
+    /// An unfinished download of the same archive (same SHA-256, length and ``DownloadPlanKind``) keeps its bytes
+    /// and state (a paused one stays paused); a failed one is retried from its bytes; a cancelled one, or one for
+    /// a different archive or plan (a partial archive means nothing to a chunk plan), starts over.
+    /// `transactionID` links the download to the queue's transaction (kept when `nil`); `plan` is how the queue
+    /// decided to fetch it.
     @discardableResult
-    package func enqueue(_ product: CatalogProduct, url: String, transactionID: String? = nil) throws -> DownloadSnapshot {
+    package func enqueue(
+        _ product: CatalogProduct, url: String, transactionID: String? = nil, plan: DownloadPlanKind
+    ) throws -> DownloadSnapshot {
         let id = product.productID
         if var existing = records[id], existing.expectedSHA256 == product.sha256.lowercased(),
-           existing.expectedLength == product.length
+           existing.expectedLength == product.length, existing.planKind == plan
         {
             existing.url = url
             existing.transactionID = transactionID ?? existing.transactionID
             // A verified archive kept by `--no-install` is installed from the file; a tree installed in place is
             // never reused (a folder at that path is a new update's or repair's tree).
-            var isFolder: ObjCBool = false
-            if existing.downloadState == .finished, let archive = existing.archivePath,
-               FileManager.default.fileExists(atPath: archive, isDirectory: &isFolder), !isFolder.boolValue
+            if existing.downloadState == .finished, plan == .wholeArchive, let archive = existing.archivePath,
+               FileManager.default.fileExists(atPath: archive)
             {
                 save(&existing)
                 emit(id, force: true)  // observers waiting for a terminal state get one
@@ -163,7 +171,7 @@ package actor DownloadManager {
         if let existing = records[id], existing.contentVersion != product.contentVersion.description {
             store.discardUpdate(productID: id, version: existing.contentVersion)
         }
-        var record = TransferRecord(product, url: url, partialPath: partial, transactionID: transactionID)
+        var record = TransferRecord(product, url: url, partialPath: partial, transactionID: transactionID, plan: plan)
         if let needed = insufficientSpace(for: record) {
             record.downloadState = .failed
             record.lastErrorCode = needed.code.rawValue

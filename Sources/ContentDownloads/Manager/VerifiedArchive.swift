@@ -6,8 +6,10 @@ package struct VerifiedArchive: Sendable, Equatable {
     package var contentIdentifier: String
     /// The content version.
     package var contentVersion: String
-    /// The verified archive file.
+    /// The verified archive file, or for a chunk plan the tree built in place.
     package var archivePath: String
+    /// Which of the two ``archivePath`` is.
+    package var plan: DownloadPlanKind
 }
 
 /// The pluggable step after verification (the installer); `finished` is reported once it returns.

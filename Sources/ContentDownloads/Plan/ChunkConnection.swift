@@ -7,7 +7,10 @@ internal import CCurl
 /// The reply rules are the range rules of every archive request: 206 with exactly the range asked for (and the
 /// mirror's ETag, once it has shown one) continues; 200 means the server ignores `Range` — the body is the whole
 /// archive, and the connection takes from it every chunk the plan still waits for as it passes (nothing is
-/// fetched twice because of it); anything else ends the request with a failure the scheduler classifies.
+/// fetched twice because of it); anything else ends the request with a failure the scheduler classifies. A run of
+/// several ranges is one multi-range request; its `multipart/byteranges` reply is read part by part
+/// (``MultipartByteranges``), each part exactly the next range asked for, or the connection stops and reports
+/// ``rangesRefused``.
 ///
 /// - Important: Not thread-safe: created, used and destroyed on the transfer thread.
 final class ChunkConnection {
@@ -47,6 +50,14 @@ final class ChunkConnection {
     var paused = false
     /// The failure found while receiving (an overlong body), if any.
     private(set) var failure: TransferFailure?
+    /// The reader of a multi-range reply, and the next of the run's ranges it must bring.
+    private var parts: MultipartByteranges?
+    private var nextRange = 0
+    /// Why a multi-range reply could not be read (malformed, or not the ranges asked for): the server does not
+    /// answer several ranges correctly.
+    private(set) var rangesRefused: String?
+    /// Whether the reply was read as parts (a completed one proves the server).
+    private(set) var readsParts = false
     unowned let scheduler: ChunkScheduler
 
     init(mirror: Int, scheduler: ChunkScheduler) throws(CurlError) {
@@ -66,6 +77,10 @@ final class ChunkConnection {
         stoppedAtEnd = false
         paused = false
         failure = nil
+        parts = nil
+        nextRange = 0
+        rangesRefused = nil
+        readsParts = false
         position = run.range.lowerBound
         lastBytes = Transfer.now()
         requested = lastBytes
@@ -74,6 +89,15 @@ final class ChunkConnection {
             ifRange: validator?.ifRange, owner: Unmanaged.passUnretained(self).toOpaque(),
             body: ChunkConnection.bodyCallback, header: ChunkConnection.headerCallback)
         try easy.set(large: CURLOPT_MAX_RECV_SPEED_LARGE, 0)  // the download's cap is the scheduler's bucket
+        if run.ranges.count > 1 {
+            try easy.set(CURLOPT_RANGE, run.ranges.map { "\($0.lowerBound)-\($0.upperBound - 1)" }.joined(separator: ","))
+        }
+    }
+
+    /// The reply is `multipart/byteranges`: its body is read by `reader`, part by part.
+    func readParts(with reader: MultipartByteranges) {
+        parts = reader
+        readsParts = true
     }
 
     /// The chunks of the run in flight whose frames have not been handed over whole: what a failed request
@@ -88,9 +112,10 @@ final class ChunkConnection {
         return Array(run.chunks[min(nextInRun, run.chunks.count)...])
     }
 
-    /// Judges the reply head if no body byte did (an error reply with an empty body).
+    /// Judges the reply head if no body byte did (an error reply with an empty body); with no reply head at all
+    /// (the request failed below HTTP) there is nothing to judge: the transport error is the reason.
     func settleVerdict() {
-        if verdict == nil, run != nil { verdict = scheduler.judge(self) }
+        if verdict == nil, run != nil, head.status != 0 { verdict = scheduler.judge(self) }
     }
 
     /// Whether the run in flight has arrived whole.
@@ -128,11 +153,37 @@ final class ChunkConnection {
         }
         lastBytes = Transfer.now()
         received += Int64(bytes.count)
+        guard var reader = parts else { return take(bytes) ? bytes.count : 0 }
+        var going = true
+        let problem = reader.feed(bytes) { event in
+            switch event {
+            case .part(let range):
+                guard let run, nextRange < run.ranges.count, range == run.ranges[nextRange], frame == nil else {
+                    rangesRefused = "a part brought bytes \(range.lowerBound)-\(range.upperBound - 1), not the next range asked for"
+                    going = false
+                    return false
+                }
+                nextRange += 1
+                position = range.lowerBound
+                return true
+            case .data(let piece):
+                going = take(piece)
+                return going
+            }
+        }
+        parts = reader
+        if let problem { rangesRefused = problem }
+        return going && rangesRefused == nil ? bytes.count : 0
+    }
+
+    /// Takes body bytes arriving at ``position``: reads through gaps, fills frames and hands whole ones over.
+    /// `false` when reading must stop (everything asked for is here, or the body skipped bytes of a frame).
+    private func take(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var rest = bytes[...]
         while !rest.isEmpty {
             guard nextInRun < run!.chunks.count || wholeArchive else {
                 stoppedAtEnd = true  // everything asked for is here; the server sends more (a whole archive)
-                return 0
+                return false
             }
             let chunk: Int
             if nextInRun < run!.chunks.count {
@@ -143,7 +194,7 @@ final class ChunkConnection {
             } else {
                 guard let skip = scheduler.bytesToNextWaiting(from: position) else {
                     stoppedAtEnd = true
-                    return 0
+                    return false
                 }
                 let count = Int(min(Int64(rest.count), skip))
                 position += Int64(count)
@@ -154,12 +205,16 @@ final class ChunkConnection {
             if position < frameRange.lowerBound + Int64(frame?.filled ?? 0) {  // a gap the plan does not need
                 guard frame == nil else {
                     failure = .cannotResume(reason: "the body skipped bytes of chunk \(chunk)")
-                    return 0
+                    return false
                 }
                 let count = Int(min(Int64(rest.count), frameRange.lowerBound - position))
                 position += Int64(count)
                 rest = rest.dropFirst(count)
                 continue
+            }
+            guard position == frameRange.lowerBound + Int64(frame?.filled ?? 0) else {
+                failure = .cannotResume(reason: "the body skipped bytes of chunk \(chunk)")
+                return false
             }
             if frame == nil { frame = (chunk, scheduler.takeFrame(), 0) }
             let need = frameRange.count - frame!.filled
@@ -175,7 +230,7 @@ final class ChunkConnection {
                 nextInRun += 1
             }
         }
-        return bytes.count
+        return true
     }
 
     /// Bytes of the frame being filled (progress counts them).

@@ -15,6 +15,7 @@ extension ChunkScheduler {
         }
         guard let run = connection.run else { return .drop }
         let head = connection.head
+        if run.ranges.count > 1 { return judgeMultipleRanges(connection, run: run) }
         switch head.status {
         case 206:
             if let refusal = head.partialContentRefusal(
@@ -45,6 +46,33 @@ extension ChunkScheduler {
         default:
             return .reject(.httpStatus(head.status, url: url, retryAfter: head.retryAfter))
         }
+    }
+
+    /// The verdict on the reply to a request for several ranges: a `multipart/byteranges` 206 is read part by part
+    /// (and proves the server); a 206 of one range covering them all is read through; a 200 (a server past its
+    /// `max_ranges`), or one range that does not cover them, means the server does not answer several ranges: the
+    /// request ends at once, unblamed, and its chunks are asked for again one range at a time.
+    private func judgeMultipleRanges(_ connection: ChunkConnection, run: FetchQueue.Run) -> ChunkConnection.Verdict {
+        let head = connection.head, mirror = connection.mirror
+        guard head.status == 206 || head.status == 200 else {
+            return .reject(.httpStatus(head.status, url: mirrors[mirror].url, retryAfter: head.retryAfter))
+        }
+        if let sent = mirrors[mirror].validator?.etag, let now = head.etag, sent != now {
+            return .reject(.cannotResume(reason: "the ETag changed from \(sent) to \(now)"))
+        }
+        if head.status == 206, let type = head.contentType, let parts = MultipartByteranges(contentType: type) {
+            connection.readParts(with: parts)
+        } else if head.status == 206, let range = head.contentRange, range.first == run.range.lowerBound,
+                  range.last >= run.range.upperBound - 1, range.complete == plan.archiveLength
+        {
+            // One range covering them all: read through, as for neighbouring chunks.
+        } else {
+            refuseMultipleRanges(mirror, head.status == 200 ? "it answered with the whole archive (200)" : "it answered with one range that does not cover them")
+            return .drop
+        }
+        if mirrors[mirror].validator == nil { mirrors[mirror].validator = head.validator }
+        mirrors[mirror].confirmed = true
+        return announce()
     }
 
     private func announce() -> ChunkConnection.Verdict {

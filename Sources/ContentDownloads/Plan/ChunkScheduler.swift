@@ -45,6 +45,9 @@ final class ChunkScheduler: EngineTransfer {
         var delivered: Int64 = 0
     }
 
+    /// What the servers showed about multi-range requests (the engine's, shared by its downloads).
+    let rangeSupport: RangeSupport
+
     let request: TransferRequest
     let emit: @Sendable (TransferEvent) -> Void
     let target: ChunkedInstallTarget
@@ -73,10 +76,11 @@ final class ChunkScheduler: EngineTransfer {
 
     /// Loads the manifest, the plan and the chunks already in place, and starts the install threads.
     init(
-        request: TransferRequest, target: ChunkedInstallTarget, settings: TransferSettings,
+        request: TransferRequest, target: ChunkedInstallTarget, settings: TransferSettings, rangeSupport: RangeSupport,
         wake: @escaping @Sendable () -> Void, emit: @escaping @Sendable (TransferEvent) -> Void
     ) throws(TransferFailure) {
         self.request = request
+        self.rangeSupport = rangeSupport
         self.target = target
         self.settings = settings
         self.emit = emit
@@ -151,8 +155,12 @@ final class ChunkScheduler: EngineTransfer {
                 "product": "\(request.id)", "mirror": "\(connection.mirror)", "bytes": "\(connection.run?.range.count ?? 0)",
                 "seconds": "\(Int((Transfer.now() - connection.requested) * 1000)) ms",
             ])
+            if connection.readsParts { rangeSupport.record(mirrors[connection.mirror].url, supportsMultipleRanges: true) }
             connection.endRun()
             mirrors[connection.mirror].failures = 0
+        } else if let refused = connection.rangesRefused {
+            refuseMultipleRanges(connection.mirror, refused)
+            failed(connection, .cannotResume(reason: refused), penalize: false)
         } else {
             let why: TransferFailure
             switch connection.verdict {
@@ -298,6 +306,30 @@ final class ChunkScheduler: EngineTransfer {
         }
     }
 
+    /// How many ranges the next request to `mirror` may ask for: ``TransferSettings/maxRangesPerRequest`` where its
+    /// server proved it answers several; one where it showed it does not; while unknown, one request at a time
+    /// probes it (the others ask for one range).
+    private func maxRanges(for mirror: Int) -> Int {
+        switch rangeSupport.supportsMultipleRanges(mirrors[mirror].url) {
+        case true?: return max(1, settings.maxRangesPerRequest)
+        case false?: return 1
+        case nil:
+            let probing = connections.contains { $0.mirror == mirror && ($0.run?.ranges.count ?? 0) > 1 }
+            return probing || mirrors[mirror].url.lowercased().hasPrefix("file:") ? 1 : max(1, settings.maxRangesPerRequest)
+        }
+    }
+
+    /// The server of `mirror` does not answer several ranges correctly (`why`): from now on one range per request;
+    /// the chunks of the request go back to the queue, and the mirror is not blamed.
+    func refuseMultipleRanges(_ mirror: Int, _ why: String) {
+        if rangeSupport.supportsMultipleRanges(mirrors[mirror].url) != false {
+            DownloadLog.transfer.notice(
+                "a server does not answer requests for several ranges; asking it for one range at a time",
+                metadata: ["product": "\(request.id)", "url": "\(mirrors[mirror].url)", "reason": "\(why)"])
+        }
+        rangeSupport.record(mirrors[mirror].url, supportsMultipleRanges: false)
+    }
+
     /// The mirror for a new connection: of those up, the one with the fewest connections (then the one that
     /// delivered most); a mirror that has not yet answered a range request correctly gets one.
     private func pickMirror(now: Double) -> Int? {
@@ -308,12 +340,16 @@ final class ChunkScheduler: EngineTransfer {
     }
 
     private func start(_ connection: ChunkConnection) {
-        guard let run = queue.nextRun(targetBytes: runBytes, gapBytes: settings.rangeGapBytes) else { return retire(connection) }
+        let maxRanges = maxRanges(for: connection.mirror)
+        guard let run = queue.nextRun(targetBytes: runBytes, gapBytes: settings.rangeGapBytes, maxRanges: maxRanges) else {
+            return retire(connection)
+        }
         let mirror = mirrors[connection.mirror]
         DownloadLog.transfer.trace(
             "run", metadata: [
                 "product": "\(request.id)", "mirror": "\(connection.mirror)", "connections": "\(connections.count)/\(tuner.target)",
-                "chunks": "\(run.chunks.first!)…\(run.chunks.last!)", "bytes": "\(run.range.count)", "waiting": "\(queue.waitingBytes)",
+                "chunks": "\(run.chunks.first!)…\(run.chunks.last!)", "bytes": "\(run.range.count)", "ranges": "\(run.ranges.count)",
+                "waiting": "\(queue.waitingBytes)",
             ])
         do {
             try connection.start(run, url: mirror.url, settings: settings, rate: connectionRate, validator: mirror.validator)

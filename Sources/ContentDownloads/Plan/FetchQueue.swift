@@ -7,12 +7,15 @@
 /// connection stalled, a mirror failed, a chunk failed its hash) waits again in its place, so the next run
 /// takes it first.
 struct FetchQueue: Sendable, Equatable {
-    /// One request's worth of chunks: their indices (ascending) and the archive bytes the request reads.
+    /// One request's worth of chunks: their indices (ascending) and the archive ranges the request reads.
     struct Run: Sendable, Equatable {
-        /// Chunk indices, ascending; gaps between them are read and dropped.
+        /// Chunk indices, ascending; gaps between them inside one range are read and dropped.
         var chunks: [Int]
-        /// The archive range the request asks for: from the first chunk's frame to the end of the last one's.
-        var range: Range<Int64>
+        /// The archive ranges the request asks for, ascending and apart: one for neighbouring chunks; several (one
+        /// multi-range request) for chunks further apart than the gap worth reading through.
+        var ranges: [Range<Int64>]
+        /// From the first range's start to the last one's end.
+        var range: Range<Int64> { ranges.first!.lowerBound..<ranges.last!.upperBound }
     }
 
     /// Archive ranges of every chunk of the package (index → its frame's bytes).
@@ -35,19 +38,26 @@ struct FetchQueue: Sendable, Equatable {
     /// How many chunks wait.
     var count: Int { waiting.count - head }
 
-    /// Takes the next run: the first waiting chunk, then its neighbours while the run is under `targetBytes` of
-    /// frames and the gap to the next one is at most `gapBytes`. `nil` when nothing waits.
-    mutating func nextRun(targetBytes: Int64, gapBytes: Int64) -> Run? {
+    /// Takes the next run: the first waiting chunk, then the next ones while the run is under `targetBytes` of
+    /// frames: into the same range while the gap to the next is at most `gapBytes`, else into a new range while the
+    /// run has fewer than `maxRanges` (1: one contiguous range). `nil` when nothing waits.
+    mutating func nextRun(targetBytes: Int64, gapBytes: Int64, maxRanges: Int = 1) -> Run? {
         guard !isEmpty else { return nil }
         var chunks = [waiting[head]]
-        var range = frames[waiting[head]]
-        var bytes = Int64(range.count)
+        var ranges = [frames[waiting[head]]]
+        var bytes = Int64(ranges[0].count)
         head += 1
         while head < waiting.count, bytes < targetBytes {
-            let next = frames[waiting[head]]
-            guard next.lowerBound >= range.upperBound, next.lowerBound - range.upperBound <= gapBytes else { break }
+            let next = frames[waiting[head]], last = ranges[ranges.count - 1]
+            guard next.lowerBound >= last.upperBound else { break }
+            if next.lowerBound - last.upperBound <= gapBytes {
+                ranges[ranges.count - 1] = last.lowerBound..<next.upperBound
+            } else if ranges.count < maxRanges {
+                ranges.append(next)
+            } else {
+                break
+            }
             chunks.append(waiting[head])
-            range = range.lowerBound..<next.upperBound
             bytes += Int64(next.count)
             head += 1
         }
@@ -56,7 +66,7 @@ struct FetchQueue: Sendable, Equatable {
             waiting.removeFirst(head)
             head = 0
         }
-        return Run(chunks: chunks, range: range)
+        return Run(chunks: chunks, ranges: ranges)
     }
 
     /// Puts `chunks` back, each in its place (they are fetched before any chunk after them).

@@ -54,7 +54,8 @@ extension ContentQueue {
         var fetched = product  // an update's download is the bytes it fetches
         if let update { fetched.length = update.fetchBytes }
         let snapshot = try await manager.enqueue(
-            fetched, candidates: candidates, catalogURL: catalog?.location.absoluteString, transactionID: row.id)
+            fetched, candidates: candidates, catalogURL: catalog?.location.absoluteString, transactionID: row.id,
+            plan: update == nil ? .wholeArchive : .chunks)
         if snapshot.state == .finished, store.contentURL(forProductID: row.productID) == nil {
             // Verified earlier without installing (`download --no-install`): install that archive.
             let archive = store.archiveFile(productID: row.productID, version: product.contentVersion.description)
@@ -77,7 +78,7 @@ extension ContentQueue {
             let version = row.product.contentVersion.description
             if let installed = store.installedVersion(forProductID: row.productID), installed >= row.product.contentVersion { continue }
             if let snapshot = await manager.snapshot(of: row.productID), snapshot.contentVersion == version,
-               !store.updateNeedsPlanning(productID: row.productID, version: version)
+               await !manager.needsPlanning(row.productID, version: version)
             {
                 continue
             }

@@ -36,7 +36,7 @@ extension ContentQueue {
         }
         try? journal.recordPhase(archive.productID, .installing)
         let metadata: Logger.Metadata = ["product": "\(product.productID)", "version": "\(product.contentVersion)"]
-        if Self.isFolder(archive.archivePath) {
+        if archive.plan == .chunks {
             DownloadLog.install.debug("commit: installed chunk by chunk while downloading, swapping in", metadata: metadata)
             let url = try await Self.runCommit(
                 try StagingFolder(adopting: archive.archivePath), product: product, archive: nil, store: store,
@@ -97,12 +97,6 @@ extension ContentQueue {
         }
     }
 
-    /// Whether `path` is a folder: the tree of a chunk-indexed download rather than an archive file.
-    nonisolated static func isFolder(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
-    }
-
     /// Swaps an extracted staging folder in, on a dispatch queue (never on a cooperative thread).
     nonisolated static func runCommit(
         _ staging: StagingFolder, product: CatalogProduct, archive: String?, store: Store,
@@ -141,12 +135,13 @@ extension ContentQueue {
             }
             guard record.downloadState != .cancelled, phase == .verified || phase == .installing else { continue }
             let installedNow = store.installedVersion(forProductID: record.productID)?.description == record.contentVersion
-            if let archive, !(installedNow && Self.isFolder(archive)), let product = product(record.productID, version: record.contentVersion) {
+            let isTree = record.planKind == .chunks
+            if let archive, !(installedNow && isTree), let product = product(record.productID, version: record.contentVersion) {
                 await installVerified(archive, of: product, recording: &record)
             } else if let installed = store.installedVersion(forProductID: record.productID),
                       installed.description == record.contentVersion || ContentVersion(record.contentVersion).map({ installed >= $0 }) == true
             {
-                if let archive, Self.isFolder(archive) {
+                if archive != nil, isTree {
                     // An update's swap happened (the tree holds the old version): keep and seal its manifest. A
                     // repair (same version, manifest kept already) may or may not have swapped: leave the seal as
                     // it was, so files changed since are still hashed; `repair` again finds what is left.
@@ -174,7 +169,7 @@ extension ContentQueue {
             "recovery: installing the archive a crash left verified",
             metadata: ["product": "\(record.productID)", "version": "\(record.contentVersion)"])
         do {
-            if Self.isFolder(archive) {
+            if record.planKind == .chunks {
                 _ = try await Self.runCommit(
                     try StagingFolder(adopting: archive), product: product, archive: nil, store: store, options: installOptions)
                 store.keepInstalledManifest(productID: record.productID, version: record.contentVersion)

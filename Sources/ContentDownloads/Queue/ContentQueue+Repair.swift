@@ -48,7 +48,7 @@ extension ContentQueue {
         fetched.length = plan.fetchBytes
         let changes = manager.updates  // listen first: the download may end before the loop starts
         let candidates = catalog.map { $0.archiveURLCandidates(for: product) } ?? []
-        _ = try await manager.enqueue(fetched, candidates: candidates, catalogURL: catalog?.location.absoluteString)
+        _ = try await manager.enqueue(fetched, candidates: candidates, catalogURL: catalog?.location.absoluteString, plan: .chunks)
         for await snapshot in changes where snapshot.productID == productID && snapshot.contentVersion == verification.contentVersion.description {
             switch snapshot.state {
             case .finished: return verification

@@ -25,23 +25,25 @@ extension Store {
         transfersDirectory.appendingPathComponent("\(Self.safeName(productID))-\(Self.safeName(version)).update", isDirectory: true)
     }
 
-    /// Whether a chunk-indexed download of `version` has its manifest or tree but no plan (lost, or being built):
-    /// its download waits until the queue plans it again, or it would fetch the wrong bytes.
-    package func updateNeedsPlanning(productID: String, version: String) -> Bool {
-        let tree = updateTreeDirectory(productID: productID, version: version).path
-        let kept = FileManager.default.fileExists(atPath: tree)
-            || FileManager.default.fileExists(atPath: manifestFile(productID: productID, version: version).path)
-        return kept && !FileManager.default.fileExists(atPath: DeltaPlan.path(treePath: tree))
+    /// Whether the plan of a chunk-plan download of `version` is in the store (it is written durably before the
+    /// download is journaled; a crash while planning leaves the tree or manifest without it).
+    package func hasChunkPlan(productID: String, version: String) -> Bool {
+        FileManager.default.fileExists(atPath: DeltaPlan.path(treePath: updateTreeDirectory(productID: productID, version: version).path))
     }
 
-    /// Where a chunk plan for `productID` at `version` installs, when its manifest and plan are in the store;
-    /// `nil` for a whole-archive download.
-    package func chunkedTarget(productID: String, version: String) -> ChunkedInstallTarget? {
-        let manifest = manifestFile(productID: productID, version: version)
+    /// Where a chunk plan for `productID` at `version` installs: its manifest and its tree.
+    package func chunkedTarget(productID: String, version: String) -> ChunkedInstallTarget {
+        ChunkedInstallTarget(
+            manifestPath: manifestFile(productID: productID, version: version).path,
+            treePath: updateTreeDirectory(productID: productID, version: version).path)
+    }
+
+    /// The plan kind of a download journaled before the kind was: a chunk plan when it kept a manifest, a tree
+    /// or a plan for its version (the only ways those files come to be), else the whole archive.
+    func legacyPlanKind(productID: String, version: String) -> DownloadPlanKind {
         let tree = updateTreeDirectory(productID: productID, version: version).path
-        guard FileManager.default.fileExists(atPath: manifest.path), FileManager.default.fileExists(atPath: DeltaPlan.path(treePath: tree))
-        else { return nil }
-        return ChunkedInstallTarget(manifestPath: manifest.path, treePath: tree)
+        let kept = [tree, DeltaPlan.path(treePath: tree), manifestFile(productID: productID, version: version).path]
+        return kept.contains { FileManager.default.fileExists(atPath: $0) } ? .chunks : .wholeArchive
     }
 
     /// Deletes what a whole-archive download wrote so far, its partial archive, and a tree (and its note) that

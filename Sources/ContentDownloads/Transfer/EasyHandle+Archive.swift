@@ -17,7 +17,9 @@ extension EasyHandle {
         try set(CURLOPT_LOW_SPEED_LIMIT, settings.lowSpeedLimit)
         try set(CURLOPT_LOW_SPEED_TIME, settings.lowSpeedTime)
         try set(CURLOPT_PIPEWAIT, 1)
-        try set(CURLOPT_BUFFERSIZE, TransferSettings.receiveBufferSize(forCap: maxBytesPerSecond))
+        // A tuning knob, set best effort: libcurl 7.88 refuses a new size (CURLE_BAD_FUNCTION_ARGUMENT) for a
+        // handle reused for the next run of an HTTP/2 connection; the size it had then stays.
+        _ = CCurl_easy_setopt_long(raw, CURLOPT_BUFFERSIZE, TransferSettings.receiveBufferSize(forCap: maxBytesPerSecond))
         if maxBytesPerSecond > 0 { try set(large: CURLOPT_MAX_RECV_SPEED_LARGE, maxBytesPerSecond) }
         try set(pointer: CURLOPT_PRIVATE, owner)
         try set(pointer: CURLOPT_WRITEDATA, owner)

@@ -2,7 +2,7 @@ internal import CCurl
 internal import Foundation
 
 extension EasyHandle {
-    /// Applies what every request shares, archive, manifest or catalog: redirects, the connect timeout, TLS
+    /// Applies what every request shares, archive, manifest or catalog: the HTTP version, redirects, the connect timeout, TLS
     /// checks and trust (CA file, client certificate and key), the proxy, the User-Agent, and the `own` headers
     /// followed by the service's ``TransferSettings/headers``. Call after ``setURL(_:)`` (errors name the URL).
     func configureTransport(_ settings: TransferSettings, headers own: [String]) throws(CurlError) {
@@ -10,6 +10,12 @@ extension EasyHandle {
         try set(CURLOPT_FOLLOWLOCATION, 1)
         try set(CURLOPT_MAXREDIRS, settings.maxRedirects)
         try set(CURLOPT_CONNECTTIMEOUT, settings.connectTimeout)
+        switch settings.httpVersion {
+        case .http1_1: try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
+        case .http2:
+            let tls = url.lowercased().hasPrefix("https:")
+            try set(CURLOPT_HTTP_VERSION, tls ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
+        }
         try set(CURLOPT_SSL_VERIFYPEER, 1)
         try set(CURLOPT_SSL_VERIFYHOST, 2)
         if let caFile = settings.caFile { try set(CURLOPT_CAINFO, caFile) }

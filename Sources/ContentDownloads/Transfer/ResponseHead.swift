@@ -16,6 +16,8 @@ struct ResponseHead: Equatable {
     var lastModified: String?
     /// `Retry-After` in seconds (delta-seconds form only).
     var retryAfter: Double?
+    /// `Content-Type`, verbatim (a reply to several ranges is `multipart/byteranges; boundary=…`).
+    var contentType: String?
 
     static func == (lhs: ResponseHead, rhs: ResponseHead) -> Bool {
         lhs.status == rhs.status && lhs.contentRange?.first == rhs.contentRange?.first
@@ -44,6 +46,7 @@ struct ResponseHead: Equatable {
         case "etag": etag = value.hasPrefix("W/") ? nil : value
         case "last-modified": lastModified = value
         case "retry-after": retryAfter = Double(value)
+        case "content-type": contentType = value
         default: break
         }
         return false

@@ -99,6 +99,8 @@ private final class EngineLoop {
     /// The handles of each transfer now on the multi handle.
     private var attached: [String: Set<UnsafeMutableRawPointer>] = [:]
     private let syncer: CheckpointSyncer
+    /// What servers showed about multi-range requests, for every chunk plan this engine runs.
+    private let rangeSupport = RangeSupport()
 
     init(multi: MultiHandle, settings: TransferSettings, emit: @escaping @Sendable (TransferEvent) -> Void) {
         self.multi = multi
@@ -154,7 +156,8 @@ private final class EngineLoop {
             let transfer: any EngineTransfer
             if let target = request.chunked {
                 transfer = try ChunkScheduler(
-                    request: request, target: target, settings: settings, wake: { [multi] in multi.wakeup() }, emit: emit)
+                    request: request, target: target, settings: settings, rangeSupport: rangeSupport,
+                    wake: { [multi] in multi.wakeup() }, emit: emit)
             } else {
                 transfer = try Transfer(
                     request: request, settings: settings, syncer: syncer,

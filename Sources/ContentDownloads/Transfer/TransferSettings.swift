@@ -66,6 +66,13 @@ public struct TransferSettings: Sendable, Equatable {
     public var connections: Int = 4
     /// The most connections a chunk plan uses.
     public var maxConnections: Int = 16
+    /// The HTTP version every request asks for: each of a chunk plan's connections its own TCP connection
+    /// (``HTTPVersion/http1_1``, the default), or its streams multiplexed over one connection per server
+    /// (``HTTPVersion/http2``).
+    ///
+    /// Why HTTP/1.1 by default: CDNs and busy origins cap each TCP connection, and the streams of one HTTP/2
+    /// connection share its cap (`tools/bench-wan --http2` measures both; docs/PERFORMANCE.md has the figures).
+    public var httpVersion: HTTPVersion = .http1_1
     /// A connection of a chunk plan that receives nothing for this long while another mirror is up is dropped with
     /// its mirror, and its chunks are fetched from the others (with one mirror, ``lowSpeedTime``
     /// decides).
@@ -73,6 +80,13 @@ public struct TransferSettings: Sendable, Equatable {
     /// Archive bytes between two needed chunks that a chunk plan reads through (and drops) rather than start
     /// another request: a request costs a round trip, which at 40 ms and 4 MB/s is worth 160 KB.
     public var rangeGapBytes: Int64 = 128 << 10
+    /// The most ranges one request of a chunk plan asks for (`Range: bytes=a-b,c-d,…`), where the server proved it
+    /// answers several ranges correctly (1: one range per request).
+    ///
+    /// Why: an update's changed chunks lie scattered; a range per request costs a round trip per run of chunks on
+    /// each connection, while one request for many ranges costs one. A server that answers several ranges with the
+    /// whole archive (nginx past `max_ranges`) or a malformed reply is asked for one range at a time from then on.
+    public var maxRangesPerRequest: Int = 16
     /// Bytes gathered in memory before one `write(2)`.
     public var writeBufferSize: Int = 1 << 20
     /// Write whole aligned buffers of the partial file with `O_DIRECT` (no page-cache copy).
@@ -104,4 +118,14 @@ public struct TransferSettings: Sendable, Equatable {
 
     /// Creates default settings.
     public init() {}
+}
+
+/// The HTTP version requests ask for (``TransferSettings/httpVersion``).
+public enum HTTPVersion: String, Sendable, Equatable, CaseIterable {
+    /// HTTP/1.1: one request at a time per TCP connection; a chunk plan's connections are separate connections.
+    case http1_1 = "1.1"
+    /// HTTP/2: over TLS when the server agrees (ALPN), else HTTP/1.1; over cleartext `http:` with prior knowledge
+    /// (the server must speak HTTP/2 without an upgrade, as nginx's `listen … http2` does). A chunk plan's
+    /// connections become streams of one connection per server.
+    case http2 = "2"
 }

@@ -28,7 +28,8 @@ extension IAPContent.Download {
         do {
             for product in products {
                 try await manager.enqueue(
-                    product, candidates: source.archiveURLCandidates(for: product), catalogURL: source.location.absoluteString)
+                    product, candidates: source.archiveURLCandidates(for: product), catalogURL: source.location.absoluteString,
+                    plan: .wholeArchive)  // the verified archive is what `--no-install` keeps
             }
         } catch {
             await manager.shutdown()

@@ -55,6 +55,10 @@ struct TransferOptions: ParsableArguments {
     @Option(name: .customLong("max-connections"), help: ArgumentHelp("The most connections one chunk-indexed download uses.", valueName: "n"))
     var maxConnections: Int = TransferSettings().maxConnections
 
+    @Flag(help: ArgumentHelp(
+        "Ask for HTTP/2: a chunk-indexed download's connections become streams of one connection per server (over TLS when the server agrees; over http: the server must speak HTTP/2 directly). The default, HTTP/1.1, opens separate connections, which servers that cap each connection serve faster."))
+    var http2 = false
+
     /// Refuses values the engine cannot use (a usage error, exit status 2).
     func validate() throws {
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
@@ -71,7 +75,7 @@ struct TransferOptions: ParsableArguments {
     }
 
     /// How every request reaches the server: `--ca-file`, `--proxy`, `--cert`, `--key`, `--user-agent`,
-    /// `--header`, `--stall-timeout`, `--connections` and `--max-connections` over the engine's defaults.
+    /// `--header`, `--stall-timeout`, `--connections`, `--max-connections` and `--http2` over the engine's defaults.
     func transferSettings() -> TransferSettings {
         var settings = TransferSettings()
         settings.caFile = caFile
@@ -83,6 +87,7 @@ struct TransferOptions: ParsableArguments {
         settings.lowSpeedTime = stallTimeout
         settings.connections = connections
         settings.maxConnections = maxConnections
+        settings.httpVersion = http2 ? .http2 : .http1_1
         return settings
     }
 

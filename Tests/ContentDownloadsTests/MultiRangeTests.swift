@@ -1,0 +1,81 @@
+import ContentDelivery
+import ContentDownloads
+import ContentPackaging
+import Foundation
+import Testing
+import TestSupport
+
+/// An update whose changed chunks lie scattered asks for several ranges in one request where nginx answers them
+/// (`multipart/byteranges`), and falls back to one range per request where it does not (`max_ranges 1`: a 200
+/// with the whole archive, cut off at once) — the update installs exactly either way, and no chunk comes twice.
+@Suite(.serialized) struct MultiRangeTests {
+    static let productID = "com.example.scattered"
+
+    /// Installs 1.0 (a 20 MiB file and a level), publishes 2.0 (10 KB changed at five places 4 MiB apart, the
+    /// level changed), updates over one connection with `-vv`; the update's output, the archive requests nginx
+    /// logged for 2.0, and whether 2.0 is installed exactly.
+    static func update(locationConfig: String) async throws -> (output: String, requests: [Nginx.LoggedRequest], exact: Bool) {
+        let fixture = try QueueFixture(locationConfig: locationConfig)
+        let big = PackageFixture.bytes(count: 20 << 20, seed: 21)
+        var changed = big
+        for place in 0..<5 {
+            let at = (place * 4 + 2) << 20
+            changed.replaceSubrange(at..<(at + 10_000), with: PackageFixture.bytes(count: 10_000, seed: UInt64(30 + place)))
+        }
+        let v1 = try PackageFixture.make(
+            at: fixture.root.appendingPathComponent("sources/1.0"), productID: productID, version: "1.0",
+            files: ["Contents/big.bin": big, "Contents/levels/1.json": Data("{\"speed\": 1}".utf8)])
+        let v2 = try PackageFixture.make(
+            at: fixture.root.appendingPathComponent("sources/2.0"), productID: productID, version: "2.0",
+            files: ["Contents/big.bin": changed, "Contents/levels/1.json": Data("{\"speed\": 2}".utf8)])
+        try fixture.publish([v1], chunked: true)
+        let store = fixture.root.appendingPathComponent("cli-store")
+        let first = try await iapcontentOffPool(["download", productID, "--catalog", fixture.catalogURL, "--store", store.path])
+        #expect(first.status == 0, "\(first.output)")
+        try fixture.publish([v1, v2], chunked: true)
+        let archive = "\(try #require(try fixture.catalog().catalog.product(productID)).sha256).tar.zst"
+        let update = try await iapcontentOffPool([
+            "download", productID, "--catalog", fixture.catalogURL, "--store", store.path, "-vv",
+            "--connections", "1", "--max-connections", "1",
+        ])
+        #expect(update.status == 0, "\(update.output)")
+        let installed = try #require(try Store(root: store).contentURL(forProductID: productID))
+        return (update.output, fixture.nginx.requests().filter { $0.request.contains(archive) }, try diffTrees(v2, installed).status == 0)
+    }
+
+    /// The archive bytes the update's plan fetches ("fetch=N chunks (X of Y bytes)").
+    static func planned(_ output: String) throws -> Int {
+        let match = try #require(output.firstMatch(of: /fetch=\d+ chunks \((\d+) of/))
+        return try #require(Int(match.1))
+    }
+
+    @Test func severalRangesInOneRequestWhereTheServerAnswersThem() async throws {
+        let run = try await Self.update(locationConfig: "")
+        #expect(run.exact)
+        let planned = try Self.planned(run.output)
+        #expect(run.requests.allSatisfy { $0.status == 206 }, "\(run.requests.map(\.status))")
+        #expect(run.requests.contains { $0.range.contains(",") }, "no request asked for several ranges: \(run.requests.map(\.range))")
+        // Fewer requests than ranges; the bytes are the chunks, the small gaps read through and the part headers.
+        let ranges = run.requests.reduce(0) { $0 + $1.range.split(separator: ",").count }
+        #expect(run.requests.count < ranges, "\(run.requests.count) requests for \(ranges) ranges")
+        let body = run.requests.reduce(0) { $0 + $1.bodyBytesSent }
+        #expect(body >= planned && body <= planned + ranges * (128 << 10) + ranges * 200, "\(body) bytes for \(planned) planned")
+    }
+
+    @Test func oneRangePerRequestWhereTheServerAnswersSeveralWithTheWholeArchive() async throws {
+        let run = try await Self.update(locationConfig: "max_ranges 1;")
+        #expect(run.exact)
+        let planned = try Self.planned(run.output)
+        // One request for several ranges, answered 200 and cut off; every later request asks for one range.
+        let whole = run.requests.filter { $0.status == 200 }
+        #expect(whole.count == 1, "\(run.requests.map { "\($0.status) \($0.range)" })")
+        #expect(whole.first?.range.contains(",") == true)
+        let ranged = run.requests.filter { $0.status == 206 }
+        #expect(ranged.allSatisfy { !$0.range.contains(",") }, "\(ranged.map(\.range))")
+        // Nothing fetched twice: the 206 replies hold each planned chunk once (and the small gaps read through).
+        let body = ranged.reduce(0) { $0 + $1.bodyBytesSent }
+        #expect(body >= planned && body <= planned + ranged.count * (128 << 10), "\(body) bytes for \(planned) planned")
+        #expect(run.output.contains("does not answer requests for several ranges"), "\(run.output)")
+        print("max_ranges 1: the cut-off 200 sent \(whole.first?.bodyBytesSent ?? 0) bytes before it was closed")
+    }
+}
