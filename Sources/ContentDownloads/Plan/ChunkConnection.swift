@@ -56,8 +56,6 @@ final class ChunkConnection {
     /// Why a multi-range reply could not be read (malformed, or not the ranges asked for): the server does not
     /// answer several ranges correctly.
     private(set) var rangesRefused: String?
-    /// Whether the reply was read as parts (a completed one proves the server).
-    private(set) var readsParts = false
     unowned let scheduler: ChunkScheduler
 
     init(mirror: Int, scheduler: ChunkScheduler) throws(CurlError) {
@@ -80,7 +78,6 @@ final class ChunkConnection {
         parts = nil
         nextRange = 0
         rangesRefused = nil
-        readsParts = false
         position = run.range.lowerBound
         lastBytes = Transfer.now()
         requested = lastBytes
@@ -97,7 +94,6 @@ final class ChunkConnection {
     /// The reply is `multipart/byteranges`: its body is read by `reader`, part by part.
     func readParts(with reader: MultipartByteranges) {
         parts = reader
-        readsParts = true
     }
 
     /// The chunks of the run in flight whose frames have not been handed over whole: what a failed request

@@ -28,6 +28,7 @@ extension ChunkScheduler {
             }
             if mirrors[connection.mirror].validator == nil { mirrors[connection.mirror].validator = head.validator }
             mirrors[connection.mirror].confirmed = true
+            rangeSupport.recordAnswersRange(url)
             return announce()
         case 200:
             if let length = head.contentLength, length != plan.archiveLength {
@@ -49,7 +50,7 @@ extension ChunkScheduler {
     }
 
     /// The verdict on the reply to a request for several ranges: a `multipart/byteranges` 206 is read part by part
-    /// (and proves the server); a 206 of one range covering them all is read through; a 200 (a server past its
+    /// (its head proves the server); a 206 of one range covering them all is read through; a 200 (a server past its
     /// `max_ranges`), or one range that does not cover them, means the server does not answer several ranges: the
     /// request ends at once, unblamed, and its chunks are asked for again one range at a time.
     private func judgeMultipleRanges(_ connection: ChunkConnection, run: FetchQueue.Run) -> ChunkConnection.Verdict {
@@ -62,6 +63,9 @@ extension ChunkScheduler {
         }
         if head.status == 206, let type = head.contentType, let parts = MultipartByteranges(contentType: type) {
             connection.readParts(with: parts)
+            // Proven by the reply's head, so the next runs ask for several ranges at once; a malformed body later
+            // takes it back (`refuseMultipleRanges`).
+            rangeSupport.record(mirrors[mirror].url, supportsMultipleRanges: true)
         } else if head.status == 206, let range = head.contentRange, range.first == run.range.lowerBound,
                   range.last >= run.range.upperBound - 1, range.complete == plan.archiveLength
         {
@@ -72,6 +76,7 @@ extension ChunkScheduler {
         }
         if mirrors[mirror].validator == nil { mirrors[mirror].validator = head.validator }
         mirrors[mirror].confirmed = true
+        rangeSupport.recordAnswersRange(mirrors[mirror].url)
         return announce()
     }
 
@@ -100,6 +105,7 @@ extension ChunkScheduler {
         install.submitFrame(index: chunk, buffer: buffer, length: length, source: connection.mirror)
         submitted += Int64(length)
         mirrors[connection.mirror].delivered += Int64(length)
+        lastFrame = Transfer.now()
     }
 
     /// For a connection reading a whole archive: the waiting chunk whose frame starts at `offset`, taken off the queue.

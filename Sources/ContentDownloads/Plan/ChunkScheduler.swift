@@ -72,6 +72,11 @@ final class ChunkScheduler: EngineTransfer {
     private var bucket: RateBucket?
     var failure: TransferFailure?
     var announced = false
+    /// When the first request went out, how many went out, and when the last frame arrived (the summary logged
+    /// when the fetching ends).
+    private var firstRequest: Double?
+    private var requests = 0
+    var lastFrame: Double?
     private(set) var hasEnded = false
 
     /// Loads the manifest, the plan and the chunks already in place, and starts the install threads.
@@ -103,7 +108,7 @@ final class ChunkScheduler: EngineTransfer {
             chunks: plan.fetch.filter { !done.contains($0) || loop.recheck.contains($0) },
             frames: package.chunks.map { $0.offset..<($0.offset + $0.length) })
         let urls = request.mirrors.isEmpty ? [request.url] : request.mirrors
-        mirrors = urls.map { Mirror(url: $0) }
+        mirrors = urls.map { Mirror(url: $0, confirmed: rangeSupport.answersRange($0)) }
         rate = request.maxBytesPerSecond
         bucket = rate > 0 ? RateBucket(rate: rate, now: Transfer.now()) : nil
         fill()
@@ -155,7 +160,6 @@ final class ChunkScheduler: EngineTransfer {
                 "product": "\(request.id)", "mirror": "\(connection.mirror)", "bytes": "\(connection.run?.range.count ?? 0)",
                 "seconds": "\(Int((Transfer.now() - connection.requested) * 1000)) ms",
             ])
-            if connection.readsParts { rangeSupport.record(mirrors[connection.mirror].url, supportsMultipleRanges: true) }
             connection.endRun()
             mirrors[connection.mirror].failures = 0
         } else if let refused = connection.rangesRefused {
@@ -275,9 +279,15 @@ final class ChunkScheduler: EngineTransfer {
     }
 
     /// The next run's size: about two runs per connection of what is left, between 1 and 4 MiB (a run is about a
-    /// second of a capped connection: the last runs end close together, and a request costs one round trip).
-    private var runBytes: Int64 {
-        min(4 << 20, max(1 << 20, queue.waitingBytes / Int64(2 * max(1, tuner.target))))
+    /// second of a capped connection: the last runs end close together, and a request costs one round trip). A run
+    /// of several ranges takes up to what is left per connection (at most 16 MiB): scattered chunks are fetched in
+    /// one round of requests instead of a round trip per few chunks.
+    private func runBytes(ranges: Int) -> Int64 {
+        let single = min(4 << 20, max(1 << 20, queue.waitingBytes / Int64(2 * max(1, tuner.target))))
+        guard ranges > 1 else { return single }
+        // Shared among the connections about to ask (those without a run), so one round covers what is left.
+        let asking = max(1, tuner.target - connections.filter { $0.run != nil }.count)
+        return max(single, min(16 << 20, queue.waitingBytes / Int64(asking)))
     }
 
     /// Gives each idle connection a run, adds connections up to the tuner's target, retires what has no work.
@@ -341,7 +351,7 @@ final class ChunkScheduler: EngineTransfer {
 
     private func start(_ connection: ChunkConnection) {
         let maxRanges = maxRanges(for: connection.mirror)
-        guard let run = queue.nextRun(targetBytes: runBytes, gapBytes: settings.rangeGapBytes, maxRanges: maxRanges) else {
+        guard let run = queue.nextRun(targetBytes: runBytes(ranges: maxRanges), gapBytes: settings.rangeGapBytes, maxRanges: maxRanges) else {
             return retire(connection)
         }
         let mirror = mirrors[connection.mirror]
@@ -351,6 +361,8 @@ final class ChunkScheduler: EngineTransfer {
                 "chunks": "\(run.chunks.first!)…\(run.chunks.last!)", "bytes": "\(run.range.count)", "ranges": "\(run.ranges.count)",
                 "waiting": "\(queue.waitingBytes)",
             ])
+        firstRequest = firstRequest ?? Transfer.now()
+        requests += 1
         do {
             try connection.start(run, url: mirror.url, settings: settings, rate: connectionRate, validator: mirror.validator)
         } catch {
@@ -392,6 +404,12 @@ final class ChunkScheduler: EngineTransfer {
         hasEnded = true
         abandonAll()
         if let failed = drained.failure ?? install.finish() { return report(TransferFailure(failed)) }
+        let first = firstRequest ?? Transfer.now()
+        DownloadLog.transfer.debug("fetched", metadata: [
+            "product": "\(request.id)", "requests": "\(requests)", "bytes": "\(submitted)",
+            "network": "\(Int(((lastFrame ?? first) - first) * 1000)) ms from the first request to the last frame",
+            "installed": "\(Int((Transfer.now() - first) * 1000)) ms from the first request to the tree checked and durable",
+        ])
         emit(.verified(id: request.id, archivePath: target.treePath))
     }
 
