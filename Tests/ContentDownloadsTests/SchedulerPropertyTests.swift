@@ -39,12 +39,22 @@ struct SchedulerPropertyTests {
                     let arrived = Int(choice / 4) % (failed.count + 1)
                     done += failed.prefix(arrived)
                     queue.requeue(Array(failed.dropFirst(arrived)))
-                } else if let run = queue.nextRun(targetBytes: Int64(choice % (8 << 20)) + 1, gapBytes: Int64(choice % (256 << 10))) {
+                } else if let run = queue.nextRun(
+                    targetBytes: Int64(choice % (8 << 20)) + 1, gapBytes: Int64(choice % (256 << 10)),
+                    maxRanges: Int(choice >> 40 % 4) + 1, rangedTargetBytes: Int64(choice >> 20 % (16 << 20)))
+                {
+                    let gap = Int64(choice % (256 << 10)), maxRanges = Int(choice >> 40 % 4) + 1
                     #expect(run.chunks == run.chunks.sorted() && !run.chunks.isEmpty)
                     #expect(run.range == frames[run.chunks.first!].lowerBound..<frames[run.chunks.last!].upperBound)
-                    for (a, b) in zip(run.chunks, run.chunks.dropFirst()) {
-                        #expect(frames[b].lowerBound - frames[a].upperBound <= Int64(choice % (256 << 10)))
+                    // Ranges ascending and apart by more than the gap read through; every chunk's frame in one of
+                    // them; neighbours within a range at most the gap apart; no more ranges than allowed.
+                    #expect(run.ranges.count <= maxRanges)
+                    for (a, b) in zip(run.ranges, run.ranges.dropFirst()) { #expect(b.lowerBound - a.upperBound > gap) }
+                    for chunk in run.chunks { #expect(run.ranges.contains { $0.contains(frames[chunk].lowerBound) && frames[chunk].upperBound <= $0.upperBound }) }
+                    for (a, b) in zip(run.chunks, run.chunks.dropFirst()) where frames[b].lowerBound - frames[a].upperBound > gap {
+                        #expect(!run.ranges.contains { $0.contains(frames[a].lowerBound) && $0.contains(frames[b].lowerBound) })
                     }
+                    #expect(run.ranges.reduce(Int64(0)) { $0 + Int64($1.count) } >= run.chunks.reduce(Int64(0)) { $0 + Int64(frames[$1].count) })
                     inFlight.append(run.chunks)
                 } else if !inFlight.isEmpty {
                     done += inFlight.removeFirst()

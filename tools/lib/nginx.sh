@@ -7,7 +7,9 @@
 #   NGINX_LIMIT_RATE=4m    `limit_rate` per request (a per-connection cap for long transfers)
 #   NGINX_MAX_RANGES=1     `max_ranges` (1: a server without multi-range; it answers 200 to them)
 #   NGINX_LIFETIME=600     the nginx stops by itself after this many seconds (a watchdog; nginx_stop ends it too)
-#   NGINX_HTTP2=1          HTTP/2 only, cleartext with prior knowledge (`listen … http2`)
+#   NGINX_HTTP2=1          HTTP/2 (`listen … http2`): with NGINX_TLS_CERT over TLS (ALPN), else cleartext only,
+#                          with prior knowledge
+#   NGINX_TLS_CERT=… NGINX_TLS_KEY=…  serve https with this PEM certificate and key
 #   nginx_cdn_start <origin-port> <work-dir>  → a "CDN stand-in" on 127.0.0.1 in front of an origin nginx:
 #       proxy_cache + slice 1m (cache key $uri$slice_range); sets NGINX_CDN_PORT, NGINX_CDN_PID_FILE,
 #       NGINX_CDN_ACCESS_LOG (fields: uri status bytes_sent range cache-status); honours the three variables above
@@ -78,8 +80,9 @@ TRANSFER
 # Waits up to 5 s for the server on <port> to answer; <what> names it in the error.
 _nginx_wait() {
   for _ in $(seq 1 50); do
-    local h2=(); [ "${NGINX_HTTP2:-0}" = 1 ] && h2=(--http2-prior-knowledge)
-    curl -s "${h2[@]}" -o /dev/null "http://127.0.0.1:$1/" && return 0
+    local how=(http); [ "${NGINX_HTTP2:-0}" = 1 ] && how=(http --http2-prior-knowledge)
+    [ -n "${NGINX_TLS_CERT:-}" ] && how=(https -k)
+    curl -s "${how[@]:1}" -o /dev/null "${how[0]}://127.0.0.1:$1/" && return 0
     sleep 0.1
   done
   echo "$2 did not start" >&2; return 1
@@ -98,11 +101,13 @@ _NGINX_LAST_WATCHDOG=""
 # Directives for a server block from NGINX_LIMIT_RATE / NGINX_MAX_RANGES (nothing when unset).
 # With NGINX_HTTP2=1 the server speaks HTTP/2 only (cleartext, prior knowledge: `curl --http2-prior-knowledge`).
 _nginx_listen_flags() {
+  [ -n "${NGINX_TLS_CERT:-}" ] && printf ' ssl'
   [ "${NGINX_HTTP2:-0}" = 1 ] && printf ' http2'
   return 0
 }
 
 _nginx_extra_directives() {
+  [ -n "${NGINX_TLS_CERT:-}" ] && printf '\n    ssl_certificate %s;\n    ssl_certificate_key %s;' "$NGINX_TLS_CERT" "$NGINX_TLS_KEY"
   [ -n "${NGINX_LIMIT_RATE:-}" ] && printf '\n    limit_rate %s;' "$NGINX_LIMIT_RATE"
   [ -n "${NGINX_MAX_RANGES:-}" ] && printf '\n    max_ranges %s;' "$NGINX_MAX_RANGES"
   return 0

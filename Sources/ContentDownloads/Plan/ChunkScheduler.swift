@@ -279,15 +279,16 @@ final class ChunkScheduler: EngineTransfer {
     }
 
     /// The next run's size: about two runs per connection of what is left, between 1 and 4 MiB (a run is about a
-    /// second of a capped connection: the last runs end close together, and a request costs one round trip). A run
-    /// of several ranges takes up to what is left per connection (at most 16 MiB): scattered chunks are fetched in
-    /// one round of requests instead of a round trip per few chunks.
-    private func runBytes(ranges: Int) -> Int64 {
-        let single = min(4 << 20, max(1 << 20, queue.waitingBytes / Int64(2 * max(1, tuner.target))))
-        guard ranges > 1 else { return single }
-        // Shared among the connections about to ask (those without a run), so one round covers what is left.
+    /// second of a capped connection: the last runs end close together, and a request costs one round trip).
+    private var runBytes: Int64 {
+        min(4 << 20, max(1 << 20, queue.waitingBytes / Int64(2 * max(1, tuner.target))))
+    }
+
+    /// The size a run of several ranges may grow to: what is left shared among the connections about to ask
+    /// (those without a run), at most 16 MiB, so one round of requests covers scattered chunks.
+    private var rangedRunBytes: Int64 {
         let asking = max(1, tuner.target - connections.filter { $0.run != nil }.count)
-        return max(single, min(16 << 20, queue.waitingBytes / Int64(asking)))
+        return min(16 << 20, queue.waitingBytes / Int64(asking))
     }
 
     /// Gives each idle connection a run, adds connections up to the tuner's target, retires what has no work.
@@ -351,7 +352,9 @@ final class ChunkScheduler: EngineTransfer {
 
     private func start(_ connection: ChunkConnection) {
         let maxRanges = maxRanges(for: connection.mirror)
-        guard let run = queue.nextRun(targetBytes: runBytes(ranges: maxRanges), gapBytes: settings.rangeGapBytes, maxRanges: maxRanges) else {
+        guard let run = queue.nextRun(
+            targetBytes: runBytes, gapBytes: settings.rangeGapBytes, maxRanges: maxRanges, rangedTargetBytes: rangedRunBytes)
+        else {
             return retire(connection)
         }
         let mirror = mirrors[connection.mirror]

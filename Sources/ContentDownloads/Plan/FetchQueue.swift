@@ -40,19 +40,23 @@ struct FetchQueue: Sendable, Equatable {
 
     /// Takes the next run: the first waiting chunk, then the next ones while the run is under `targetBytes` of
     /// frames: into the same range while the gap to the next is at most `gapBytes`, else into a new range while the
-    /// run has fewer than `maxRanges` (1: one contiguous range). `nil` when nothing waits.
-    mutating func nextRun(targetBytes: Int64, gapBytes: Int64, maxRanges: Int = 1) -> Run? {
+    /// run has fewer than `maxRanges` (1: one contiguous range); a run of several ranges may grow to
+    /// `rangedTargetBytes` (default `targetBytes`): scattered chunks, one request. `nil` when nothing waits.
+    mutating func nextRun(targetBytes: Int64, gapBytes: Int64, maxRanges: Int = 1, rangedTargetBytes: Int64? = nil) -> Run? {
         guard !isEmpty else { return nil }
         var chunks = [waiting[head]]
         var ranges = [frames[waiting[head]]]
         var bytes = Int64(ranges[0].count)
         head += 1
-        while head < waiting.count, bytes < targetBytes {
+        let ranged = max(targetBytes, rangedTargetBytes ?? targetBytes)
+        while head < waiting.count {
             let next = frames[waiting[head]], last = ranges[ranges.count - 1]
             guard next.lowerBound >= last.upperBound else { break }
             if next.lowerBound - last.upperBound <= gapBytes {
+                // Neighbours: up to `targetBytes` in a run of one range (a fresh install's runs stay small).
+                guard bytes < (ranges.count > 1 ? ranged : targetBytes) else { break }
                 ranges[ranges.count - 1] = last.lowerBound..<next.upperBound
-            } else if ranges.count < maxRanges {
+            } else if ranges.count < maxRanges, bytes < ranged {
                 ranges.append(next)
             } else {
                 break
