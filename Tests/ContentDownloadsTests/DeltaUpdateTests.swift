@@ -121,7 +121,8 @@ struct DeltaVersions {
         #expect(update.status == 0, "\(update.output)")
         // The archive bytes the client asked for (a multi-range reply adds its part headers to the body sent).
         let name = "\(try DeltaVersions.published(fixture).sha256).tar.zst"
-        let archiveBytes = fixture.nginx.requests().filter { $0.request.contains(name) && $0.status == 206 }.reduce(0) { total, request in
+        let archiveBytes = fixture.nginx.requests().filter { $0.request.hasPrefix("GET") && $0.request.contains(name) && $0.status == 206 }
+            .reduce(0) { total, request in
             total + request.range.dropFirst("bytes=".count).split(separator: ",").reduce(0) { sum, range in
                 let bounds = range.split(separator: "-").compactMap { Int($0) }
                 return sum + (bounds.count == 2 ? bounds[1] - bounds[0] + 1 : 0)

@@ -46,7 +46,7 @@ struct MirrorSchedulerTests {
         #expect(final?.state == .finished, "\(final?.error?.message ?? "")")
         #expect(try diffTrees(fixture.folder, fixture.tree).status == 0)
         #expect(missing.records.count == 1, "one request finds the 404; the mirror is dropped: \(missing.records.count)")
-        #expect(good.totalBodyBytesSent == fixture.archive.count)
+        #expect(good.totalBodyBytesSent == fixture.archive.count, "\(good.records.map { "\($0.status) \($0.range ?? "-") \($0.bodyBytesSent)" })")
     }
 
     @Test func aMirrorThatStallsIsDroppedWithinSecondsAndCostsOnlyItsFrameInFlight() async throws {

@@ -167,7 +167,7 @@ public final class FaultServer: Sendable {
             record(status: 401, at: index)
             send(fd, "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
         } else {
-            sent = respond(fd, fault: fault, etag: etag, headers: headers) { self.record(status: $0, at: index) }
+            sent = respond(fd, fault: fault, etag: etag, headers: headers, head: text.hasPrefix("HEAD ")) { self.record(status: $0, at: index) }
         }
         state.withLock { $0.records[index].bodyBytesSent = sent }
     }
@@ -193,8 +193,10 @@ public final class FaultServer: Sendable {
 
     /// Answers one request as `fault` scripts it, telling `status` the status before it is sent; returns the body
     /// bytes sent.
+    /// A request for several ranges is answered as a server without multi-range support does (nginx past
+    /// `max_ranges`): 200 with the whole body. A `HEAD` gets the head alone.
     private func respond(
-        _ fd: Int32, fault: Fault, etag: String, headers: [String: String], status: (Int) -> Void
+        _ fd: Int32, fault: Fault, etag: String, headers: [String: String], head isHead: Bool, status: (Int) -> Void
     ) -> Int {
         let unsatisfiable = "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */\(body.count)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
         switch fault {
@@ -212,7 +214,7 @@ public final class FaultServer: Sendable {
         }
         var start = 0, end = body.count
         var partial = false
-        if fault != .ignoreRange, let range = headers["range"], range.hasPrefix("bytes="),
+        if fault != .ignoreRange, let range = headers["range"], range.hasPrefix("bytes="), !range.contains(","),
            let first = Int(range.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false).first ?? ""),
            headers["if-range"] == nil || headers["if-range"] == etag
         {
@@ -240,7 +242,7 @@ public final class FaultServer: Sendable {
         }
         status(partial ? 206 : 200)
         send(fd, head + "\r\n")
-        return sendBody(fd, payload, from: start, fault: fault)
+        return isHead ? 0 : sendBody(fd, payload, from: start, fault: fault)
     }
 
     /// Writes `payload` (the body from offset `start`) in 64 KiB chunks, cut or stalled as `fault` says.

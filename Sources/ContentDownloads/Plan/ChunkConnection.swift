@@ -65,7 +65,8 @@ final class ChunkConnection {
         lastBytes = Transfer.now()
     }
 
-    /// Points the handle at `run` on `url`; the caller puts it on the multi handle.
+    /// Points the handle at `run` on `url`; the caller puts it on the multi handle. A run without chunks is a probe
+    /// (``FetchQueue/Run/probe``): a `HEAD` for its ranges, whose reply head alone says what the server does.
     func start(_ run: FetchQueue.Run, url: String, settings: TransferSettings, rate: Int64, validator: Validator?) throws(CurlError) {
         self.run = run
         nextInRun = 0
@@ -86,6 +87,8 @@ final class ChunkConnection {
             ifRange: validator?.ifRange, owner: Unmanaged.passUnretained(self).toOpaque(),
             body: ChunkConnection.bodyCallback, header: ChunkConnection.headerCallback)
         try easy.set(large: CURLOPT_MAX_RECV_SPEED_LARGE, 0)  // the download's cap is the scheduler's bucket
+        try easy.set(CURLOPT_NOBODY, run.chunks.isEmpty ? 1 : 0)  // a probe (no chunks) asks for the head only
+        if run.chunks.isEmpty { try easy.set(CURLOPT_HTTPGET, 0) }
         if run.ranges.count > 1 {
             try easy.set(CURLOPT_RANGE, run.ranges.map { "\($0.lowerBound)-\($0.upperBound - 1)" }.joined(separator: ","))
         }

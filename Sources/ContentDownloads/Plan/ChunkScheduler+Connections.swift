@@ -62,11 +62,11 @@ extension ChunkScheduler {
             return .reject(.cannotResume(reason: "the ETag changed from \(sent) to \(now)"))
         }
         if head.status == 206, let type = head.contentType, let parts = MultipartByteranges(contentType: type) {
-            connection.readParts(with: parts)
+            if !run.chunks.isEmpty { connection.readParts(with: parts) }
             // Proven by the reply's head, so the next runs ask for several ranges at once; a malformed body later
             // takes it back (`refuseMultipleRanges`).
             rangeSupport.record(mirrors[mirror].url, supportsMultipleRanges: true)
-        } else if head.status == 206, let range = head.contentRange, range.first == run.range.lowerBound,
+        } else if !run.chunks.isEmpty, head.status == 206, let range = head.contentRange, range.first == run.range.lowerBound,
                   range.last >= run.range.upperBound - 1, range.complete == plan.archiveLength
         {
             // One range covering them all: read through, as for neighbouring chunks.

@@ -318,16 +318,22 @@ final class ChunkScheduler: EngineTransfer {
     }
 
     /// How many ranges the next request to `mirror` may ask for: ``TransferSettings/maxRangesPerRequest`` where its
-    /// server proved it answers several; one where it showed it does not; while unknown, one request at a time
-    /// probes it (the others ask for one range).
+    /// server proved it answers several (a `HEAD` probe, ``FetchQueue/Run/probe``, asks an unknown one first), else one.
     private func maxRanges(for mirror: Int) -> Int {
-        switch rangeSupport.supportsMultipleRanges(mirrors[mirror].url) {
-        case true?: return max(1, settings.maxRangesPerRequest)
-        case false?: return 1
-        case nil:
-            let probing = connections.contains { $0.mirror == mirror && ($0.run?.ranges.count ?? 0) > 1 }
-            return probing || mirrors[mirror].url.lowercased().hasPrefix("file:") ? 1 : max(1, settings.maxRangesPerRequest)
-        }
+        rangeSupport.supportsMultipleRanges(mirrors[mirror].url) == true ? max(1, settings.maxRangesPerRequest) : 1
+    }
+
+    /// Whether `connection` should probe its server before the next run: the server's answer to several ranges is
+    /// unknown, no probe to it is in flight, and the next run would take several ranges.
+    private func shouldProbe(_ connection: ChunkConnection) -> Bool {
+        let url = mirrors[connection.mirror].url
+        guard settings.maxRangesPerRequest > 1, rangeSupport.supportsMultipleRanges(url) == nil, !url.lowercased().hasPrefix("file:"),
+              !connections.contains(where: { $0.run?.chunks.isEmpty == true && $0.mirror == connection.mirror })
+        else { return false }
+        var peek = queue
+        let run = peek.nextRun(
+            targetBytes: runBytes, gapBytes: settings.rangeGapBytes, maxRanges: settings.maxRangesPerRequest, rangedTargetBytes: rangedRunBytes)
+        return (run?.ranges.count ?? 0) > 1
     }
 
     /// The server of `mirror` does not answer several ranges correctly (`why`): from now on one range per request;
@@ -351,17 +357,26 @@ final class ChunkScheduler: EngineTransfer {
     }
 
     private func start(_ connection: ChunkConnection) {
+        // Unknown server, scattered chunks: ask with a HEAD first (a 200 to a GET for several ranges would send the
+        // whole archive until the connection closes).
+        if shouldProbe(connection) { return begin(connection, .probe) }
         let maxRanges = maxRanges(for: connection.mirror)
         guard let run = queue.nextRun(
             targetBytes: runBytes, gapBytes: settings.rangeGapBytes, maxRanges: maxRanges, rangedTargetBytes: rangedRunBytes)
         else {
             return retire(connection)
         }
+        begin(connection, run)
+    }
+
+    /// Sends `run`'s request on `connection`.
+    private func begin(_ connection: ChunkConnection, _ run: FetchQueue.Run) {
         let mirror = mirrors[connection.mirror]
         DownloadLog.transfer.trace(
-            "run", metadata: [
+            run.chunks.isEmpty ? "probe" : "run", metadata: [
                 "product": "\(request.id)", "mirror": "\(connection.mirror)", "connections": "\(connections.count)/\(tuner.target)",
-                "chunks": "\(run.chunks.first!)…\(run.chunks.last!)", "bytes": "\(run.range.count)", "ranges": "\(run.ranges.count)",
+                "chunks": "\(run.chunks.first.map { "\($0)…\(run.chunks.last!)" } ?? "none")", "bytes": "\(run.range.count)",
+                "ranges": "\(run.ranges.count)",
                 "waiting": "\(queue.waitingBytes)",
             ])
         firstRequest = firstRequest ?? Transfer.now()

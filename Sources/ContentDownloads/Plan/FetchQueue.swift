@@ -16,6 +16,10 @@ struct FetchQueue: Sendable, Equatable {
         var ranges: [Range<Int64>]
         /// From the first range's start to the last one's end.
         var range: Range<Int64> { ranges.first!.lowerBound..<ranges.last!.upperBound }
+
+        /// No chunks, two one-byte ranges: a `HEAD` that asks a server whether it answers several ranges in one
+        /// request (a `multipart/byteranges` 206) without the risk of a whole archive coming back (a 200 to a `GET`).
+        static let probe = Run(chunks: [], ranges: [0..<1, 2..<3])
     }
 
     /// Archive ranges of every chunk of the package (index → its frame's bytes).
