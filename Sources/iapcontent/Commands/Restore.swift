@@ -30,9 +30,7 @@ extension IAPContent {
             global.bootstrapLogging()
             let catalog = try catalogOptions.catalog()
             let store = try storeOptions.openStore()
-            let source = try exitingOnDownloadError { () throws(DownloadError) in
-                try transfer.loadCatalog(catalog, publicKeys: catalogOptions.publicKeys(), store: store)
-            }
+            let source = try transfer.verifiedCatalog(catalog, catalogOptions, store: store)
             let queue = try ContentQueue(
                 store: store, catalog: source, options: transfer.downloadOptions(),
                 installOptions: ContentInstaller.Options(deferDeletion: true))

@@ -108,4 +108,12 @@ struct TransferOptions: ParsableArguments {
     func loadCatalog(_ location: String, publicKeys: [String], store: Store) throws(DownloadError) -> CatalogSource {
         try CatalogSource.loadVerified(location, pinnedPublicKeys: publicKeys, store: store, transport: transferSettings())
     }
+
+    /// The signed catalog at `location`, verified with `catalogOptions`' pinned keys and the store's trust record, or
+    /// the exit the download error calls for: how `repair` and `restore` begin.
+    func verifiedCatalog(_ location: String, _ catalogOptions: CatalogOptions, store: Store) throws -> CatalogSource {
+        try exitingOnDownloadError { () throws(DownloadError) in
+            try loadCatalog(location, publicKeys: catalogOptions.publicKeys(), store: store)
+        }
+    }
 }
