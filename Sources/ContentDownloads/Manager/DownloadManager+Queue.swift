@@ -140,6 +140,8 @@ extension DownloadManager {
             record.timeRemaining = state.estimator.timeRemaining(remaining: record.expectedLength - offset, at: now)
         }
         records[id] = record
+        // Said before the journal write, so a trace of the process shows it after the fsync it relies on.
+        DownloadLog.transfer.trace("journaling a durable offset", metadata: ["product": "\(id)", "offset": "\(offset)"])
         do {
             try journal.recordCheckpoint(
                 id, offset: offset, validator: validator, timeRemaining: record.timeRemaining,
