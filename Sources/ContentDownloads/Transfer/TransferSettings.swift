@@ -38,7 +38,7 @@ public struct TransferSettings: Sendable, Equatable {
     /// arriving. They bound what a *power loss* re-fetches: a `kill -9` leaves the page cache
     /// behind, so a restart in the same boot keeps every byte written
     /// (``TransferRequest/keepsWrittenTail``) and re-fetches only what sat in buffers and sockets.
-    /// Until that rule, the checkpoints also bounded the kill -9 re-fetch (issue 7's budget is
+    /// Until that rule, the checkpoints also bounded the kill -9 re-fetch (its budget was
     /// 8 MiB), which held them at 1 MiB with a 3 MiB lag limit: about 1 000 fsyncs per GiB, and the
     /// transfer thread waited for the device whenever it was slow. Measured on a 1 GiB download from
     /// loopback nginx, 5 interleaved rounds on a throttled device (`curl -o` 2.28 s): 1 MiB / 3 MiB
