@@ -391,7 +391,7 @@ _iapcontent_sign-url() {
 
 _iapcontent_download() {
     repeating_flags=(--verbose -v)
-    non_repeating_flags=(--quiet -q --json --no-finish --no-install --verify-first --version -h --help)
+    non_repeating_flags=(--quiet -q --json --http2 --no-finish --no-install --verify-first --version -h --help)
     repeating_options=(--public-key --header)
     non_repeating_options=(--catalog --token-key --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections)
     __iapcontent_offer_flags_options -1
@@ -550,7 +550,7 @@ _iapcontent_verify() {
 
 _iapcontent_repair() {
     repeating_flags=(--verbose -v)
-    non_repeating_flags=(--quiet -q --json --version -h --help)
+    non_repeating_flags=(--quiet -q --http2 --json --version -h --help)
     repeating_options=(--public-key --header)
     non_repeating_options=(--catalog --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections)
     __iapcontent_offer_flags_options 1
@@ -633,7 +633,7 @@ _iapcontent_delete() {
 
 _iapcontent_restore() {
     repeating_flags=(--verbose -v)
-    non_repeating_flags=(--quiet -q --json --version -h --help)
+    non_repeating_flags=(--quiet -q --json --http2 --version -h --help)
     repeating_options=(--public-key --header)
     non_repeating_options=(--catalog --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections --entitlements)
     __iapcontent_offer_flags_options 0
