@@ -285,9 +285,10 @@ final class ChunkScheduler: EngineTransfer {
     }
 
     /// The size a run of several ranges may grow to: what is left shared among the connections about to ask
-    /// (those without a run), at most 16 MiB, so one round of requests covers scattered chunks.
+    /// (those without chunks in flight: idle or probing), at most 16 MiB, so one round of requests covers scattered
+    /// chunks.
     private var rangedRunBytes: Int64 {
-        let asking = max(1, tuner.target - connections.filter { $0.run != nil }.count)
+        let asking = max(1, tuner.target - connections.filter { !($0.run?.chunks.isEmpty ?? true) }.count)
         return min(16 << 20, queue.waitingBytes / Int64(asking))
     }
 
@@ -323,12 +324,12 @@ final class ChunkScheduler: EngineTransfer {
         rangeSupport.supportsMultipleRanges(mirrors[mirror].url) == true ? max(1, settings.maxRangesPerRequest) : 1
     }
 
-    /// Whether `connection` should probe its server before the next run: the server's answer to several ranges is
-    /// unknown, no probe to it is in flight, and the next run would take several ranges.
-    private func shouldProbe(_ connection: ChunkConnection) -> Bool {
-        let url = mirrors[connection.mirror].url
-        guard settings.maxRangesPerRequest > 1, rangeSupport.supportsMultipleRanges(url) == nil, !url.lowercased().hasPrefix("file:"),
-              !connections.contains(where: { $0.run?.chunks.isEmpty == true && $0.mirror == connection.mirror })
+    /// Whether a connection to `mirror` should probe its server before its first run: the server's answer to
+    /// several ranges is unknown and the next run would take several ranges. Every connection opened meanwhile
+    /// probes too (a `HEAD` costs no body), so they all start at once: handshake, probe, then the runs.
+    private func shouldProbe(_ mirror: Int) -> Bool {
+        let url = mirrors[mirror].url
+        guard settings.maxRangesPerRequest > 1, rangeSupport.supportsMultipleRanges(url) == nil, !url.lowercased().hasPrefix("file:")
         else { return false }
         var peek = queue
         let run = peek.nextRun(
@@ -348,18 +349,19 @@ final class ChunkScheduler: EngineTransfer {
     }
 
     /// The mirror for a new connection: of those up, the one with the fewest connections (then the one that
-    /// delivered most); a mirror that has not yet answered a range request correctly gets one.
+    /// delivered most); a mirror that has not yet answered a range request correctly gets one (unless its connections
+    /// start with a `HEAD` probe, which risks no body).
     private func pickMirror(now: Double) -> Int? {
         let counts = Dictionary(grouping: connections, by: \.mirror).mapValues(\.count)
         return mirrors.indices
-            .filter { !mirrors[$0].dropped && mirrors[$0].retryAt <= now && (mirrors[$0].confirmed || counts[$0, default: 0] == 0) }
+            .filter { !mirrors[$0].dropped && mirrors[$0].retryAt <= now && (mirrors[$0].confirmed || counts[$0, default: 0] == 0 || shouldProbe($0)) }
             .min { (counts[$0, default: 0], -mirrors[$0].delivered) < (counts[$1, default: 0], -mirrors[$1].delivered) }
     }
 
     private func start(_ connection: ChunkConnection) {
         // Unknown server, scattered chunks: ask with a HEAD first (a 200 to a GET for several ranges would send the
         // whole archive until the connection closes).
-        if shouldProbe(connection) { return begin(connection, .probe) }
+        if shouldProbe(connection.mirror) { return begin(connection, .probe) }
         let maxRanges = maxRanges(for: connection.mirror)
         guard let run = queue.nextRun(
             targetBytes: runBytes, gapBytes: settings.rangeGapBytes, maxRanges: maxRanges, rangedTargetBytes: rangedRunBytes)
