@@ -5,8 +5,9 @@ import Foundation
 /// Policy (RFC 9110 §14): one `bytes=` range is honoured (`a-b`, open-ended `a-`, suffix `-n`);
 /// a range starting at or beyond the end is unsatisfiable (416 with `Content-Range: bytes */len`).
 /// Several ranges, another unit, or a malformed header are ignored and the full representation
-/// is sent with 200 — RFC 9110 allows a server to ignore `Range`, and it spares clients
-/// `multipart/byteranges` parsing (our client only ever asks for one range).
+/// is sent with 200 — RFC 9110 allows a server to ignore `Range`. Our client asks a server for several ranges
+/// only after a `HEAD` for several came back as `multipart/byteranges`; this server answers that `HEAD` 200, so its
+/// clients ask for one range per request.
 enum ByteRangeRequest: Equatable {
     /// No usable range: answer 200 with the full body.
     case full

@@ -78,4 +78,13 @@ import TestSupport
         #expect(body >= planned && body <= planned + gets.count * (128 << 10), "\(body) bytes for \(planned) planned")
         #expect(run.output.contains("does not answer requests for several ranges"), "\(run.output)")
     }
+
+    @Test func aServerThatRefusesTheProbeIsNotBlamed() async throws {
+        // URLs signed for GET only answer a HEAD 403: the update goes on with one range per request.
+        let run = try await Self.update(locationConfig: "if ($request_method = HEAD) { return 403; }")
+        #expect(run.exact)
+        #expect(run.requests.filter { $0.request.hasPrefix("HEAD") }.allSatisfy { $0.status == 403 })
+        let gets = run.requests.filter { $0.request.hasPrefix("GET") }
+        #expect(!gets.isEmpty && gets.allSatisfy { $0.status == 206 && !$0.range.contains(",") }, "\(gets.map { "\($0.status) \($0.range)" })")
+    }
 }

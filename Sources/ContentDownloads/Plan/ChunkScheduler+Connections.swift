@@ -56,7 +56,11 @@ extension ChunkScheduler {
     private func judgeMultipleRanges(_ connection: ChunkConnection, run: FetchQueue.Run) -> ChunkConnection.Verdict {
         let head = connection.head, mirror = connection.mirror
         guard head.status == 206 || head.status == 200 else {
-            return .reject(.httpStatus(head.status, url: mirrors[mirror].url, retryAfter: head.retryAfter))
+            // A probe is not blamed for what a `HEAD` gets (URLs signed for `GET` only answer 403): the server just
+            // gets one range per request; a failing `GET` is judged as any other.
+            guard run.chunks.isEmpty else { return .reject(.httpStatus(head.status, url: mirrors[mirror].url, retryAfter: head.retryAfter)) }
+            refuseMultipleRanges(mirror, "it answered the probe with HTTP \(head.status)")
+            return .drop
         }
         if let sent = mirrors[mirror].validator?.etag, let now = head.etag, sent != now {
             return .reject(.cannotResume(reason: "the ETag changed from \(sent) to \(now)"))
