@@ -28,6 +28,8 @@ let package = Package(
         .library(name: "ContentDelivery", targets: ["ContentDelivery"]),
         .library(name: "ContentHost", targets: ["ContentHost"]),
         .library(name: "ContentDownloads", targets: ["ContentDownloads"]),
+        // A ContentQueue served over a Unix socket (JSON-RPC 2.0): what `iapcontent daemon` runs.
+        .library(name: "ContentDaemon", targets: ["ContentDaemon"]),
         // Its one public type is `FileSystemError`, which the libraries' public errors carry; the rest is `package`.
         .library(name: "SystemSupport", targets: ["SystemSupport"]),
     ],
@@ -109,6 +111,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
 
+        /// `iapcontent daemon`: the queue over a Unix socket, JSON-RPC 2.0 a line, changes pushed. Plain sockets
+        /// on a thread of its own (no NIO), so the client binary stays small.
+        .target(
+            name: "ContentDaemon",
+            dependencies: [
+                "ContentDownloads", "ContentDelivery", "ContentPackaging", "CLinuxSystem", "SystemSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
+
         // MARK: Command line: shared options and exit statuses, the CLI, and the server program
         .target(
             name: "ContentCommandLine",
@@ -120,7 +132,8 @@ let package = Package(
         .executableTarget(
             name: "iapcontent",
             dependencies: [
-                "ContentCommandLine", "ContentPackaging", "ContentDelivery", "ContentDownloads", "SystemSupport",
+                "ContentCommandLine", "ContentPackaging", "ContentDelivery", "ContentDownloads", "ContentDaemon",
+                "SystemSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Rainbow", package: "Rainbow"),
@@ -177,6 +190,13 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),  // to build journals of older schemas
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ContentDaemonTests",
+            dependencies: [
+                "ContentDaemon", "ContentDownloads", "ContentDelivery", "ContentPackaging", "TestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: swiftSettings),
         .testTarget(

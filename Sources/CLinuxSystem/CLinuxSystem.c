@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "CLinuxSystem.h"
@@ -53,3 +55,16 @@ int CLinuxSystem_spawnDetached(const char *path, char *const argv[]) {
     if (error != 0) { errno = error; return -1; }
     return (int)pid;
 }
+
+int CLinuxSystem_peerCredentials(int fd, unsigned int *uid, int *pid) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    *uid = (unsigned int)credentials.uid;
+    *pid = (int)credentials.pid;
+    return 0;
+}
+
+int CLinuxSystem_acceptNonBlocking(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK); }
+
+int CLinuxSystem_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }

@@ -209,6 +209,27 @@ enum HelpText {
           iapcontent pause com.example.maps
         """
 
+    /// `iapcontent daemon`.
+    static let daemon = """
+        Serves the store's download queue to programs in any language: JSON-RPC 2.0 over a Unix socket, one \
+        message a line. One daemon per store (a second one, or a `download` on the same store, is refused); only \
+        the same user may connect (checked with SO_PEERCRED); the socket has mode 0600. Under systemd it takes the \
+        socket the socket unit passes (LISTEN_FDS; units in docs/systemd/). SIGTERM or Ctrl-C stops every \
+        transfer with a checkpoint and exits 0; the next start resumes them, after a kill -9 too. While it runs, \
+        `iapcontent pause|resume|cancel|status --store DIR` reach it.
+
+        METHODS (params by name): add {transactionID, productID}, restore {entitlements?}, pause|resume|cancel|start \
+        {productID}, status, content {productID}, delete {productID}, verify {productID}, repair {productID}, \
+        updates, finish {transactionID, cancelDownloads?}, reloadCatalog, subscribe, unsubscribe.
+        NOTIFICATIONS (after subscribe): transaction, download.state, download.progress (at most 10/s per \
+        download), download.finished {contentURL}, download.error {error: {code, message}}, content.removed.
+        Errors: the JSON-RPC codes, and -32000 with data.code (the library's stable code) when the queue refuses.
+
+        EXAMPLES:
+          iapcontent daemon --catalog https://cdn.example.com/catalog.json --public-key BASE64
+          echo '{"jsonrpc":"2.0","id":1,"method":"status"}' | socat - UNIX-CONNECT:$XDG_RUNTIME_DIR/iapcontent/daemon.sock
+        """
+
     /// `iapcontent resume`.
     static let resume = """
         Resumes paused (or failed) downloads from their last checkpoint: the bytes already on disk are \

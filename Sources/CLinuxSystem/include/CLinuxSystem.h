@@ -31,4 +31,13 @@ int CLinuxSystem_spawnDetached(const char *path, char *const argv[]);
 
 /// errno as a plain function (thread-local errno is awkward to read from Swift in some contexts).
 int CLinuxSystem_errno(void);
+
+/// The credentials of the process at the other end of a connected Unix socket (SO_PEERCRED): its user id and
+/// process id. Returns 0, or -1 with errno set.
+int CLinuxSystem_peerCredentials(int fd, unsigned int *uid, int *pid);
+/// accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK): the next connection, close-on-exec and non-blocking.
+int CLinuxSystem_acceptNonBlocking(int fd);
+
+/// eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK): a counter another thread writes to wake a poll loop.
+int CLinuxSystem_eventfd(void);
 #endif

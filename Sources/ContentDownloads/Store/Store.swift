@@ -19,6 +19,7 @@ internal import SystemSupport
 /// <store>/journal.sqlite         the journal (plus -wal / -shm), opened on first use
 /// <store>/driver.lock            held by the one process driving downloads
 /// <store>/.lock                  held while installing, deleting or recovering
+/// <store>/daemon.socket          the socket path of the daemon serving the store, while it runs
 /// ```
 ///
 /// Readers that must see one version throughout should open ``contentURL(forProductID:)`` once
@@ -63,6 +64,9 @@ public final class Store: Sendable {
     package var driverLockFile: URL { root.appendingPathComponent("driver.lock", isDirectory: false) }
     /// The file an install, delete or recovery holds (``StoreLock``).
     package var installLockFile: URL { root.appendingPathComponent(".lock", isDirectory: false) }
+    /// The path of the socket `iapcontent daemon` serves this store on, written while it runs (so `pause`,
+    /// `resume`, `cancel` and `status` find it).
+    package var daemonSocketFile: URL { root.appendingPathComponent("daemon.socket", isDirectory: false) }
 
     /// The partial file of a product's download.
     package func partialFile(productID: String) -> URL {

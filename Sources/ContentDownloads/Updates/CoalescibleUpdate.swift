@@ -32,7 +32,7 @@ extension DownloadSnapshot: CoalescibleUpdate {
 
 extension ContentDownload {
     /// Whether this download, after `previous` of the same transaction, only moved its progress.
-    func onlyMovesProgress(since previous: ContentDownload) -> Bool {
+    package func onlyMovesProgress(since previous: ContentDownload) -> Bool {
         transactionID == previous.transactionID && contentURL == previous.contentURL
             && snapshot.onlyMovesProgress(since: previous.snapshot)
     }

@@ -1,0 +1,133 @@
+internal import ContentDelivery
+internal import ContentDownloads
+internal import ContentPackaging
+internal import Foundation
+
+/// The daemon's methods, each a call of the public ``ContentQueue`` API: decode the params, call, encode.
+struct DaemonMethods: Sendable {
+    let queue: ContentQueue
+    let configuration: DaemonConfiguration
+    let server: SocketServer
+
+    /// Every method name, for `method not found` replies and the documentation.
+    static let names = [
+        "add", "restore", "pause", "resume", "cancel", "start", "status", "content", "delete", "verify", "repair",
+        "updates", "finish", "reloadCatalog", "subscribe", "unsubscribe",
+    ]
+
+    /// The reply line for `request` (`nil` for a JSON-RPC notification, which gets none).
+    func reply(to request: RPCRequest, from client: UInt64) async -> [UInt8]? {
+        let line: [UInt8]
+        do {
+            let result = try await call(request, from: client)
+            line = RPCMessage.response(id: request.id ?? .null, result: result)
+        } catch {
+            line = RPCMessage.error(RPCError.from(error).answering(request.id))
+        }
+        return request.id == nil ? nil : line
+    }
+
+    private func call(_ request: RPCRequest, from client: UInt64) async throws -> any Encodable & Sendable {
+        switch request.method {
+        case "add":
+            let params = try request.decodeParams(MethodParams.Add.self)
+            return WireTransaction(try await queue.add(VerifiedPurchase(transactionID: params.transactionID, productID: params.productID)))
+        case "restore":
+            return try await restore(request.decodeParams(MethodParams.Restore.self))
+        case "pause", "resume", "cancel", "start":
+            return try await control(request.method, request.decodeParams(MethodParams.Product.self).productID)
+        case "status":
+            _ = try request.decodeParams(MethodParams.None.self)
+            return await status()
+        case "content":
+            let productID = try request.decodeParams(MethodParams.Product.self).productID
+            return WireInstalled(
+                productID: productID, version: queue.installedVersion(forProductID: productID)?.description,
+                contentURL: queue.contentURL(forProductID: productID)?.path)
+        case "delete":
+            let productID = try request.decodeParams(MethodParams.Product.self).productID
+            return ["deleted": try await queue.deleteContent(forProductID: productID)]
+        case "verify":
+            return WireVerification(try await queue.verifyContent(productID: request.decodeParams(MethodParams.Product.self).productID))
+        case "repair":
+            return WireVerification(try await queue.repair(productID: request.decodeParams(MethodParams.Product.self).productID))
+        case "updates":
+            _ = try request.decodeParams(MethodParams.None.self)
+            return await queue.measuredUpdates().map(WireUpdate.init)
+        case "finish":
+            let params = try request.decodeParams(MethodParams.Finish.self)
+            if params.cancelDownloads == true {
+                try await queue.cancelDownloadsAndFinish(params.transactionID)
+            } else {
+                try await queue.finish(params.transactionID)
+            }
+            return ["finished": params.transactionID]
+        case "reloadCatalog":
+            _ = try request.decodeParams(MethodParams.None.self)
+            guard let load = configuration.catalogLoader else {
+                throw RPCError.refused(code: "catalog", message: "this daemon was started without a catalog; restart it with --catalog or IAPCONTENT_CATALOG")
+            }
+            let source = try await load()
+            await queue.setCatalog(source)
+            return ["catalogVersion": source.catalog.catalogVersion]
+        case "subscribe", "unsubscribe":
+            _ = try request.decodeParams(MethodParams.None.self)
+            server.post(.subscribe(client: client, request.method == "subscribe"))
+            return ["subscribed": request.method == "subscribe"]
+        default:
+            throw RPCError.methodNotFound(request.method, known: Self.names)
+        }
+    }
+
+    /// `pause`, `resume`, `cancel`, `start` of the download of a product in an unfinished transaction.
+    private func control(_ method: String, _ productID: String) async throws -> WireDownload {
+        guard let download = await queue.transactions().flatMap(\.downloads).first(where: { $0.productID == productID }) else {
+            throw RPCError.refused(
+                code: "unknownDownload",
+                message: "no unfinished transaction downloads \(productID); `status` lists them, `add` starts one")
+        }
+        switch method {
+        case "pause": await queue.pause(download)
+        case "resume": await queue.resume(download)
+        case "cancel": await queue.cancel(download)
+        default: try await queue.start(download)
+        }
+        let current = await queue.transaction(id: download.transactionID)?.downloads.first { $0.productID == productID }
+        return WireDownload(current ?? download)
+    }
+
+    /// `restore`: the history's products, or (with `entitlements`) a proactive restore and removal.
+    private func restore(_ params: MethodParams.Restore) async throws -> RestoreResult {
+        guard let location = params.entitlements else {
+            return RestoreResult(restored: try await queue.restoreCompletedTransactions().map(WireTransaction.init), removed: [])
+        }
+        let source = queue.store.signedEntitlements(
+            at: location, pinnedPublicKeys: configuration.publicKeys, transport: configuration.transport)
+        await queue.setEntitlementSource(source)
+        let outcome = try await queue.reconcileEntitlements()
+        return RestoreResult(restored: outcome.restored.map(WireTransaction.init), removed: outcome.removed)
+    }
+
+    /// What `restore` returns.
+    struct RestoreResult: Encodable, Sendable {
+        var restored: [WireTransaction]
+        var removed: [String]
+    }
+
+    /// `status`: unfinished transactions with their downloads, and installed content.
+    private func status() async -> StatusResult {
+        let store = queue.store
+        let installed = store.installedProductIDs().sorted().map { id in
+            WireInstalled(
+                productID: id, version: store.installedVersion(forProductID: id)?.description,
+                contentURL: store.contentURL(forProductID: id)?.path)
+        }
+        return StatusResult(transactions: await queue.transactions().map(WireTransaction.init), installed: installed)
+    }
+
+    /// What `status` returns.
+    struct StatusResult: Encodable, Sendable {
+        var transactions: [WireTransaction]
+        var installed: [WireInstalled]
+    }
+}

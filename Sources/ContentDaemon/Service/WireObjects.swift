@@ -1,0 +1,131 @@
+internal import ContentDelivery
+internal import ContentDownloads
+internal import ContentPackaging
+internal import Foundation
+
+/// A library error as clients read it: its stable code and its message.
+struct WireError: Encodable, Equatable, Sendable {
+    var code: String
+    var message: String
+}
+
+/// One download as the daemon sends it (`status`, notifications): StoreKit's fields, bytes and `contentURL`.
+/// Every key is always present (null when empty).
+struct WireDownload: Encodable, Equatable, Sendable {
+    var transactionID: String
+    var productID: String
+    var contentVersion: String
+    var state: String
+    var downloadedBytes: Int64
+    var expectedContentLength: Int64
+    var progress: Double
+    var timeRemaining: Double
+    var contentURL: String?
+    var error: WireError?
+
+    init(_ download: ContentDownload) {
+        transactionID = download.transactionID
+        productID = download.productID
+        contentVersion = download.contentVersion
+        state = download.state.rawValue
+        downloadedBytes = download.snapshot.downloadedBytes
+        expectedContentLength = download.expectedContentLength
+        progress = download.progress
+        timeRemaining = download.timeRemaining
+        contentURL = download.contentURL?.path
+        error = download.error.map { WireError(code: $0.code.rawValue, message: $0.message) }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case transactionID, productID, contentVersion, state, downloadedBytes, expectedContentLength, progress,
+             timeRemaining, contentURL, error
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(transactionID, forKey: .transactionID)
+        try c.encode(productID, forKey: .productID)
+        try c.encode(contentVersion, forKey: .contentVersion)
+        try c.encode(state, forKey: .state)
+        try c.encode(downloadedBytes, forKey: .downloadedBytes)
+        try c.encode(expectedContentLength, forKey: .expectedContentLength)
+        try c.encode(progress, forKey: .progress)
+        try c.encode(timeRemaining, forKey: .timeRemaining)
+        try c.encode(contentURL, forKey: .contentURL)
+        try c.encode(error, forKey: .error)
+    }
+}
+
+/// One transaction as the daemon sends it.
+struct WireTransaction: Encodable, Equatable, Sendable {
+    var id: String
+    var productID: String
+    var kind: String
+    var state: String
+    var downloads: [WireDownload]
+
+    init(_ transaction: ContentTransaction) {
+        id = transaction.id
+        productID = transaction.productID
+        kind = transaction.kind.rawValue
+        state = transaction.state.rawValue
+        downloads = transaction.downloads.map(WireDownload.init)
+    }
+}
+
+/// An installed product.
+struct WireInstalled: Encodable, Equatable, Sendable {
+    var productID: String
+    var version: String?
+    var contentURL: String?
+
+    enum CodingKeys: String, CodingKey { case productID, version, contentURL }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(productID, forKey: .productID)
+        try c.encode(version, forKey: .version)
+        try c.encode(contentURL, forKey: .contentURL)
+    }
+}
+
+/// An available update and what it fetches.
+struct WireUpdate: Encodable, Equatable, Sendable {
+    var productID: String
+    var installedVersion: String
+    var catalogVersion: String
+    /// Bytes the update fetches (only what changed when measurable), else the whole archive.
+    var downloadBytes: Int64
+    var archiveBytes: Int64
+
+    init(_ update: ContentUpdate) {
+        productID = update.productID
+        installedVersion = update.installedVersion.description
+        catalogVersion = update.catalogVersion.description
+        downloadBytes = update.downloadBytes ?? update.archiveBytes
+        archiveBytes = update.archiveBytes
+    }
+}
+
+/// A verification (or repair) report.
+struct WireVerification: Encodable, Equatable, Sendable {
+    var productID: String
+    var contentVersion: String
+    var isIntact: Bool
+    var damaged: [String]
+    var missing: [String]
+    var extra: [String]
+    var filesChecked: Int
+    var bytesChecked: Int64
+
+    init(_ report: ContentVerification) {
+        productID = report.productID
+        contentVersion = report.contentVersion.description
+        isIntact = report.isIntact
+        damaged = report.damaged
+        missing = report.missing
+        extra = report.extra
+        filesChecked = report.filesChecked
+        bytesChecked = report.bytesChecked
+    }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import ContentCommandLine
+import ContentDaemon
+import ContentDownloads
+import Foundation
+
+extension IAPContent {
+    /// `iapcontent daemon`: the store's queue served over a Unix socket (JSON-RPC 2.0, one message a line).
+    struct Daemon: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve the store's download queue to other programs over a Unix socket (JSON-RPC 2.0, events pushed).",
+            discussion: HelpText.daemon)
+
+        @OptionGroup var storeOptions: StoreLocationOptions
+
+        @Option(help: ArgumentHelp(
+            "The socket to listen on (default: the one systemd passes, else $XDG_RUNTIME_DIR/iapcontent/daemon.sock).",
+            valueName: "path"))
+        var socket: String?
+
+        @OptionGroup var catalogOptions: CatalogOptions
+
+        @OptionGroup var global: GlobalOptions
+
+        @OptionGroup var transfer: TransferOptions
+
+        func run() async throws {
+            global.bootstrapLogging()
+            let store = try storeOptions.openStore()
+            let keys = catalogOptions.publicKeys()
+            let settings = transfer.transferSettings()
+            let loader: (@Sendable () async throws -> CatalogSource)? = (try? catalogOptions.catalog()).map { location in
+                { try await CatalogSource.loadVerified(location, pinnedPublicKeys: keys, store: store, transport: settings) }
+            }
+            var catalog: CatalogSource?
+            if let loader {
+                do { catalog = try await loader() } catch {
+                    Output.error("\(error); the daemon starts without a catalog (`reloadCatalog` tries again)")
+                }
+            }
+            let queue = try ContentQueue(
+                store: store, catalog: catalog, options: transfer.downloadOptions(),
+                installOptions: ContentInstaller.Options(deferDeletion: false))
+            let daemon = ContentDaemon(
+                queue: queue,
+                configuration: DaemonConfiguration(socketPath: socket, catalogLoader: loader, publicKeys: keys, transport: settings))
+            let interrupted = InterruptFlag()
+            let signals = interrupted.trapTerminationSignals { Task { await daemon.stop() } }
+            defer { signals.forEach { $0.cancel() } }
+            do {
+                let path = try await daemon.start()
+                if !global.quiet { Output.line("listening on \(path)") }
+            } catch let error as DaemonError {
+                Output.error(error.description)
+                throw ExitStatus.failure
+            } catch let error as InstallError {
+                Output.error("cannot recover the store \(store.root.path): \(error.description)")
+                throw ExitStatus.failure
+            }
+            await daemon.run()
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import ContentDelivery
+import ContentDownloads
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+
+/// SIGTERM, kill -9 and a second daemon: the journal stays consistent and the next start carries on.
+@Suite("Daemon: lifecycle", .serialized)
+struct DaemonLifecycleTests {
+    static let productID = "com.example.lifecycle"
+
+    /// Waits until the download has `bytes` on disk according to the daemon's events.
+    static func waitForBytes(_ client: RPCTestClient, atLeast bytes: Int) -> Bool {
+        client.waitForNotification(timeout: 60) { message in
+            let download = (message["params"] as? [String: Any])?["download"] as? [String: Any]
+            return (download?["downloadedBytes"] as? Int ?? 0) >= bytes
+        } != nil
+    }
+
+    @Test func sigtermPausesCleanlyAndTheNextStartResumes() async throws {
+        let fixture = try DaemonFixture(locationConfig: "limit_rate 1m;")
+        let source = try fixture.publish(Self.productID, size: 6 << 20)
+        let first = try fixture.startDaemon()
+        let client = try RPCTestClient(path: fixture.socketPath)
+        _ = try client.result("subscribe")
+        _ = try client.result("add", ["transactionID": "t-term", "productID": Self.productID])
+        #expect(Self.waitForBytes(client, atLeast: 1 << 20), "\(first.output)")
+        first.kill(SIGTERM)
+        #expect(first.wait(timeout: 30) == 0, "\(first.output)")
+        #expect(!FileManager.default.fileExists(atPath: fixture.socketPath), "the socket file is removed on exit")
+        let store = try Store(root: fixture.storeURL)
+        let rows = try StoreOverview(store: store).downloads
+        #expect(rows.map(\.state) == [.waiting], "a stopped transfer is left to resume: \(rows)")
+        #expect(try StoreOverview(store: store).transactions.map(\.id) == ["t-term"])
+
+        let second = try fixture.startDaemon()
+        let again = try RPCTestClient(path: fixture.socketPath)
+        _ = try again.result("subscribe")
+        let finished = again.waitForNotification(timeout: 60) { $0["method"] as? String == "download.finished" }
+        #expect(finished != nil, "\(second.output)")
+        let installed = try #require(store.contentURL(forProductID: Self.productID))
+        #expect(try CommandRunner.run("/usr/bin/diff", ["-r", source.path, installed.path]).status == 0)
+        second.kill(SIGTERM)
+        #expect(second.wait(timeout: 30) == 0)
+    }
+
+    @Test func killedMidDownloadTheNextStartReattaches() async throws {
+        let fixture = try DaemonFixture(locationConfig: "limit_rate 1m;")
+        let source = try fixture.publish(Self.productID, size: 6 << 20)
+        let first = try fixture.startDaemon()
+        let client = try RPCTestClient(path: fixture.socketPath)
+        _ = try client.result("subscribe")
+        _ = try client.result("add", ["transactionID": "t-kill", "productID": Self.productID])
+        #expect(Self.waitForBytes(client, atLeast: 2 << 20), "\(first.output)")
+        first.kill(SIGKILL)
+        #expect(first.wait(timeout: 30) == 128 + SIGKILL)
+        #expect(FileManager.default.fileExists(atPath: fixture.socketPath), "a killed daemon leaves its socket file")
+
+        let second = try fixture.startDaemon()  // replaces the dead socket file
+        let again = try RPCTestClient(path: fixture.socketPath)
+        _ = try again.result("subscribe")
+        let status = try again.result("status")
+        let transactions = status["transactions"] as? [[String: Any]] ?? []
+        #expect(transactions.map { $0["id"] as? String } == ["t-kill"], "the transaction is reattached: \(status)")
+        let finished = again.waitForNotification(timeout: 60) { $0["method"] as? String == "download.finished" }
+        #expect(finished != nil, "\(second.output)")
+        let installed = try #require(try Store(root: fixture.storeURL).contentURL(forProductID: Self.productID))
+        #expect(try CommandRunner.run("/usr/bin/diff", ["-r", source.path, installed.path]).status == 0)
+        // Resumed, not started over: at most the frames in flight are fetched twice (8 connections, ~1 MiB frames).
+        let archive = try #require(try CatalogSource.load(fixture.catalogURL).catalog.product(Self.productID)?.length)
+        #expect(fixture.archiveBytesSent() - Int(archive) < 8 << 20, "re-fetched \(fixture.archiveBytesSent() - Int(archive)) bytes")
+        second.kill(SIGTERM)
+        #expect(second.wait(timeout: 30) == 0)
+    }
+
+    @Test func aSecondDaemonOnTheSameStoreIsRefused() async throws {
+        let fixture = try DaemonFixture()
+        let first = try fixture.startDaemon()
+        _ = try RPCTestClient(path: fixture.socketPath)
+        let otherSocket = fixture.root.appendingPathComponent("run/other.sock").path
+        let second = try fixture.startDaemon(socket: otherSocket)
+        #expect(second.wait(timeout: 30) == 1)
+        #expect(second.output.contains("already driven by pid \(first.process.processIdentifier)"), "\(second.output)")
+        #expect(!FileManager.default.fileExists(atPath: otherSocket))
+
+        // Another store on the same socket path: refused too, and the first daemon keeps its socket.
+        let third = try DaemonProcess.spawn(
+            ["daemon", "--store", fixture.root.appendingPathComponent("other-store").path, "--socket", fixture.socketPath],
+            log: fixture.root.appendingPathComponent("third.log"))
+        #expect(third.wait(timeout: 30) == 1)
+        #expect(third.output.contains("another daemon answers on \(fixture.socketPath)"), "\(third.output)")
+        #expect(try RPCTestClient(path: fixture.socketPath).result("status")["installed"] != nil)
+        first.kill(SIGTERM)
+        #expect(first.wait(timeout: 30) == 0)
+    }
+
+    @Test func systemdSocketActivation() async throws {
+        let fixture = try DaemonFixture()
+        let socket = fixture.root.appendingPathComponent("activated.sock").path
+        let daemon = try DaemonProcess.spawn(
+            ["-l", socket, try CommandRunner.builtExecutable().path, "daemon", "--store", fixture.storeURL.path],
+            log: fixture.root.appendingPathComponent("activated.log"), executable: "/usr/bin/systemd-socket-activate")
+        let client = try RPCTestClient(path: socket)
+        #expect(try client.result("status")["transactions"] != nil, "\(daemon.output)")
+        daemon.kill(SIGTERM)
+        #expect(daemon.wait(timeout: 30) == 0, "\(daemon.output)")
+        #expect(daemon.output.contains("listening on \(socket)"), "\(daemon.output)")
+    }
+}
