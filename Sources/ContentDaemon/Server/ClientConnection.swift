@@ -25,8 +25,11 @@ final class ClientConnection {
     var inFlight = 0
     /// Receives notifications.
     var subscribed = false
-    /// Close once everything queued is written (a refused peer gets its error first).
-    var closeWhenFlushed = false
+    /// A peer of another user: it gets its error, then end of stream; what it sends is discarded until it
+    /// closes (closing with its request unread would reset the connection before it read the error).
+    var refused = false
+    /// Set once the write side was shut down after the refusal.
+    var shutDownWriting = false
 
     init(id: UInt64, fd: Int32, peerPID: Int32, lineLimit: Int) {
         self.id = id

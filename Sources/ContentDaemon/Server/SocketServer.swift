@@ -108,8 +108,8 @@ final class SocketServer: Sendable {
                 descriptors.append(pollfd(fd: server.listenFD, events: Int16(POLLIN), revents: 0))
                 for (id, client) in clients {
                     var events: Int32 = 0
-                    if !client.closeWhenFlushed, client.inFlight < server.limits.maximumInFlight,
-                       client.queued.count < server.limits.maximumQueued / 4
+                    if client.refused
+                        || (client.inFlight < server.limits.maximumInFlight && client.queued.count < server.limits.maximumQueued / 4)
                     {
                         events |= Int32(POLLIN)
                     }
@@ -135,7 +135,7 @@ final class SocketServer: Sendable {
                     if revents & Int16(POLLIN) != 0 || revents & Int16(POLLHUP | POLLERR) != 0 {
                         if !readAll(client) { drop(client, reason: nil); continue }
                     }
-                    if client.hasOutput || client.closeWhenFlushed { writeOut(client) }
+                    if client.hasOutput { writeOut(client) }
                 }
             }
             shutDown()
@@ -195,7 +195,7 @@ final class SocketServer: Sendable {
                     let uid = peer?.uid ?? UInt32.max
                     server.logger.warning("daemon socket: refused a connection from uid \(uid) (pid \(client.peerPID)): only uid \(ownUID) may connect")
                     client.queued.append(RPCMessage.error(.forbidden(peerUID: uid, ownUID: ownUID)), progressOf: nil)
-                    client.closeWhenFlushed = true
+                    client.refused = true
                     writeOut(client)
                     continue
                 }
@@ -213,6 +213,7 @@ final class SocketServer: Sendable {
                     if errno == EINTR { continue }
                     return errno == EAGAIN || errno == EWOULDBLOCK
                 }
+                if client.refused { continue }
                 for piece in client.framer.append(buffer[0..<n]) { handle(piece, from: client) }
                 if client.inFlight >= server.limits.maximumInFlight { return true }
             }
@@ -241,7 +242,10 @@ final class SocketServer: Sendable {
             if client.queued.count > server.limits.maximumQueued {
                 return drop(client, reason: "it left \(client.queued.count) messages unread")
             }
-            if client.closeWhenFlushed, !client.hasOutput { drop(client, reason: nil) }
+            if client.refused, !client.hasOutput, !client.shutDownWriting {
+                client.shutDownWriting = true
+                shutdown(client.fd, Int32(SHUT_WR))
+            }
         }
 
         /// Closes a client; with a reason, says why in the log.
