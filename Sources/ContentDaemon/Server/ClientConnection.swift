@@ -30,6 +30,9 @@ final class ClientConnection {
     var refused = false
     /// Set once the write side was shut down after the refusal.
     var shutDownWriting = false
+    /// The peer shut down its writing side (`socat`, `nc` at the end of their input): its requests are still
+    /// answered, then the connection is closed.
+    var readClosed = false
 
     init(id: UInt64, fd: Int32, peerPID: Int32, lineLimit: Int) {
         self.id = id

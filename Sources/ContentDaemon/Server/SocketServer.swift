@@ -109,7 +109,7 @@ final class SocketServer: Sendable {
                 for (id, client) in clients {
                     var events: Int32 = 0
                     if client.refused
-                        || (client.inFlight < server.limits.maximumInFlight && client.queued.count < server.limits.maximumQueued / 4)
+                        || (!client.readClosed && client.inFlight < server.limits.maximumInFlight && client.queued.count < server.limits.maximumQueued / 4)
                     {
                         events |= Int32(POLLIN)
                     }
@@ -132,10 +132,10 @@ final class SocketServer: Sendable {
                 for (index, id) in order.enumerated() {
                     let revents = descriptors[index + 2].revents
                     guard revents != 0, let client = clients[id] else { continue }
-                    if revents & Int16(POLLIN) != 0 || revents & Int16(POLLHUP | POLLERR) != 0 {
-                        if !readAll(client) { drop(client, reason: nil); continue }
-                    }
-                    if client.hasOutput { writeOut(client) }
+                    // Both directions closed, or an error: nothing more can be read or written.
+                    if revents & Int16(POLLHUP | POLLERR) != 0 { drop(client, reason: nil); continue }
+                    if revents & Int16(POLLIN) != 0, !readAll(client) { drop(client, reason: nil); continue }
+                    if client.hasOutput || client.readClosed { writeOut(client) }
                 }
             }
             shutDown()
@@ -203,12 +203,17 @@ final class SocketServer: Sendable {
             }
         }
 
-        /// Reads what the client sent (a bounded amount per turn); `false` when it hung up or failed.
+        /// Reads what the client sent (a bounded amount per turn); `false` when the connection failed. At the end
+        /// of its stream the client is marked ``ClientConnection/readClosed``.
         func readAll(_ client: ClientConnection) -> Bool {
             var buffer = [UInt8](repeating: 0, count: 64 << 10)
             for _ in 0..<4 {
                 let n = buffer.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, $0.count, 0) }
-                if n == 0 { return false }
+                if n == 0 {
+                    if client.refused { return false }
+                    client.readClosed = true
+                    return true
+                }
                 if n < 0 {
                     if errno == EINTR { continue }
                     return errno == EAGAIN || errno == EWOULDBLOCK
@@ -242,6 +247,7 @@ final class SocketServer: Sendable {
             if client.queued.count > server.limits.maximumQueued {
                 return drop(client, reason: "it left \(client.queued.count) messages unread")
             }
+            if client.readClosed, client.inFlight == 0, !client.hasOutput { return drop(client, reason: nil) }
             if client.refused, !client.hasOutput, !client.shutDownWriting {
                 client.shutDownWriting = true
                 shutdown(client.fd, Int32(SHUT_WR))

@@ -1,0 +1,47 @@
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+
+/// The examples in `Examples/` run against a real daemon: the Python client buys a product and prints its
+/// folder, the shell one asks for the status with socat.
+@Suite("Daemon: the examples", .serialized)
+struct DaemonExampleTests {
+    static let examples = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Examples")
+
+    @Test func thePythonClientBuysAProductAndPrintsItsFolder() async throws {
+        let fixture = try DaemonFixture(locationConfig: "limit_rate 512k;")
+        let source = try fixture.publish("com.example.python", size: 3 << 20)
+        let daemon = try fixture.startDaemon()
+        _ = try RPCTestClient(path: fixture.socketPath)  // it listens
+        let script = Self.examples.appendingPathComponent("python-client/client.py").path
+        #expect(try String(contentsOfFile: script, encoding: .utf8).split(separator: "\n").count <= 60)
+        let run = try CommandRunner.run("/usr/bin/python3", [script, "com.example.python", "t-python", fixture.socketPath])
+        #expect(run.status == 0, "\(run.stdout) \(run.stderr) \(daemon.output)")
+        #expect(run.stdout.contains("[####"), "a progress bar was drawn: \(run.stdout)")
+        let printed = try #require(run.stdoutLines.last)
+        let folder = try #require(printed.split(separator: " ").last.map(String.init), "\(printed)")
+        #expect(printed == "com.example.python: \(folder)")
+        #expect(try CommandRunner.run("/usr/bin/diff", ["-r", source.path, folder]).status == 0)
+        // It finished its transaction: nothing is left unfinished.
+        let status = try RPCTestClient(path: fixture.socketPath).result("status")
+        #expect((status["transactions"] as? [Any])?.isEmpty == true, "\(status)")
+        daemon.kill(SIGTERM)
+        #expect(daemon.wait(timeout: 30) == 0)
+    }
+
+    @Test func theShellClientPrintsTheStatus() async throws {
+        let fixture = try DaemonFixture()
+        let daemon = try fixture.startDaemon()
+        _ = try RPCTestClient(path: fixture.socketPath)
+        let run = try CommandRunner.run("/bin/sh", [Self.examples.appendingPathComponent("shell-client/status.sh").path, fixture.socketPath])
+        #expect(run.status == 0, "\(run.stderr)")
+        let reply = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+        #expect(reply?["id"] as? Int == 1)
+        #expect((reply?["result"] as? [String: Any])?["installed"] != nil, "\(run.stdout)")
+        daemon.kill(SIGTERM)
+        #expect(daemon.wait(timeout: 30) == 0)
+    }
+}
