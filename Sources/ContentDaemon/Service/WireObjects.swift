@@ -4,14 +4,14 @@ internal import ContentPackaging
 internal import Foundation
 
 /// A library error as clients read it: its stable code and its message.
-struct WireError: Encodable, Equatable, Sendable {
+struct WireError: Codable, Equatable, Sendable {
     var code: String
     var message: String
 }
 
 /// One download as the daemon sends it (`status`, notifications): StoreKit's fields, bytes and `contentURL`.
 /// Every key is always present (null when empty).
-struct WireDownload: Encodable, Equatable, Sendable {
+struct WireDownload: Codable, Equatable, Sendable {
     var transactionID: String
     var productID: String
     var contentVersion: String

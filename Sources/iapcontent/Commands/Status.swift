@@ -1,5 +1,6 @@
 import ArgumentParser
 import ContentCommandLine
+import ContentDaemon
 import ContentDelivery
 import ContentDownloads
 import ContentPackaging
@@ -30,7 +31,8 @@ extension IAPContent {
             }
             let store = try storeOptions.openStore()
             let overview = try StoreOverview(store: store)
-            let snapshots = overview.downloads
+            // A running daemon knows more than its last checkpoint: its live bytes, progress and time remaining.
+            let snapshots = (try? DaemonClient.running(for: store)?.live(overview.downloads)) ?? overview.downloads
             var installed: [String: String] = [:]
             for id in store.installedProductIDs() {
                 installed[id] = store.installedVersion(forProductID: id)?.description ?? "?"
