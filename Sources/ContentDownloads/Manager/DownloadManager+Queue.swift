@@ -113,6 +113,7 @@ extension DownloadManager {
                 live[id]?.downloadedBytes = expected
             }
             emit(id, force: true)
+            releaseStopWaiters(id)
             admit()
             postVerifyTasks[id] = Task {
                 await self.verified(id, archivePath: archivePath)
@@ -121,10 +122,12 @@ extension DownloadManager {
         case .failed(let id, let failure, let offset):
             active.remove(id)
             failed(id, failure: failure, offset: offset)
+            releaseStopWaiters(id)
             admit()
         case .stopped(let id, let offset, let deleted):
             active.remove(id)
             stopped(id, offset: offset, deleted: deleted)
+            releaseStopWaiters(id)
             admit()
         }
         DownloadMetrics.active(active.count)
@@ -263,7 +266,10 @@ extension DownloadManager {
             "stopped", metadata: ["product": "\(id)", "offset": "\(offset)", "why": "\(intent.map { "\($0)" } ?? "interrupted")"])
         if offset >= 0, !deleted, record.downloadState != .cancelled {
             record.durableOffset = offset
-            live[id]?.downloadedBytes = offset
+            // What the transfer kept: its last count, or the stop's offset when that is further (a whole archive's
+            // write buffer flushed); a chunk plan's offset counts only its contiguous prefix.
+            let kept = max(live[id]?.downloadedBytes ?? 0, offset)
+            live[id]?.downloadedBytes = kept
         }
         switch intent {
         case .cancel, .pause:

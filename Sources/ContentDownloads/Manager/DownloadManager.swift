@@ -9,7 +9,8 @@ internal import Foundation
 ///
 /// Lifecycle: ``start()`` (takes the store's driver lock), then ``enqueue(_:url:)`` and commands,
 /// then ``shutdown()`` (pauses and checkpoints running transfers; they resume on the next start).
-/// Observe ``updates``: every state change is delivered, in order; progress at most ~10/s per download.
+/// Observe ``updates``: every state change is delivered, in order; progress of an active download every
+/// ``DownloadOptions/progressInterval`` (0.25 s), steadily, however the bytes arrive.
 package actor DownloadManager {
     /// Snapshots as downloads change from now on, for one listener (each access adds one).
     ///
@@ -34,6 +35,10 @@ package actor DownloadManager {
     /// Post-verify steps (installs) in flight, by download; shutdown waits for them.
     var postVerifyTasks: [String: Task<Void, Never>] = [:]
     var pollTask: Task<Void, Never>?
+    /// Sends the progress of active downloads at ``DownloadOptions/progressInterval`` (``tickProgress()``).
+    var cadenceTask: Task<Void, Never>?
+    /// Callers of ``pauseAndWait(_:)`` waiting for their transfer's stop, by download.
+    var stopWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]
     var isShutDown = false
     var routes: [String: ArchiveRoute] = [:]
     var authorizer: ArchiveURLAuthorizer?
@@ -103,6 +108,12 @@ package actor DownloadManager {
                 await self?.reportStalls()
             }
         }
+        cadenceTask = Task { [weak self] in
+            while !Task.isCancelled, let pause = await self?.nextTickDelay() {
+                try? await Task.sleep(for: .seconds(pause))
+                await self?.tickProgress()
+            }
+        }
         pollCommands()
         admit()
     }
@@ -113,8 +124,10 @@ package actor DownloadManager {
         guard !isShutDown else { return }
         isShutDown = true
         pollTask?.cancel()
+        cadenceTask?.cancel()
         await engine.shutdown()
         await eventTask?.value
+        for id in Array(stopWaiters.keys) { releaseStopWaiters(id) }
         while let (_, task) = postVerifyTasks.first {  // installs finish; they are never cut off
             await task.value
         }
@@ -236,7 +249,7 @@ package actor DownloadManager {
     func emit(_ id: String, force: Bool) {
         let now = Transfer.now()
         guard let snapshot = snapshot(of: id) else { return }
-        if !force, let last = live[id]?.lastEmit, now - last < 0.1 { return }
+        if !force, let last = live[id]?.lastEmit, now - last < options.progressInterval { return }
         live[id]?.lastEmit = now
         live[id]?.sentTimeRemaining = snapshot.timeRemaining
         published.yield(snapshot)

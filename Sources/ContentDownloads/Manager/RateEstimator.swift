@@ -4,7 +4,9 @@ internal import Foundation
 ///
 /// An exponential moving average with α = 1 − exp(−dt/τ), τ = 5 s, seeded from the session
 /// average. Bytes already on disk when the session started are excluded. The estimate is hidden
-/// for the first ``warmup`` seconds and after ``stallAfter`` seconds without new bytes.
+/// for the first ``warmup`` seconds of the first session and after ``stallAfter`` seconds without new bytes;
+/// a later session (a resume, a retry) shows the rate the earlier one reached during its warm-up, then seeds
+/// itself again from its own average.
 package struct RateEstimator: Sendable, Equatable {
     /// Smoothing time constant in seconds.
     package var tau: Double
@@ -19,6 +21,8 @@ package struct RateEstimator: Sendable, Equatable {
     private var lastTime: Double = 0
     private var lastBytes: Int64 = 0
     private var lastDataTime: Double = 0
+    /// The rate an earlier session reached, shown during this session's warm-up.
+    private var carried: Double?
 
     /// Creates an estimator.
     package init(tau: Double = 5, warmup: Double = 2.5, stallAfter: Double = 5) {
@@ -34,6 +38,7 @@ package struct RateEstimator: Sendable, Equatable {
         lastTime = time
         lastBytes = bytes
         lastDataTime = time
+        if let rate { carried = rate }
         rate = nil
     }
 
@@ -69,8 +74,8 @@ package struct RateEstimator: Sendable, Equatable {
 
     /// Seconds until `remaining` more bytes arrive at the smoothed rate, or -1 if unknown.
     package func timeRemaining(remaining: Int64, at time: Double) -> Double {
-        guard let sessionStart, time - sessionStart >= warmup, time - lastDataTime < stallAfter,
-              let rate, rate > 0
+        guard let sessionStart, time - lastDataTime < stallAfter,
+              let rate = time - sessionStart >= warmup ? rate ?? carried : carried, rate > 0
         else { return downloadTimeRemainingUnknown }
         return max(0, Double(remaining) / rate)
     }

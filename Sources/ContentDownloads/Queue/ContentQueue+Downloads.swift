@@ -145,12 +145,22 @@ extension ContentQueue {
         await deliver(.downloads([await download(row)]))
     }
 
-    /// Sends an update to the stream and the observer.
+    /// Sends an update to the stream and the observer; a download of a transaction not announced yet is held
+    /// back (see ``announced``).
     func deliver(_ update: ContentQueueUpdate) async {
-        if case .downloads(let downloads) = update {
-            for download in downloads where rows[download.transactionID] != nil {
+        var update = update
+        switch update {
+        case .transactions(let transactions):
+            announced.formUnion(transactions.map(\.id))
+        case .downloads(let downloads):
+            let shown = downloads.filter { announced.contains($0.transactionID) }
+            guard !shown.isEmpty else { return }
+            update = .downloads(shown)
+            for download in shown where rows[download.transactionID] != nil {
                 deliveredStates[download.transactionID] = download.state
             }
+        case .contentRemoved:
+            break
         }
         published.yield(update)
         guard let observer else { return }

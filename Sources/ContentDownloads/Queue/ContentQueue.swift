@@ -39,6 +39,10 @@ public actor ContentQueue {
     var observer: (any ContentQueueObserver)?
     /// The last download state delivered per transaction (so a finish never overtakes it).
     var deliveredStates: [String: DownloadState] = [:]
+    /// Transactions whose `transactions` update was delivered: a download update of any other is held back
+    /// (the transaction's update, delivered later, carries that download's state), so a listener always
+    /// learns of a transaction before its downloads.
+    var announced: Set<String> = []
     var forwardTask: Task<Void, Never>?
     var isOpen = false
     /// What the customer is entitled to, asked at ``open()`` (``setEntitlementSource(_:removingWithdrawnContent:)``).
@@ -132,6 +136,7 @@ public actor ContentQueue {
         published.reopen()  // …while later ones (of a next ``open()``) are accepted
         isOpen = false
         wasClosed = true
+        announced = []
     }
 
     // MARK: Transactions
@@ -153,10 +158,9 @@ public actor ContentQueue {
             url: catalog.archiveURL(for: product), createdAt: Date())
         try journal.saveTransaction(row)
         rows[row.id] = row
+        await deliver(.transactions([await transaction(row)]))  // before any update of its download
         try await startDownload(row)
-        let transaction = await transaction(row)
-        await deliver(.transactions([transaction]))
-        return transaction
+        return await transaction(row)
     }
 
     /// Unfinished transactions, oldest first.
@@ -197,6 +201,7 @@ public actor ContentQueue {
         var finished = current
         finished.state = .finished
         await deliver(.transactions([finished]))
+        announced.remove(transactionID)
     }
 
     /// StoreKit's behaviour: cancels the transaction's downloads still in flight, then finishes it.
@@ -219,8 +224,9 @@ public actor ContentQueue {
         try await startDownload(row)
     }
 
-    /// Pauses a download (keeps its bytes). Idempotent.
-    public func pause(_ download: ContentDownload) async { await manager.pause(download.productID) }
+    /// Pauses a download (keeps its bytes) and returns once its transfer has stopped: no byte is written after it
+    /// returns, and the last update published carries the bytes kept. Idempotent.
+    public func pause(_ download: ContentDownload) async { await manager.pauseAndWait(download.productID) }
 
     /// Resumes a paused download. Idempotent.
     public func resume(_ download: ContentDownload) async { await manager.resume(download.productID) }
