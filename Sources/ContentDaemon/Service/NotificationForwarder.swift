@@ -11,6 +11,9 @@ internal import Logging
 /// - `download.finished` {download, contentURL}: installed;
 /// - `download.error` {download, error: {code, message}}: failed;
 /// - `content.removed` {productIDs}: content removed because its entitlement was withdrawn.
+///
+/// Every params object also has `time`: when the daemon sent it (seconds since 1970), so a client can tell
+/// how late it reads.
 struct NotificationForwarder: Sendable {
     let server: SocketServer
     /// The shortest time between two progress notifications of one download (10 per second at most).
@@ -60,9 +63,22 @@ struct NotificationForwarder: Sendable {
 
     private func broadcast(_ method: String, _ params: some Encodable, progressOf key: String? = nil) {
         do {
-            server.post(.broadcast(try RPCMessage.notification(method, params: params), progressOf: key))
+            let stamped = Stamped(params: params, time: Date().timeIntervalSince1970)
+            server.post(.broadcast(try RPCMessage.notification(method, params: stamped), progressOf: key))
         } catch {
             logger.error("daemon: a \(method) notification could not be encoded: \(error)")
+        }
+    }
+
+    /// A params object with `time` beside its members.
+    struct Stamped<Params: Encodable>: Encodable {
+        var params: Params
+        var time: Double
+        enum Key: String, CodingKey { case time }
+        func encode(to encoder: any Encoder) throws {
+            try params.encode(to: encoder)
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(time, forKey: .time)
         }
     }
 

@@ -29,11 +29,17 @@ public final class Store: Sendable {
     public let root: URL
     /// The journal, opened by the first caller that needs it and shared by every later one.
     private let openedJournal = Mutex<SQLiteJournal?>(nil)
+    /// `content/` as a path, made once: ``contentURL(forProductID:)`` is asked for every download of every
+    /// status, and building it from URLs cost more than the `lstat` it guards.
+    let contentPath: String
+    /// The installed versions read so far, by `ContentInfo.plist` identity (``installedVersion(forProductID:)``).
+    let installedVersions = Mutex<[String: InstalledVersionEntry]>([:])
 
     /// Opens the store at `root`, creating its folders when needed (the journal waits for its first use).
     /// - Throws: ``InstallError/system(operation:path:errno:)`` when a folder cannot be created.
     public init(root: URL) throws(InstallError) {
         self.root = root.standardizedFileURL
+        contentPath = self.root.appendingPathComponent("content", isDirectory: true).path
         for url in [self.root, contentDirectory, stagingDirectory, trashDirectory, transfersDirectory] {
             do {
                 try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -46,6 +52,7 @@ public final class Store: Sendable {
     /// A store value that creates nothing: for work that must never leave a file behind (``emptyTrash(atRoot:)``).
     init(existingRoot root: URL) {
         self.root = root.standardizedFileURL
+        contentPath = self.root.appendingPathComponent("content", isDirectory: true).path
     }
 
     // MARK: Paths
