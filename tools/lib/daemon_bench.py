@@ -52,6 +52,8 @@ selector = selectors.DefaultSelector()
 clients = [Client() for _ in range(args.clients)]
 for client in clients:
     client.send("subscribe"); selector.register(client.sock, selectors.EVENT_READ, client)
+time.sleep(1)
+baseline = rss_kib()
 control = Client()
 for i, product in enumerate(args.products):
     control.send("add", transactionID=f"bench-{i}", productID=product)
@@ -78,6 +80,7 @@ print(f"downloads: {len(args.products)} products, seen finished by {done}/{len(c
 print(f"notifications: {notifications} received ({notifications / elapsed:.0f}/s over {len(clients)} clients)")
 p50, p99, worst = percentile(latencies, 50), percentile(latencies, 99), max(latencies or [float("nan")])
 print(f"notification latency: p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {worst:.1f} ms")
+print(f"daemon RSS: {baseline / 1024:.1f} MiB with {len(clients)} subscribed clients before any download")
 print(f"daemon RSS: peak sampled {rss_peak / 1024:.1f} MiB, high-water mark {rss_kib('VmHWM') / 1024:.1f} MiB")
 
 # Idle: every client connected and subscribed, nothing running.
