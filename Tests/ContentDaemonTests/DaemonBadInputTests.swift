@@ -60,8 +60,7 @@ struct DaemonBadInputTests {
         #expect(try client.call("status")["result"] != nil)
 
         #expect(daemon.process.isRunning, "\(daemon.output)")
-        daemon.kill(SIGTERM)
-        #expect(daemon.wait(timeout: 30) == 0, "\(daemon.output)")
+        #expect(daemon.stop() == 0, "\(daemon.output)")
     }
 
     @Test func anotherUserIsRefusedWithAnError() async throws {
@@ -88,7 +87,6 @@ struct DaemonBadInputTests {
         #expect(result.stdout.contains("-32001"), "\(result.stdout) \(result.stderr)")
         #expect(!result.stdout.contains("\"result\""), "another user got an answer: \(result.stdout)")
         #expect(daemon.process.isRunning)
-        daemon.kill(SIGTERM)
-        #expect(daemon.wait(timeout: 30) == 0, "\(daemon.output)")
+        #expect(daemon.stop() == 0, "\(daemon.output)")
     }
 }

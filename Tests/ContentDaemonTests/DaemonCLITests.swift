@@ -47,7 +47,6 @@ struct DaemonCLITests {
         #expect(client.waitForNotification(timeout: 5) { Self.state(of: $0) == "cancelled" } != nil)
         let unknown = try CommandRunner.iapcontent(["pause", "com.example.nothing"] + store)
         #expect(unknown.status == 1, "\(unknown.stdout)")
-        daemon.kill(SIGTERM)
-        #expect(daemon.wait(timeout: 30) == 0)
+        #expect(daemon.stop() == 0)
     }
 }

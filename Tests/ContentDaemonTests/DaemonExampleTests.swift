@@ -24,12 +24,11 @@ struct DaemonExampleTests {
         let printed = try #require(run.stdoutLines.last)
         let folder = try #require(printed.split(separator: " ").last.map(String.init), "\(printed)")
         #expect(printed == "com.example.python: \(folder)")
-        #expect(try CommandRunner.run("/usr/bin/diff", ["-r", source.path, folder]).status == 0)
+        #expect(try sameTree(source.path, folder))
         // It finished its transaction: nothing is left unfinished.
         let status = try RPCTestClient(path: fixture.socketPath).result("status")
         #expect((status["transactions"] as? [Any])?.isEmpty == true, "\(status)")
-        daemon.kill(SIGTERM)
-        #expect(daemon.wait(timeout: 30) == 0)
+        #expect(daemon.stop() == 0)
     }
 
     @Test func theShellClientPrintsTheStatus() async throws {
@@ -41,7 +40,6 @@ struct DaemonExampleTests {
         let reply = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
         #expect(reply?["id"] as? Int == 1)
         #expect((reply?["result"] as? [String: Any])?["installed"] != nil, "\(run.stdout)")
-        daemon.kill(SIGTERM)
-        #expect(daemon.wait(timeout: 30) == 0)
+        #expect(daemon.stop() == 0)
     }
 }

@@ -55,6 +55,22 @@ final class DaemonFixture: @unchecked Sendable {
         return daemon
     }
 
+    /// Starts a daemon, subscribes a client and adds a purchase of `productID`; returns once the client saw
+    /// `bytes` downloaded (`reached` false after 60 s without).
+    func startPurchase(
+        _ productID: String, transactionID: String, untilBytes bytes: Int
+    ) throws -> (daemon: DaemonProcess, client: RPCTestClient, reached: Bool) {
+        let daemon = try startDaemon()
+        let client = try RPCTestClient(path: socketPath)
+        _ = try client.result("subscribe")
+        _ = try client.result("add", ["transactionID": transactionID, "productID": productID])
+        let reached = client.waitForNotification(timeout: 60) { message in
+            let download = (message["params"] as? [String: Any])?["download"] as? [String: Any]
+            return (download?["downloadedBytes"] as? Int ?? 0) >= bytes
+        } != nil
+        return (daemon, client, reached)
+    }
+
     /// Bytes of archives nginx sent so far.
     func archiveBytesSent() -> Int {
         nginx.requests().filter { $0.request.contains(".tar.zst") }.map(\.bodyBytesSent).reduce(0, +)
@@ -95,6 +111,12 @@ final class DaemonProcess: @unchecked Sendable {
         if process.isRunning { Glibc.kill(process.processIdentifier, signal) }
     }
 
+    /// SIGTERM, then its exit status (30 s at most).
+    func stop() -> Int32 {
+        kill(SIGTERM)
+        return wait(timeout: 30)
+    }
+
     /// Waits up to `timeout` s for it to end (SIGKILL then); its exit status, or 128 + signal.
     @discardableResult
     func wait(timeout: Double) -> Int32 {
@@ -104,4 +126,9 @@ final class DaemonProcess: @unchecked Sendable {
         process.waitUntilExit()
         return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
     }
+}
+
+/// Whether two folders hold the same tree (`diff -r`).
+func sameTree(_ a: String, _ b: String) throws -> Bool {
+    try CommandRunner.run("/usr/bin/diff", ["-r", a, b]).status == 0
 }

@@ -10,24 +10,12 @@ import TestSupport
 struct DaemonLifecycleTests {
     static let productID = "com.example.lifecycle"
 
-    /// Waits until the download has `bytes` on disk according to the daemon's events.
-    static func waitForBytes(_ client: RPCTestClient, atLeast bytes: Int) -> Bool {
-        client.waitForNotification(timeout: 60) { message in
-            let download = (message["params"] as? [String: Any])?["download"] as? [String: Any]
-            return (download?["downloadedBytes"] as? Int ?? 0) >= bytes
-        } != nil
-    }
-
     @Test func sigtermPausesCleanlyAndTheNextStartResumes() async throws {
         let fixture = try DaemonFixture(locationConfig: "limit_rate 1m;")
         let source = try fixture.publish(Self.productID, size: 6 << 20)
-        let first = try fixture.startDaemon()
-        let client = try RPCTestClient(path: fixture.socketPath)
-        _ = try client.result("subscribe")
-        _ = try client.result("add", ["transactionID": "t-term", "productID": Self.productID])
-        #expect(Self.waitForBytes(client, atLeast: 1 << 20), "\(first.output)")
-        first.kill(SIGTERM)
-        #expect(first.wait(timeout: 30) == 0, "\(first.output)")
+        let (first, _, reached) = try fixture.startPurchase(Self.productID, transactionID: "t-term", untilBytes: 1 << 20)
+        #expect(reached, "\(first.output)")
+        #expect(first.stop() == 0, "\(first.output)")
         #expect(!FileManager.default.fileExists(atPath: fixture.socketPath), "the socket file is removed on exit")
         let store = try Store(root: fixture.storeURL)
         let rows = try StoreOverview(store: store).downloads
@@ -40,19 +28,15 @@ struct DaemonLifecycleTests {
         let finished = again.waitForNotification(timeout: 60) { $0["method"] as? String == "download.finished" }
         #expect(finished != nil, "\(second.output)")
         let installed = try #require(store.contentURL(forProductID: Self.productID))
-        #expect(try CommandRunner.run("/usr/bin/diff", ["-r", source.path, installed.path]).status == 0)
-        second.kill(SIGTERM)
-        #expect(second.wait(timeout: 30) == 0)
+        #expect(try sameTree(source.path, installed.path))
+        #expect(second.stop() == 0)
     }
 
     @Test func killedMidDownloadTheNextStartReattaches() async throws {
         let fixture = try DaemonFixture(locationConfig: "limit_rate 1m;")
         let source = try fixture.publish(Self.productID, size: 6 << 20)
-        let first = try fixture.startDaemon()
-        let client = try RPCTestClient(path: fixture.socketPath)
-        _ = try client.result("subscribe")
-        _ = try client.result("add", ["transactionID": "t-kill", "productID": Self.productID])
-        #expect(Self.waitForBytes(client, atLeast: 2 << 20), "\(first.output)")
+        let (first, _, reached) = try fixture.startPurchase(Self.productID, transactionID: "t-kill", untilBytes: 2 << 20)
+        #expect(reached, "\(first.output)")
         first.kill(SIGKILL)
         #expect(first.wait(timeout: 30) == 128 + SIGKILL)
         #expect(FileManager.default.fileExists(atPath: fixture.socketPath), "a killed daemon leaves its socket file")
@@ -66,12 +50,11 @@ struct DaemonLifecycleTests {
         let finished = again.waitForNotification(timeout: 60) { $0["method"] as? String == "download.finished" }
         #expect(finished != nil, "\(second.output)")
         let installed = try #require(try Store(root: fixture.storeURL).contentURL(forProductID: Self.productID))
-        #expect(try CommandRunner.run("/usr/bin/diff", ["-r", source.path, installed.path]).status == 0)
+        #expect(try sameTree(source.path, installed.path))
         // Resumed, not started over: at most the frames in flight are fetched twice (8 connections, ~1 MiB frames).
         let archive = try #require(try CatalogSource.load(fixture.catalogURL).catalog.product(Self.productID)?.length)
         #expect(fixture.archiveBytesSent() - Int(archive) < 8 << 20, "re-fetched \(fixture.archiveBytesSent() - Int(archive)) bytes")
-        second.kill(SIGTERM)
-        #expect(second.wait(timeout: 30) == 0)
+        #expect(second.stop() == 0)
     }
 
     @Test func aSecondDaemonOnTheSameStoreIsRefused() async throws {
@@ -91,8 +74,7 @@ struct DaemonLifecycleTests {
         #expect(third.wait(timeout: 30) == 1)
         #expect(third.output.contains("another daemon answers on \(fixture.socketPath)"), "\(third.output)")
         #expect(try RPCTestClient(path: fixture.socketPath).result("status")["installed"] != nil)
-        first.kill(SIGTERM)
-        #expect(first.wait(timeout: 30) == 0)
+        #expect(first.stop() == 0)
     }
 
     @Test func systemdSocketActivation() async throws {
@@ -103,8 +85,7 @@ struct DaemonLifecycleTests {
             log: fixture.root.appendingPathComponent("activated.log"), executable: "/usr/bin/systemd-socket-activate")
         let client = try RPCTestClient(path: socket)
         #expect(try client.result("status")["transactions"] != nil, "\(daemon.output)")
-        daemon.kill(SIGTERM)
-        #expect(daemon.wait(timeout: 30) == 0, "\(daemon.output)")
+        #expect(daemon.stop() == 0, "\(daemon.output)")
         #expect(daemon.output.contains("listening on \(socket)"), "\(daemon.output)")
     }
 }

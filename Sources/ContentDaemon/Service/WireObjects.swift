@@ -20,8 +20,8 @@ struct WireDownload: Codable, Equatable, Sendable {
     var expectedContentLength: Int64
     var progress: Double
     var timeRemaining: Double
-    var contentURL: String?
-    var error: WireError?
+    @NullWhenEmpty var contentURL: String?
+    @NullWhenEmpty var error: WireError?
 
     init(_ download: ContentDownload) {
         transactionID = download.transactionID
@@ -34,25 +34,6 @@ struct WireDownload: Codable, Equatable, Sendable {
         timeRemaining = download.timeRemaining
         contentURL = download.contentURL?.path
         error = download.error.map { WireError(code: $0.code.rawValue, message: $0.message) }
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case transactionID, productID, contentVersion, state, downloadedBytes, expectedContentLength, progress,
-             timeRemaining, contentURL, error
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(transactionID, forKey: .transactionID)
-        try c.encode(productID, forKey: .productID)
-        try c.encode(contentVersion, forKey: .contentVersion)
-        try c.encode(state, forKey: .state)
-        try c.encode(downloadedBytes, forKey: .downloadedBytes)
-        try c.encode(expectedContentLength, forKey: .expectedContentLength)
-        try c.encode(progress, forKey: .progress)
-        try c.encode(timeRemaining, forKey: .timeRemaining)
-        try c.encode(contentURL, forKey: .contentURL)
-        try c.encode(error, forKey: .error)
     }
 }
 
@@ -76,17 +57,8 @@ struct WireTransaction: Encodable, Equatable, Sendable {
 /// An installed product.
 struct WireInstalled: Encodable, Equatable, Sendable {
     var productID: String
-    var version: String?
-    var contentURL: String?
-
-    enum CodingKeys: String, CodingKey { case productID, version, contentURL }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(productID, forKey: .productID)
-        try c.encode(version, forKey: .version)
-        try c.encode(contentURL, forKey: .contentURL)
-    }
+    @NullWhenEmpty var version: String?
+    @NullWhenEmpty var contentURL: String?
 }
 
 /// An available update and what it fetches.

@@ -52,23 +52,6 @@ extension DownloadJSON {
     }
 }
 
-/// An optional that a synthesized `Encodable` writes as JSON `null` when empty, instead of leaving its key
-/// out, so every key of the CLI's JSON is always present.
-@propertyWrapper
-struct NullWhenEmpty<Value: Encodable & Equatable & Sendable>: Encodable, Equatable, Sendable {
-    /// The value, nil for null.
-    var wrappedValue: Value?
-
-    /// Wraps `wrappedValue`.
-    init(wrappedValue: Value?) { self.wrappedValue = wrappedValue }
-
-    /// Writes the value, or `null`.
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        if let wrappedValue { try container.encode(wrappedValue) } else { try container.encodeNil() }
-    }
-}
-
 /// JSON as the CLI prints it: sorted keys and unescaped slashes; pretty for a whole document (`status --json`,
 /// `validate --json`), one line for a progress event.
 enum JSONText {
