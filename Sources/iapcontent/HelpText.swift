@@ -16,6 +16,7 @@ enum HelpText {
           IAPCONTENT_CATALOG     catalog URL or path used when --catalog is not given
           IAPCONTENT_PUBLIC_KEY  trusted catalog-signing public keys, base64, comma-separated
           NO_COLOR               set to turn colours off (they are only used on a terminal anyway)
+          XDG_RUNTIME_DIR        where `daemon` listens: $XDG_RUNTIME_DIR/iapcontent/daemon.sock
 
         \(ExitStatus.table)
 
@@ -25,6 +26,7 @@ enum HelpText {
           iapcontent catalog dist --output site --signing-key sign.key
           iapcontent serve site --port 8080
           iapcontent download com.example.maps --catalog http://127.0.0.1:8080/catalog.json
+          iapcontent daemon --catalog http://127.0.0.1:8080/catalog.json   # for programs in other languages
         """
 
     /// `iapcontent import`.
