@@ -173,13 +173,13 @@ _iapcontent() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    import|validate|pack|inspect|catalog|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|content|verify|repair|diff|delete|restore|help)
+    import|validate|pack|inspect|catalog|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|daemon|content|verify|repair|diff|delete|restore|help)
         # Offer subcommand argument completions
         "_iapcontent_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'import validate pack inspect catalog keygen entitlements serve sign-url download status pause resume cancel content verify repair diff delete restore help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'import validate pack inspect catalog keygen entitlements serve sign-url download status pause resume cancel daemon content verify repair diff delete restore help' -- "${cur}"))
         ;;
     esac
 }
@@ -513,6 +513,69 @@ _iapcontent_cancel() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        return
+        ;;
+    esac
+}
+
+_iapcontent_daemon() {
+    repeating_flags=(--verbose -v)
+    non_repeating_flags=(--quiet -q --http2 --version -h --help)
+    repeating_options=(--public-key --header)
+    non_repeating_options=(--store --socket --catalog --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections)
+    __iapcontent_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        return
+        ;;
+    '--socket')
+        return
+        ;;
+    '--catalog')
+        return
+        ;;
+    '--public-key')
+        return
+        ;;
+    '--concurrency')
+        return
+        ;;
+    '--max-rate')
+        return
+        ;;
+    '--ca-file')
+        return
+        ;;
+    '--header')
+        return
+        ;;
+    '--user-agent')
+        return
+        ;;
+    '--proxy')
+        return
+        ;;
+    '--cert')
+        return
+        ;;
+    '--key')
+        return
+        ;;
+    '--max-attempts')
+        return
+        ;;
+    '--retry-delay')
+        return
+        ;;
+    '--stall-timeout')
+        return
+        ;;
+    '--connections')
+        return
+        ;;
+    '--max-connections')
         return
         ;;
     esac

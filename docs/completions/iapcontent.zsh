@@ -64,6 +64,7 @@ _iapcontent() {
             'pause:Pause downloads (keeps their bytes); a running download applies it within a second.'
             'resume:Resume paused downloads; a running download applies it within a second.'
             'cancel:Cancel downloads and delete their partial data; a running download applies it within a second.'
+            'daemon:Serve the store'\''s download queue to other programs over a Unix socket (JSON-RPC 2.0, events pushed).'
             'content:Print a product'\''s installed content folder (ContentInfo.plist + Contents/); exit 1 if not installed.'
             'verify:Re-hash a product'\''s installed files against its manifest; list damaged, missing and extra files (exit 1 if any).'
             'repair:Verify a product'\''s installed files and fetch only the chunks of damaged or missing ones; swap the repaired folder in atomically.'
@@ -76,7 +77,7 @@ _iapcontent() {
         ;;
     arg)
         case "${words[1]}" in
-        import|validate|pack|inspect|catalog|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|content|verify|repair|diff|delete|restore|help)
+        import|validate|pack|inspect|catalog|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|daemon|content|verify|repair|diff|delete|restore|help)
             "_iapcontent_${words[1]}" && ret=0
             ;;
         esac
@@ -337,6 +338,37 @@ _iapcontent_cancel() {
     local -ar arg_specs=(
         '*:product-i-ds:'
         '--store[The store folder\: journal, partial and verified archives, installed content.]:dir:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_daemon() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--store[The store folder\: journal, partial and verified archives, installed content.]:dir:'
+        '--socket[The socket to listen on (default\: the one systemd passes, else $XDG_RUNTIME_DIR/iapcontent/daemon.sock).]:path:'
+        '--catalog[The catalog\: an http(s) URL or a file path (default\: $IAPCONTENT_CATALOG).]:url:'
+        '*--public-key[A trusted catalog-signing public key, base64 (repeatable; default\: $IAPCONTENT_PUBLIC_KEY, comma-separated).]:base64:'
+        '(--quiet -q)'{--quiet,-q}'[Only errors\: no progress display, no notes.]'
+        '*'{--verbose,-v}'[More detail on stderr (debug logging; twice for trace).]'
+        '--concurrency[Downloads running at once.]:concurrency:'
+        '--max-rate[Total receive cap in bytes per second (divided among downloads).]:max-rate:'
+        '--ca-file[A PEM file of extra trusted certificate authorities.]:ca-file:'
+        '*--header[An extra request header for the catalog, manifests and archives (repeatable), e.g. '\''Authorization\: Bearer <token>'\''.]:header:'
+        '--user-agent[The User-Agent of every request (default\: iapcontent/<version>).]:user-agent:'
+        '--proxy[A proxy for every request\: http\://host\:port, socks5h\://host\:port; '\'''\'' for none (default\: $https_proxy, $http_proxy).]:url:'
+        '--cert[A PEM client certificate, for servers that ask for one.]:file:'
+        '--key[The private key of --cert, PEM and unencrypted (default\: in the --cert file).]:file:'
+        '--max-attempts[Attempts per download on network errors before failing.]:max-attempts:'
+        '--retry-delay[First retry delay in seconds (doubles per attempt).]:retry-delay:'
+        '--stall-timeout[Seconds without data before a connection is retried.]:stall-timeout:'
+        '--connections[Connections a chunk-indexed download opens at first, over all mirrors (it adds more while they pay, up to --max-connections).]:n:'
+        '--max-connections[The most connections one chunk-indexed download uses.]:n:'
+        '--http2[Ask for HTTP/2\: a chunk-indexed download'\''s connections become streams of one connection per server (over TLS when the server agrees; over http\: the server must speak HTTP/2 directly). The default, HTTP/1.1, opens separate connections, which servers that cap each connection serve faster.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
