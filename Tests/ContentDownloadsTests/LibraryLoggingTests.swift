@@ -24,4 +24,18 @@ import TestSupport
         #expect(!quiet.output.contains("iapcontent.transfer"))
         #expect(!quiet.output.contains("iapcontent.install"))
     }
+
+    /// At swift-log's default level (info: the CLI without `-v`, an embedder that never bootstrapped logging), a
+    /// chunk plan's routine decisions print nothing.
+    @Test func aDefaultRunPrintsNoDecisions() throws {
+        let fixture = try QueueFixture()
+        try fixture.publish([try fixture.source("com.example.quiet", version: "1.0")], chunked: true)
+        let run = try iapcontent([
+            "download", "com.example.quiet", "--catalog", fixture.catalogURL,
+            "--store", fixture.root.appendingPathComponent("store-quiet").path,
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(!run.output.contains("iapcontent.transfer") && !run.output.contains("iapcontent.queue"),
+                "a log line reached the output: \(run.output)")
+    }
 }

@@ -55,7 +55,7 @@ extension ContentQueue {
             if let (manifest, seal) = store.installedManifest(productID: id), manifest.chunks != nil {
                 installed = (InstalledChunks(manifest: manifest), seal, content)
             } else {
-                DownloadLog.transfer.notice(
+                DownloadLog.transfer.debug(
                     "the installed version has no chunk-indexed manifest in the store; fetching every chunk", metadata: metadata)
             }
         }
@@ -81,7 +81,7 @@ extension ContentQueue {
         }
         switch result {
         case .success(let plan):
-            DownloadLog.transfer.notice(
+            DownloadLog.transfer.debug(
                 plan.linkedFiles + plan.rebuiltChunks > 0 ? "update: fetching only what changed" : "install: fetching every chunk",
                 metadata: metadata.merging([
                     "linked": "\(plan.linkedFiles) files", "rebuilt": "\(plan.rebuiltChunks) chunks (\(plan.rebuiltBytes) bytes)",
@@ -91,7 +91,7 @@ extension ContentQueue {
         case .failure(let error):
             store.discardUpdate(productID: id, version: version)
             unlink(manifestPath)  // refused: fetched again (and checked again) next time
-            DownloadLog.transfer.notice("the download is refused before any archive byte is fetched", metadata: metadata.merging(["reason": "\(error)"]) { $1 })
+            DownloadLog.transfer.debug("the download is refused before any archive byte is fetched", metadata: metadata.merging(["reason": "\(error)"]) { $1 })
             if case .insufficientSpace(let needed, let available) = error {
                 return .refused(.insufficientSpace(needed: needed - available, path: store.root.path))
             }

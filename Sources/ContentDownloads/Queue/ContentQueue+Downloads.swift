@@ -84,7 +84,7 @@ extension ContentQueue {
             }
             DownloadLog.queue.debug("recovery: starting a download a crash left unstarted", metadata: ["transaction": "\(row.id)"])
             do { try await startDownload(row) } catch {
-                DownloadLog.queue.notice("cannot start the download", metadata: ["transaction": "\(row.id)", "error": "\(error)"])
+                DownloadLog.queue.debug("cannot start the download", metadata: ["transaction": "\(row.id)", "error": "\(error)"])
             }
         }
     }

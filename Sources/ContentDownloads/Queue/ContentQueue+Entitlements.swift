@@ -48,7 +48,7 @@ extension ContentQueue {
         let delivering = Set(rows.values.map(\.productID))
         for productID in entitlements.activeProductIDs where !delivering.contains(productID) {
             guard let product = catalog?.catalog.product(productID) else {
-                DownloadLog.queue.notice(
+                DownloadLog.queue.debug(
                     "entitled product is not in the catalog; nothing to restore", metadata: ["product": "\(productID)"])
                 continue
             }
@@ -66,7 +66,7 @@ extension ContentQueue {
             let state = entitlements.products[productID]?.rawValue ?? "withdrawn"
             guard removesWithdrawnContent else {
                 if store.installedVersion(forProductID: productID) != nil {
-                    DownloadLog.queue.notice(
+                    DownloadLog.queue.debug(
                         "entitlement withdrawn; content kept as the host asked", metadata: ["product": "\(productID)", "state": "\(state)"])
                 }
                 continue
@@ -76,7 +76,7 @@ extension ContentQueue {
             }
             if try store.deleteContent(forProductID: productID) {
                 removed.append(productID)
-                DownloadLog.queue.notice(
+                DownloadLog.queue.debug(
                     "entitlement withdrawn; installed content removed", metadata: ["product": "\(productID)", "state": "\(state)"])
             }
         }

@@ -25,7 +25,7 @@ extension ContentQueue {
                 reasons.append("\(url.absoluteString): \(error)")
             }
         }
-        DownloadLog.transfer.notice(
+        DownloadLog.transfer.debug(
             "no usable manifest; downloading the whole archive instead",
             metadata: ["product": "\(product.productID)", "reasons": "\(reasons.isEmpty ? "no catalog" : reasons.joined(separator: "; "))"])
         return false

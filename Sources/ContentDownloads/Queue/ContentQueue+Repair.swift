@@ -40,7 +40,7 @@ extension ContentQueue {
         case .wholeArchive:
             throw DownloadError(code: .install, message: "cannot build the repaired folder of \(productID) from the intact files (see the log); download it again with `iapcontent delete` then `iapcontent download`")
         }
-        DownloadLog.queue.notice("repair", metadata: [
+        DownloadLog.queue.debug("repair", metadata: [
             "product": "\(productID)", "damaged": "\(verification.damaged.count)", "missing": "\(verification.missing.count)",
             "extra": "\(verification.extra.count)", "fetch": "\(plan.fetchBytes) bytes",
         ])
