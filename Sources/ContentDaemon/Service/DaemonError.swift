@@ -1,5 +1,7 @@
+public import ContentDownloads
+
 /// Why the daemon could not start, or a client could not reach it, with what to do next.
-public enum DaemonError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum DaemonError: ContentError, Equatable {
     /// The socket could not be made, bound or read.
     case socket(path: String, reason: String)
     /// Another daemon answers on the socket path.
@@ -28,6 +30,18 @@ public enum DaemonError: Error, Sendable, Equatable, CustomStringConvertible {
             "no daemon answers on \(socket) (\(reason)); start one with `iapcontent daemon`"
         case .badReply(let reason):
             "the daemon's reply could not be read: \(reason)"
+        }
+    }
+
+    /// The case's name: `socket`, `socketInUse`, `noRuntimeDirectory`, `storeBusy`, `notRunning`, `badReply`.
+    public var errorCode: String {
+        switch self {
+        case .socket: "socket"
+        case .socketInUse: "socketInUse"
+        case .noRuntimeDirectory: "noRuntimeDirectory"
+        case .storeBusy: "storeBusy"
+        case .notRunning: "notRunning"
+        case .badReply: "badReply"
         }
     }
 }

@@ -49,7 +49,19 @@ public enum InstallError: Error, Sendable, CustomStringConvertible {
         case .archive(let error):
             "cannot read archive: \(error.description)"
         case .system(let operation, let path, let errno):
-            "\(operation) failed on \(path): \(String(cString: strerror(errno))) (errno \(errno))"
+            "\(operation) failed on \(path): \(String(cString: strerror(errno))) (errno \(errno)); \(Self.advice(errno: errno))"
+        }
+    }
+
+    /// What to do about a failed system call, by its errno.
+    static func advice(errno: Int32) -> String {
+        switch errno {
+        case EEXIST, ENOTDIR: "a file is in the way where a folder belongs; give the store a folder of its own, or move that file"
+        case EACCES, EPERM: "this user may not write there; check the folder's owner and permissions, or choose another store"
+        case ENOSPC, EDQUOT: "the file system is full; free some space and retry"
+        case EROFS: "the file system is read-only; choose a store on a writable one"
+        case ENOENT: "a folder on the way is missing; check the path"
+        default: "check the path and its file system, then retry"
         }
     }
 }
