@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 import Glibc
 
 /// A failed system call on a named file: what we tried, on which path, and the C error.

@@ -64,7 +64,7 @@ import Testing
 
         let reopened = try Store(root: store.root)
         #expect(try reopened.journal().record("com.example.chunks")?.planKind == nil, "the migration adds the column only")
-        let manager = try await DownloadManager(store: reopened, options: fastOptions())
+        let manager = try DownloadManager(store: reopened, options: fastOptions())
         try await manager.start()
         await manager.shutdown()
         let journal = try reopened.journal()
@@ -72,7 +72,7 @@ import Testing
         #expect(try journal.record("com.example.archive")?.planKind == .wholeArchive)
         // Resolved for good: the files going away later does not change it.
         try FileManager.default.removeItem(at: reopened.manifestFile(productID: "com.example.chunks", version: "1.0"))
-        let again = try await DownloadManager(store: reopened, options: fastOptions())
+        let again = try DownloadManager(store: reopened, options: fastOptions())
         try await again.start()
         await again.shutdown()
         #expect(try reopened.journal().record("com.example.chunks")?.planKind == .chunks)

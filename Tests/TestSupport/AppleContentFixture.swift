@@ -64,7 +64,7 @@ public enum AppleContentFixture {
         for path in paths {
             let url = folder.appendingPathComponent(path)
             var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+            _ = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
             if isDirectory.boolValue {
                 builder.directory("./" + path)
             } else {

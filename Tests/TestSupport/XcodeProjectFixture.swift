@@ -52,7 +52,7 @@ public struct XcodeProjectFixture {
             let source = contents.appendingPathComponent(item)
             try manager.copyItem(at: source, to: group.appendingPathComponent(item))
             var isDirectory: ObjCBool = false
-            manager.fileExists(atPath: source.path, isDirectory: &isDirectory)
+            _ = manager.fileExists(atPath: source.path, isDirectory: &isDirectory)
             if item.hasSuffix(".lproj"), isDirectory.boolValue {
                 let language = String(item.dropLast(6))
                 for file in try manager.contentsOfDirectory(atPath: source.path).sorted() {

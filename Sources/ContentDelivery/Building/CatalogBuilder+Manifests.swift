@@ -1,6 +1,6 @@
 import ContentPackaging
 import Crypto
-public import Foundation
+internal import Foundation
 import SystemSupport
 
 extension CatalogBuilder {

@@ -52,7 +52,7 @@ struct DeltaPreparation {
         for directory in directories { try tree.makeDirectory(directory) }
         for link in draft.links {
             guard let folder = installed?.folder else { break }
-            let made = try folder.withParent(of: link.installedPath) { parent, name throws(InstallError) in
+            let made: Void? = try folder.withParent(of: link.installedPath) { parent, name throws(InstallError) in
                 try tree.link(name, in: parent, as: package.files[link.file].path)
             }
             guard made != nil else { throw .system(operation: "link", path: folder.path + "/" + link.installedPath, errno: ENOENT) }

@@ -1,5 +1,5 @@
 internal import SystemSupport
-public import ContentDelivery
+internal import ContentDelivery
 internal import ContentPackaging
 internal import Foundation
 internal import Logging

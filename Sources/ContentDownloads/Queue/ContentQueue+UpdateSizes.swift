@@ -1,7 +1,7 @@
 internal import SystemSupport
-public import ContentDelivery
+internal import ContentDelivery
 internal import ContentPackaging
-public import Foundation
+internal import Foundation
 internal import Crypto
 
 extension ContentQueue {

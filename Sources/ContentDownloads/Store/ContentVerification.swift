@@ -1,5 +1,5 @@
 public import ContentPackaging
-public import Foundation
+internal import Foundation
 
 /// What re-hashing an installed product against the manifest it was installed from found: the answer to
 /// "are my files intact?" (Steam's "verify integrity of files"), before anything is repaired.

@@ -1,7 +1,7 @@
 internal import SystemSupport
-public import ContentPackaging
+internal import ContentPackaging
 internal import Crypto
-public import Foundation
+package import Foundation
 import Glibc
 
 /// The manifest of each installed version (`manifests/<id>.manifest.json`) and the integrity check it allows.
