@@ -224,14 +224,15 @@ public actor ContentQueue {
         try await startDownload(row)
     }
 
-    /// Pauses a download (keeps its bytes) and returns once its transfer has stopped: no byte is written after it
+    /// Pauses a download (keeps its bytes; every transaction of the product shares it) and returns once its transfer has stopped: no byte is written after it
     /// returns, and the last update published carries the bytes kept. Idempotent.
     public func pause(_ download: ContentDownload) async { await manager.pauseAndWait(download.productID) }
 
     /// Resumes a paused download. Idempotent.
     public func resume(_ download: ContentDownload) async { await manager.resume(download.productID) }
 
-    /// Cancels a download and deletes its partial data. Idempotent.
+    /// Cancels a download and deletes its partial data. Idempotent. The queue runs one download per product: every
+    /// unfinished transaction of the product shares it, so they are all cancelled.
     public func cancel(_ download: ContentDownload) async { await manager.cancel(download.productID) }
 
     // MARK: Content
