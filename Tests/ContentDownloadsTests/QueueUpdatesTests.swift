@@ -75,6 +75,7 @@ struct QueueUpdatesTests {
             case .transactions(let transactions): #expect(transactions.allSatisfy { $0.productID == "com.example.music" })
             case .downloads(let downloads): #expect(downloads.allSatisfy { $0.productID == "com.example.music" })
             case .contentRemoved(let productIDs): #expect(productIDs == ["com.example.music"])
+            case .entitlementsReconciled: Issue.record("a reconciliation is not about one product")
             }
         }
         #expect(onlyMusic.contains { if case .transactions(let t) = $0 { t.map(\.id) == ["t-music"] } else { false } })

@@ -10,7 +10,9 @@ internal import Logging
 ///   coalesced per client while unread);
 /// - `download.finished` {download, contentURL}: installed;
 /// - `download.error` {download, error: {code, message}}: failed;
-/// - `content.removed` {productIDs}: content removed because its entitlement was withdrawn.
+/// - `content.removed` {productIDs}: content removed because its entitlement was withdrawn;
+/// - `entitlements.reconciled` {restored, removed, refusal}: a reconciliation's outcome, or why the entitlements
+///   were refused (`refusal`: {code, message}).
 ///
 /// Every params object also has `time`: when the daemon sent it (seconds since 1970), so a client can tell
 /// how late it reads.
@@ -57,6 +59,10 @@ struct NotificationForwarder: Sendable {
                 }
             case .contentRemoved(let productIDs):
                 broadcast("content.removed", RemovedParams(productIDs: productIDs))
+            case .entitlementsReconciled(let outcome):
+                broadcast("entitlements.reconciled", ReconciledParams(
+                    restored: outcome.restored, removed: outcome.removed,
+                    refusal: outcome.refusal.map { WireError(code: $0.code.rawValue, message: $0.message) }))
             }
         }
     }
@@ -87,4 +93,9 @@ struct NotificationForwarder: Sendable {
     struct FinishedParams: Encodable { var download: WireDownload; var contentURL: String }
     struct FailedParams: Encodable { var download: WireDownload; var error: WireError }
     struct RemovedParams: Encodable { var productIDs: [String] }
+    struct ReconciledParams: Encodable {
+        var restored: [String]
+        var removed: [String]
+        @NullWhenEmpty var refusal: WireError?
+    }
 }

@@ -106,6 +106,11 @@ package final class SQLiteJournal: DownloadJournal {
         try queue.read { db in try TransferRow.fetchOne(db, key: productID)?.record }
     }
 
+    /// Deletes the record of one product (its download is over and its content gone).
+    package func removeRecord(_ productID: String) throws {
+        _ = try queue.write { db in try TransferRow.deleteOne(db, key: productID) }
+    }
+
     package func save(_ record: TransferRecord) throws {
         var record = record
         record.updatedAt = Date()

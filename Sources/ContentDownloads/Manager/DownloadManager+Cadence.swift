@@ -1,3 +1,5 @@
+internal import Logging
+
 extension DownloadManager {
     /// Pauses a download like ``pause(_:)`` and returns once its transfer has stopped: no byte is written after
     /// it returns, and the snapshot published last carries the bytes it kept.
@@ -26,5 +28,18 @@ extension DownloadManager {
     func nextTickDelay() -> Double? {
         guard !isShutDown else { return nil }
         return active.isEmpty ? 1 : max(0.01, options.progressInterval / 4)
+    }
+}
+
+extension DownloadManager {
+    /// Forgets the finished download of a product whose content was removed (a withdrawn entitlement), so the
+    /// store's status no longer shows it `finished`. A download still in flight is left alone.
+    package func forgetFinished(_ productID: String) {
+        guard let record = records[productID], record.downloadState == .finished, !active.contains(productID) else { return }
+        records[productID] = nil
+        live[productID] = nil
+        do { try journal.removeRecord(productID) } catch {
+            DownloadLog.transfer.error("cannot write the journal", metadata: ["product": "\(productID)", "error": "\(error)"])
+        }
     }
 }

@@ -159,7 +159,7 @@ extension ContentQueue {
             for download in shown where rows[download.transactionID] != nil {
                 deliveredStates[download.transactionID] = download.state
             }
-        case .contentRemoved:
+        case .contentRemoved, .entitlementsReconciled:
             break
         }
         published.yield(update)
@@ -168,6 +168,7 @@ extension ContentQueue {
         case .transactions(let transactions): await observer.updatedTransactions(transactions)
         case .downloads(let downloads): await observer.updatedDownloads(downloads)
         case .contentRemoved(let productIDs): await observer.removedContent(productIDs)
+        case .entitlementsReconciled(let outcome): await observer.reconciledEntitlements(outcome)
         }
     }
 }

@@ -23,7 +23,14 @@ extension ContentQueue {
     @discardableResult
     public func reconcileEntitlements() async throws -> (restored: [ContentTransaction], removed: [String]) {
         guard let source = entitlementSource else { return ([], []) }
-        let entitlements = try await source.entitlements()
+        let entitlements: Entitlements
+        do { entitlements = try await source.entitlements() } catch {
+            let code = (error as? any ContentError)?.errorCode ?? "entitlements"
+            let refusal = DownloadError(code: .init(rawValue: code), message: "\(error)")
+            lastReconciliation = EntitlementReconciliation(refusal: refusal)
+            await deliver(.entitlementsReconciled(EntitlementReconciliation(refusal: refusal)))
+            throw error
+        }
         DownloadLog.queue.debug(
             "entitlements verified",
             metadata: ["subject": "\(entitlements.subject)", "sequence": "\(entitlements.sequence)",
@@ -31,10 +38,14 @@ extension ContentQueue {
         let removed = try await removeWithdrawn(entitlements)
         if !removed.isEmpty { await deliver(.contentRemoved(removed)) }
         let restored = try await restoreEntitled(entitlements)
+        let outcome = EntitlementReconciliation(restored: restored.map(\.id), removed: removed)
+        lastReconciliation = outcome
+        await deliver(.entitlementsReconciled(outcome))
         return (restored, removed)
     }
 
-    /// ``reconcileEntitlements()`` as ``open()`` runs it: a failure is logged as an error and changes nothing.
+    /// ``reconcileEntitlements()`` as ``open()`` runs it: a failure changes nothing; it is logged as an error and
+    /// published (``ContentQueueUpdate/entitlementsReconciled(_:)`` with its refusal, ``lastReconciliation``).
     func reconcileEntitlementsAtOpen() async {
         do { try await reconcileEntitlements() } catch {
             DownloadLog.queue.error(
@@ -76,6 +87,7 @@ extension ContentQueue {
             }
             if try store.deleteContent(forProductID: productID) {
                 removed.append(productID)
+                await manager.forgetFinished(productID)  // `status` then shows it as what it is: not installed
                 DownloadLog.queue.debug(
                     "entitlement withdrawn; installed content removed", metadata: ["product": "\(productID)", "state": "\(state)"])
             }

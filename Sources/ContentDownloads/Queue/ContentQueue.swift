@@ -49,6 +49,9 @@ public actor ContentQueue {
     var entitlementSource: (any EntitlementSource)?
     /// Whether reconciling removes the content of revoked and expired products.
     var removesWithdrawnContent = true
+    /// What the last reconciliation with the entitlements did, or why they were refused (`nil` before the first):
+    /// read it after ``open()``, which reconciles with an entitlement source but does not fail when the source does.
+    public internal(set) var lastReconciliation: EntitlementReconciliation?
 
     /// A queue on `store`; `catalog` is needed to add purchases and to restore.
     public init(

@@ -87,6 +87,9 @@ public enum ContentQueueUpdate: Sendable, Equatable {
     /// Installed content was removed because its entitlement was revoked or expired (``ContentQueue/reconcileEntitlements()``):
     /// the product identifiers, so a service can unmount or hide them.
     case contentRemoved([String])
+    /// The store was reconciled with the customer's entitlements, or the entitlements were refused (then nothing
+    /// changed): after ``ContentQueue/open()`` and each ``ContentQueue/reconcileEntitlements()``.
+    case entitlementsReconciled(EntitlementReconciliation)
 }
 
 /// The delegate-style observer (StoreKit's `SKPaymentTransactionObserver`), called in order.
@@ -98,11 +101,16 @@ public protocol ContentQueueObserver: AnyObject, Sendable {
     func updatedDownloads(_ downloads: [ContentDownload]) async
     /// Installed content was removed because its entitlement was withdrawn (default: nothing).
     func removedContent(_ productIDs: [String]) async
+    /// The store was reconciled with the entitlements, or they were refused (default: nothing).
+    func reconciledEntitlements(_ outcome: EntitlementReconciliation) async
 }
 
 extension ContentQueueObserver {
     /// Does nothing: an observer that mounts or lists content implements it.
     public func removedContent(_ productIDs: [String]) async {}
+
+    /// Does nothing: an observer that reports a refused entitlements document implements it.
+    public func reconciledEntitlements(_ outcome: EntitlementReconciliation) async {}
 }
 
 /// An installed product whose catalog has a newer version.

@@ -65,6 +65,8 @@ extension ContentQueueUpdate: CoalescibleUpdate {
             return matching.isEmpty ? nil : .downloads(matching)
         case .contentRemoved(let productIDs):
             return productIDs.contains(productID) ? .contentRemoved([productID]) : nil
+        case .entitlementsReconciled:
+            return nil
         }
     }
 }
