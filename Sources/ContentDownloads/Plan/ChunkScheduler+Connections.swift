@@ -38,7 +38,7 @@ extension ChunkScheduler {
                 return .drop  // one connection already reads this mirror's whole archive
             }
             if !mirrors[connection.mirror].ignoresRange {
-                DownloadLog.transfer.notice(
+                DownloadLog.transfer.debug(
                     "a mirror ignored Range: one connection reads its whole archive and takes the chunks still needed",
                     metadata: ["product": "\(request.id)", "url": "\(url)"])
             }

@@ -341,7 +341,7 @@ final class ChunkScheduler: EngineTransfer {
     /// the chunks of the request go back to the queue, and the mirror is not blamed.
     func refuseMultipleRanges(_ mirror: Int, _ why: String) {
         if rangeSupport.supportsMultipleRanges(mirrors[mirror].url) != false {
-            DownloadLog.transfer.notice(
+            DownloadLog.transfer.debug(
                 "a server does not answer requests for several ranges; asking it for one range at a time",
                 metadata: ["product": "\(request.id)", "url": "\(mirrors[mirror].url)", "reason": "\(why)"])
         }
