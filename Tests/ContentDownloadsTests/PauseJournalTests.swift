@@ -8,7 +8,7 @@ import Testing
 /// reads `paused` with an offset that then still moves.
 @Suite struct PauseJournalTests {
     @Test func aPausedRowAlreadyHoldsItsFinalOffset() async throws {
-        let nginx = try Nginx(locationConfig: "limit_rate 50k;")  // 80 s for the file: a starved test task still pauses mid-way
+        let nginx = try Nginx(locationConfig: "limit_rate 10k;")  // 400 s for the file: a starved test task still pauses mid-way
         defer { nginx.stop() }
         let bytes = TestData.randomBytes(4 << 20, seed: 21)
         try Data(bytes).write(to: nginx.root.appendingPathComponent("p.bin"))
@@ -28,7 +28,8 @@ import Testing
         await manager.pause(item.productID)
         let right = try #require(try journal.record(item.productID))  // what `status` would read now
         var settled = right
-        while Date() < deadline, settled.state != "paused" {
+        let settling = Date().addingTimeInterval(60)
+        while Date() < settling, settled.state != "paused" {
             try await Task.sleep(for: .milliseconds(20))
             settled = try #require(try journal.record(item.productID))
         }

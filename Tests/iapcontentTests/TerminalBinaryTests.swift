@@ -90,11 +90,12 @@ import TestSupport
         let root = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: root) }
         let binary = try CommandRunner.builtExecutable()
-        let session = try TmuxSession([binary.path, "display-demo", "--seconds", "60"], width: 90, height: 12, directory: root)
+        let session = try TmuxSession([binary.path, "display-demo", "--seconds", "120"], width: 90, height: 12, directory: root)
         defer { session.close() }
 
-        // One live line per download with a bar, percent, bytes and an mm:ss ETA.
-        let screen = try await session.waitForScreen { screen in
+        // One live line per download with a bar, percent, bytes and an mm:ss ETA. Up to 60 s: with the whole suite
+        // running on 2 cores, tmux and the program can take that long to draw.
+        let screen = try await session.waitForScreen(timeout: .seconds(60)) { screen in
             screen.contains { $0.hasPrefix("com.example.maps.europe") && $0.contains("[█") && $0.range(of: #"\d\d:\d\d$"#, options: .regularExpression) != nil }
         }
         let live = screen.filter { $0.hasPrefix("com.example.") }
