@@ -6,7 +6,7 @@
 --changed-percent P  rewrites P % of the files (at least one when P > 0), drawn at random over the whole tree (so
                      scattered across folders and the archive), each keeping its size: a JSON file gets new digits in
                      about one line in five (changed values at places spread through the file), a binary file new
-                     bytes throughout.
+                     bytes throughout after its 8-byte header.
 --rename-folder      renames one folder with files (drawn by seed) to NAME-renamed; its files keep their bytes.
 --grow-one           grows one JSON file (drawn by seed, not one rewritten above) by 4 KiB of new entries inserted
                      in its middle.
@@ -51,7 +51,8 @@ def main():
                     new = body[:at + 9] + (b"1" if body[at + 9:at + 10] != b"1" else b"2") + body[at + 10:]
                 body = new
             else:
-                body = hashlib.shake_256(("mutate/%s/%s" % (args.seed, rel)).encode()).digest(len(body))
+                # The first 8 bytes (the file's header) stay: random ones could look like executable code to pack.
+                body = body[:8] + hashlib.shake_256(("mutate/%s/%s" % (args.seed, rel)).encode()).digest(len(body) - 8)
             open(path, "wb").write(body)
             total += len(body)
         report.append("rewrote %d files, %d bytes" % (len(changed), total))
@@ -69,6 +70,7 @@ def main():
             n += 1
         if middle <= 0 or not rel.endswith(".json"):
             added = hashlib.shake_256(("grow/%s" % args.seed).encode()).digest(4096)
+            middle = max(8, middle)
         open(path, "wb").write(body[:middle] + bytes(added) + body[middle:])
         report.append("grew %s by %d bytes" % (rel, len(added)))
 
