@@ -36,7 +36,7 @@ struct ChunkIndexTests {
         let manifest = result.manifest
         let chunks = try #require(manifest.chunks)
         #expect(manifest.schema == 2)
-        #expect(manifest.chunking == ChunkingParameters.standard.manifestDescription)
+        #expect(manifest.chunking == ChunkingParameters.standard.manifestDescription(fileGroups: .standard))
         #expect(chunks.count >= 3)
         #expect(manifest.chunkIndexProblems().isEmpty)
         #expect(manifest.files.allSatisfy { $0.dataOffset != nil })

@@ -51,6 +51,9 @@ final class ArchiveSink {
     private var chunkStreamStart: Int64 = 0
     /// Tar-stream bytes received so far: after a header, where its entry's data starts.
     private(set) var streamOffset: Int64 = 0
+    /// Where the tar stream stood at the current chunk's last flush (or its start): the bytes after it are
+    /// still inside zstd, so the frame's size so far is known only up to them.
+    private var flushedStreamOffset: Int64 = 0
     /// The chunks completed so far, in order.
     private(set) var chunks: [ArchiveChunk] = []
     /// With chunking, the SHA-256 of each regular file's data, in stream order, once the sink stopped.
@@ -100,6 +103,38 @@ final class ArchiveSink {
             rest = UnsafeRawBufferPointer(rebasing: rest[cut...])
         }
         return take(rest)
+    }
+
+    /// Before an entry of `entryBytes` tar bytes: ends the current chunk here when the entry would take its frame
+    /// past `budget` (flushing the frame first when only its exact size can tell); false once writing failed.
+    func groupBoundary(entryBytes: Int64, budget: FileGroupBudget) -> Bool {
+        guard chunker != nil else { return true }
+        while true {
+            let unflushed = streamOffset - max(chunkStreamStart, flushedStreamOffset)
+            switch budget.decide(known: size - chunkStart, unflushed: unflushed, entryBytes: entryBytes) {
+            case .join: return true
+            case .cut: return cut()
+            case .measure: guard flushFrame() else { return false }
+            }
+        }
+    }
+
+    /// Compresses and writes out everything given to the current frame without ending it.
+    private func flushFrame() -> Bool {
+        guard output.failureErrno == 0, compressionError == nil, current != nil else { return false }
+        do {
+            var done = false
+            while !done {
+                var out = outBuffer()
+                done = try compressor.flush(into: &out)
+                advance(to: out.pos)
+            }
+        } catch {
+            compressionError = error
+            return false
+        }
+        flushedStreamOffset = streamOffset
+        return true
     }
 
     /// Ends the current chunk here (no-op without chunking or at a chunk's start); false once writing failed.

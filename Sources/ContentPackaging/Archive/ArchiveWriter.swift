@@ -177,6 +177,15 @@ public struct ArchiveWriter: ~Copyable {
         guard sink.takeUnretainedValue().cut() else { throw error(fallback: "cannot end a chunk") }
     }
 
+    /// Before an entry of `entryBytes` tar bytes (``FileGroupBudget/entryBytes(dataSize:dataInGroup:)``): ends the
+    /// current chunk here when the entry would take its frame past `budget`, so small files are grouped into
+    /// frames of a bounded compressed size, cut between entries. No-op without chunking.
+    package mutating func groupBoundary(entryBytes: Int64, budget: FileGroupBudget) throws(ArchiveError) {
+        guard sink.takeUnretainedValue().groupBoundary(entryBytes: entryBytes, budget: budget) else {
+            throw error(fallback: "cannot end a chunk")
+        }
+    }
+
     /// What ``finishIndexed()`` returns.
     package struct Finished {
         /// Archive bytes written.

@@ -52,6 +52,18 @@ struct ZstdFrameCompressor: ~Copyable {
         if ZSTD_isError(code) != 0 { throw ZstdError(code: code, doing: "compressing") }
     }
 
+    /// Ends the current block into `output` without ending the frame (`ZSTD_e_flush`), so every byte given so
+    /// far is compressed and out: the bytes produced then say exactly how large the frame is so far. Returns
+    /// true when all of it is out, false when `output` filled up first (make room and call again).
+    ///
+    /// The bytes stay reproducible as long as the caller flushes at points the input alone decides.
+    mutating func flush(into output: inout ZSTD_outBuffer) throws(ZstdError) -> Bool {
+        var input = ZSTD_inBuffer(src: nil, size: 0, pos: 0)
+        let remaining = ZSTD_compressStream2(context, &output, &input, ZSTD_e_flush)
+        if ZSTD_isError(remaining) != 0 { throw ZstdError(code: remaining, doing: "flushing a block") }
+        return remaining == 0
+    }
+
     /// Ends the frame into `output`; returns true when all of it is out, false when `output`
     /// filled up first (make room and call again).
     mutating func end(into output: inout ZSTD_outBuffer) throws(ZstdError) -> Bool {

@@ -4,8 +4,13 @@ extension ChunkingParameters {
     package static let algorithmName = "gear-fastcdc-1"
 
     /// These parameters as a manifest records them.
-    package var manifestDescription: ChunkingDescription {
-        ChunkingDescription(
-            algorithm: Self.algorithmName, minimum: Int64(minimum), average: Int64(average), maximum: Int64(maximum))
+    package var manifestDescription: ChunkingDescription { manifestDescription(fileGroups: nil) }
+
+    /// These parameters, with small entries grouped into frames of at most `fileGroups` compressed bytes
+    /// (``FileGroupBudget``), as a manifest records them: `gear-fastcdc-1+file-groups-<bytes>`.
+    package func manifestDescription(fileGroups: FileGroupBudget?) -> ChunkingDescription {
+        let name = fileGroups.map { "\(Self.algorithmName)+file-groups-\($0.frameBytes)" } ?? Self.algorithmName
+        return ChunkingDescription(
+            algorithm: name, minimum: Int64(minimum), average: Int64(average), maximum: Int64(maximum))
     }
 }

@@ -37,6 +37,10 @@ public struct Packer: Sendable {
     public var chunked: Bool
     /// The chunk sizes with ``chunked`` (tests use small ones to get many chunks from little data).
     package var chunking: ChunkingParameters = .standard
+    /// With ``chunked``, how entries smaller than a minimum chunk are grouped into frames between files
+    /// (``FileGroupBudget``); `nil` leaves them to the content-defined chunker alone, as archives packed before
+    /// file groups were.
+    package var fileGroups: FileGroupBudget? = .standard
 
     /// Creates a packer.
     public init(
@@ -110,7 +114,7 @@ public struct Packer: Sendable {
             uncompressedSize: archive.files.reduce(0) { $0 + $1.size }, entryCount: report.entries.count,
             files: archive.files,
             directories: chunked ? report.entries.filter { $0.kind == .directory }.map(\.path) : nil,
-            chunking: chunked ? chunking.manifestDescription : nil, chunks: chunked ? archive.chunks : nil)
+            chunking: chunked ? chunking.manifestDescription(fileGroups: fileGroups) : nil, chunks: chunked ? archive.chunks : nil)
         let data: Data
         do {
             data = try manifest.encoded()
@@ -167,7 +171,16 @@ public struct Packer: Sendable {
         for (index, entry) in entries.enumerated() {
             // The data of a file of at least a minimum chunk has chunks of its own: its header and padding go
             // with the small entries around it, so an update that changes it, or them, fetches no other bytes.
+            // Smaller entries are grouped into frames of a bounded compressed size, cut between entries.
             let large = chunked && entry.kind != .directory && entry.size >= Int64(chunking.minimum)
+            if chunked, let fileGroups {
+                let bytes = FileGroupBudget.entryBytes(dataSize: entry.kind == .directory ? 0 : entry.size, dataInGroup: !large)
+                do {
+                    try writer.groupBoundary(entryBytes: bytes, budget: fileGroups)
+                } catch {
+                    throw .archive(error)
+                }
+            }
             if entry.kind == .directory {
                 try writeDirectory(entry, to: &writer)
             } else {
