@@ -74,12 +74,14 @@ enum HelpText {
         Validates the folder, then writes <product>-<version>.tar.zst (reproducible: sorted entries, \
         fixed owners and times, so the same folder always gives the same bytes and SHA-256) and \
         <product>-<version>.manifest.json (every file's size and SHA-256, every directory). The \
-        archive is chunk-indexed: one zstd frame per content-defined chunk of the tar stream (still a \
-        standard tar.zst for bsdtar, tar and zstd), each chunk's range and SHA-256 in the manifest \
-        (schema 2), so clients verify each chunk and write it straight into place, no archive kept, \
-        and a resumed download continues inside a file. --single-frame writes the older one-frame \
-        archive (schema 1, the archive's SHA-256 in the manifest) for clients that predate chunk \
-        indexes; --chunked, once needed for chunk indexes, is still accepted and changes nothing. \
+        archive is chunk-indexed: one zstd frame per chunk of the tar stream (still a standard tar.zst \
+        for bsdtar, tar and zstd), each chunk's range and SHA-256 in the manifest (schema 2). A file of \
+        at least 256 KiB has content-defined chunks of its own; smaller files are grouped in path order \
+        into frames of at most --file-group-bytes compressed bytes (64 KiB), cut between files, so an \
+        update that changes a few small files fetches them and little else. Clients verify each chunk, \
+        write it straight into place, no archive kept, and a resumed download continues inside a file. \
+        --single-frame writes the older one-frame archive (schema 1, the archive's SHA-256 in the \
+        manifest) for clients that predate chunk indexes; --chunked, once needed for chunk indexes, is still accepted and changes nothing. \
         Files appear only when complete: a Ctrl-C leaves no partial archive and exits 3. Headers use \
         SOURCE_DATE_EPOCH as the modification time when set. The archive path is the last line on stdout.
 
@@ -87,6 +89,7 @@ enum HelpText {
           iapcontent pack MapsPack --output dist
           iapcontent pack MapsPack && iapcontent inspect com.example.maps-2.1.tar.zst
           iapcontent pack MapsPack --output dist --single-frame
+          iapcontent pack MapsPack --output dist --file-group-bytes 0
         """
 
     /// `iapcontent inspect`.

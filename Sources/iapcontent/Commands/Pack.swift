@@ -26,6 +26,11 @@ extension IAPContent {
         @Flag(help: "Write the older one-frame archive (manifest schema 1, no chunk index) for clients that predate chunk-indexed archives.")
         var singleFrame = false
 
+        @Option(help: ArgumentHelp(
+            "Group files smaller than a chunk into zstd frames of at most this many compressed bytes, cut between files, so an update that changes a few of them fetches little else; 0 leaves them to the content-defined chunks.",
+            valueName: "bytes"))
+        var fileGroupBytes: Int64 = FileGroupBudget.standard.frameBytes
+
         /// Accepted so scripts written when chunk indexes were opt-in keep working; chunk-indexed is the default.
         @Flag(help: ArgumentHelp("Chunk-indexed archive: the default (accepted for older scripts).", visibility: .hidden))
         var chunked = false
@@ -34,14 +39,18 @@ extension IAPContent {
             guard maxSize > 0 else { throw ValidationError("--max-size must be a positive number of bytes") }
             guard (1...19).contains(level) else { throw ValidationError("--level must be between 1 and 19") }
             guard !(chunked && singleFrame) else { throw ValidationError("--chunked and --single-frame exclude each other") }
+            guard fileGroupBytes == 0 || fileGroupBytes >= FileGroupBudget.smallestFrame else {
+                throw ValidationError("--file-group-bytes must be 0 (no file groups) or at least \(FileGroupBudget.smallestFrame)")
+            }
         }
 
         func run() async throws {
             let registry = TemporaryFileRegistry()
             let signals = InterruptCleanup(registry: registry)
             defer { signals.cancel() }
-            let packer = Packer(
+            var packer = Packer(
                 validator: PackageValidator(maxTotalBytes: maxSize), compressionLevel: level, chunked: !singleFrame)
+            packer.fileGroups = fileGroupBytes == 0 ? nil : try FileGroupBudget(frameBytes: fileGroupBytes)
             do {
                 let result = try packer.pack(
                     folder: URL(fileURLWithPath: folder), outputDirectory: URL(fileURLWithPath: output),
