@@ -196,10 +196,23 @@ public struct PackageValidator: Sendable {
     }
 
     /// Paths that name the same file on case-insensitive or normalizing file systems (both reported).
+    ///
+    /// Two passes, so a million paths need a few megabytes rather than a dictionary of every key and path: the
+    /// first counts each key's hash, the second compares only the paths whose hash came up more than once.
     private func collisions(in entries: [FolderEntry]) -> [ValidationProblem] {
+        var hashCounts: [Int: UInt8] = [:]
+        hashCounts.reserveCapacity(entries.count)
+        var keyHashes: [Int?] = []
+        keyHashes.reserveCapacity(entries.count)
+        for entry in entries {
+            let hash = String(validating: entry.pathBytes, as: UTF8.self).map { PathRules.collisionKey($0).hashValue }
+            keyHashes.append(hash)
+            if let hash { hashCounts[hash, default: 0] = min(2, hashCounts[hash, default: 0] + 1) }
+        }
         var firstByKey: [String: String] = [:]
         var problems: [ValidationProblem] = []
-        for entry in entries {
+        for (entry, hash) in zip(entries, keyHashes) {
+            guard let hash, hashCounts[hash] == 2 else { continue }
             guard let path = String(validating: entry.pathBytes, as: UTF8.self) else { continue }
             let key = PathRules.collisionKey(path)
             if let other = firstByKey[key] {
