@@ -64,7 +64,7 @@ struct DeltaDraft: Sendable, Equatable {
             let start = chunk.uncompressedOffset, end = start + chunk.uncompressedLength
             while next < files.count, ChunkedPackage.end(of: files[next]) <= start { next += 1 }
             guard next < files.count, files[next].dataOffset! < end else { continue }
-            if let source = installed.chunksBySHA[chunk.sha256.lowercased()], source.length == chunk.uncompressedLength {
+            if let source = installed.chunksBySHA[chunk.storedSHA256.caseFolded], source.length == chunk.uncompressedLength {
                 local.append(LocalChunk(chunk: index, source: source))
             } else {
                 fetch.append(index)

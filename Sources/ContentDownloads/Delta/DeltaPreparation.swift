@@ -35,7 +35,7 @@ struct DeltaPreparation {
         var draft: DeltaDraft
         if let installed {
             draft = DeltaDraft.make(package: package, installed: installed.chunks) { path in
-                installed.chunks.filesByPath[path].map { installed.folder.holds($0, at: path) } ?? false
+                installed.chunks.file(at: path).map { installed.folder.holds($0, at: path) } ?? false
             }
         } else {
             // From nothing: every file written, every chunk fetched (the headers between files are checked too).

@@ -19,37 +19,55 @@ struct InstalledChunks: Sendable {
 
     /// A file's identity by content.
     struct FileKey: Hashable, Sendable {
-        let sha256: String
+        let sha256: StoredSHA256
         let size: Int64
+
+        init(_ file: PackageManifest.File) {
+            sha256 = file.storedSHA256.caseFolded
+            size = file.size
+        }
     }
 
     /// The installed version's manifest.
     let manifest: PackageManifest
     /// Rebuildable chunks by their SHA-256.
-    let chunksBySHA: [String: Source]
-    /// Installed paths by content (the same path first when the content did not move).
-    let pathsByContent: [FileKey: [String]]
-    /// Each installed file's manifest entry by path.
-    let filesByPath: [String: PackageManifest.File]
+    let chunksBySHA: [StoredSHA256: Source]
+    /// The first installed file (index into the manifest's files) of each content; files of the same content
+    /// after it are in ``moreFilesByContent``. Indices, not paths: a million files' index stays small.
+    private let firstFileByContent: [FileKey: Int]
+    /// The further files of contents that more than one installed file holds.
+    private let moreFilesByContent: [FileKey: [Int]]
+    /// Each installed file's index in the manifest's files, by path.
+    private let fileIndexByPath: [String: Int]
 
     /// Indexes `manifest`, the manifest the installed version was installed from.
     init(manifest: PackageManifest) {
         self.manifest = manifest
         let files = manifest.files.filter { $0.dataOffset != nil }.sorted { $0.dataOffset! < $1.dataOffset! }
-        var byContent: [FileKey: [String]] = [:]
-        var byPath: [String: PackageManifest.File] = [:]
-        for file in manifest.files {
-            byContent[FileKey(sha256: file.sha256.lowercased(), size: file.size), default: []].append(file.path)
-            byPath[file.path] = file
+        var first: [FileKey: Int] = [:]
+        var more: [FileKey: [Int]] = [:]
+        var byPath: [String: Int] = [:]
+        first.reserveCapacity(manifest.files.count)
+        byPath.reserveCapacity(manifest.files.count)
+        for (index, file) in manifest.files.enumerated() {
+            let key = FileKey(file)
+            if first[key] == nil { first[key] = index } else { more[key, default: []].append(index) }
+            byPath[file.path] = index
         }
-        pathsByContent = byContent
-        filesByPath = byPath
+        firstFileByContent = first
+        moreFilesByContent = more
+        fileIndexByPath = byPath
         chunksBySHA = Self.rebuildable(chunks: manifest.chunks ?? [], files: files)
     }
 
+    /// The installed file's manifest entry at `path`.
+    func file(at path: String) -> PackageManifest.File? {
+        fileIndexByPath[path].map { manifest.files[$0] }
+    }
+
     /// One walk over chunks and files (both in stream order).
-    private static func rebuildable(chunks: [ArchiveChunk], files: [PackageManifest.File]) -> [String: Source] {
-        var sources: [String: Source] = [:]
+    private static func rebuildable(chunks: [ArchiveChunk], files: [PackageManifest.File]) -> [StoredSHA256: Source] {
+        var sources: [StoredSHA256: Source] = [:]
         var next = 0
         for (index, chunk) in chunks.enumerated() {
             let start = chunk.uncompressedOffset, end = start + chunk.uncompressedLength
@@ -62,14 +80,17 @@ struct InstalledChunks: Sendable {
             let source = Source(
                 path: file.path, fileOffset: start - file.dataOffset!, dataLength: min(end, fileEnd) - start,
                 length: chunk.uncompressedLength)
-            if sources[chunk.sha256.lowercased()] == nil { sources[chunk.sha256.lowercased()] = source }
+            let key = chunk.storedSHA256.caseFolded
+            if sources[key] == nil { sources[key] = source }
         }
         return sources
     }
 
     /// The installed paths holding `file`'s content, the same path first.
     func paths(holding file: PackageManifest.File) -> [String] {
-        let paths = pathsByContent[FileKey(sha256: file.sha256.lowercased(), size: file.size)] ?? []
+        let key = FileKey(file)
+        guard let first = firstFileByContent[key] else { return [] }
+        let paths = ([first] + (moreFilesByContent[key] ?? [])).map { manifest.files[$0].path }
         return paths.contains(file.path) ? [file.path] + paths.filter { $0 != file.path } : paths
     }
 }

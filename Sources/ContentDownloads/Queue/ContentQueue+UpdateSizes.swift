@@ -41,7 +41,7 @@ extension ContentQueue {
                 let folder = try InstalledFolder(path: content.path, seal: seal)
                 let installedChunks = InstalledChunks(manifest: installed)
                 let draft = DeltaDraft.make(package: package, installed: installedChunks) { path in
-                    installedChunks.filesByPath[path].map { folder.holds($0, at: path) } ?? false
+                    installedChunks.file(at: path).map { folder.holds($0, at: path) } ?? false
                 }
                 return draft.fetchBytes(in: package) + reference.length
             }

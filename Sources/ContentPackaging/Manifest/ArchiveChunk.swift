@@ -14,7 +14,45 @@ public struct ArchiveChunk: Codable, Sendable, Equatable {
     /// Number of tar-stream bytes the frame decompresses to.
     public var uncompressedLength: Int64
     /// Lowercase hex SHA-256 of those uncompressed bytes.
-    public var sha256: String
+    public var sha256: String {
+        get { storedSHA256.text }
+        set { storedSHA256 = StoredSHA256(newValue) }
+    }
+    /// ``sha256``, held as its bytes.
+    package var storedSHA256: StoredSHA256
+
+    /// Creates a chunk record.
+    public init(offset: Int64, length: Int64, uncompressedOffset: Int64, uncompressedLength: Int64, sha256: String) {
+        self.offset = offset
+        self.length = length
+        self.uncompressedOffset = uncompressedOffset
+        self.uncompressedLength = uncompressedLength
+        self.storedSHA256 = StoredSHA256(sha256)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case offset, length, uncompressedOffset, uncompressedLength, sha256
+    }
+
+    /// Reads the JSON fields (`sha256` as hex text).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            offset: try container.decode(Int64.self, forKey: .offset), length: try container.decode(Int64.self, forKey: .length),
+            uncompressedOffset: try container.decode(Int64.self, forKey: .uncompressedOffset),
+            uncompressedLength: try container.decode(Int64.self, forKey: .uncompressedLength),
+            sha256: try container.decode(String.self, forKey: .sha256))
+    }
+
+    /// Writes the JSON fields (`sha256` as hex text).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(offset, forKey: .offset)
+        try container.encode(length, forKey: .length)
+        try container.encode(uncompressedOffset, forKey: .uncompressedOffset)
+        try container.encode(uncompressedLength, forKey: .uncompressedLength)
+        try container.encode(sha256, forKey: .sha256)
+    }
 }
 
 /// How an archive's chunk boundaries were chosen, so a reader knows what to expect of its chunks.

@@ -46,17 +46,44 @@ public struct PackageManifest: Codable, Sendable, Equatable {
         /// Size in bytes.
         public var size: Int64
         /// Lowercase hex SHA-256 of the content.
-        public var sha256: String
+        public var sha256: String {
+            get { storedSHA256.text }
+            set { storedSHA256 = StoredSHA256(newValue) }
+        }
         /// Where the file's data starts in the uncompressed tar stream (schema 2): with ``chunks`` it
         /// says which chunks hold the file, so a client can fetch or check one file alone.
         public var dataOffset: Int64?
+        /// ``sha256``, held as its bytes (a manifest of a million files keeps a million of them).
+        package var storedSHA256: StoredSHA256
 
         /// Creates a file record.
         public init(path: String, size: Int64, sha256: String, dataOffset: Int64? = nil) {
             self.path = path
             self.size = size
-            self.sha256 = sha256
+            self.storedSHA256 = StoredSHA256(sha256)
             self.dataOffset = dataOffset
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case path, size, sha256, dataOffset
+        }
+
+        /// Reads the JSON fields (`sha256` as hex text).
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                path: try container.decode(String.self, forKey: .path), size: try container.decode(Int64.self, forKey: .size),
+                sha256: try container.decode(String.self, forKey: .sha256),
+                dataOffset: try container.decodeIfPresent(Int64.self, forKey: .dataOffset))
+        }
+
+        /// Writes the JSON fields (`sha256` as hex text; no `dataOffset` when there is none).
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(path, forKey: .path)
+            try container.encode(size, forKey: .size)
+            try container.encode(sha256, forKey: .sha256)
+            try container.encodeIfPresent(dataOffset, forKey: .dataOffset)
         }
     }
 
