@@ -57,7 +57,7 @@ final class ArchiveSink {
     /// The chunks completed so far, in order.
     private(set) var chunks: [ArchiveChunk] = []
     /// With chunking, the SHA-256 of each regular file's data, in stream order, once the sink stopped.
-    private(set) var fileSHA256s: [String] = []
+    private(set) var fileSHA256s: [StoredSHA256] = []
     /// The first compression failure, if any.
     private(set) var compressionError: ZstdError?
     /// The outcome once the sink stopped.
@@ -215,7 +215,7 @@ final class ArchiveSink {
         if let outcome { return outcome }
         if let feeder = hashFeeder.take() {
             let digests = feeder.finish()
-            for (index, digest) in zip(chunks.indices, digests.chunks) { chunks[index].sha256 = digest }
+            for (index, digest) in zip(chunks.indices, digests.chunks) { chunks[index].storedSHA256 = digest }
             fileSHA256s = digests.files
         }
         output.work.send(.last(current!, count: filled))

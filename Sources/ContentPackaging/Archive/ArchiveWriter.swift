@@ -195,7 +195,7 @@ public struct ArchiveWriter: ~Copyable {
         /// The chunk index; empty without chunking.
         package var chunks: [ArchiveChunk]
         /// With chunking, each regular file's SHA-256 in header order (hashed with its chunks); else empty.
-        package var fileSHA256s: [String]
+        package var fileSHA256s: [StoredSHA256]
     }
 
     /// ``finish()``, with the archive's chunk index and file hashes (chunked) instead of its SHA-256.

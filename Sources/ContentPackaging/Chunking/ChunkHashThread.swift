@@ -18,8 +18,8 @@ final class ChunkHashThread: Sendable {
 
     /// What ``Feeder/finish()`` returns: one digest per chunk and one per file, in stream order.
     struct Digests: Sendable {
-        var chunks: [String] = []
-        var files: [String] = []
+        var chunks: [StoredSHA256] = []
+        var files: [StoredSHA256] = []
     }
 
     /// What the sink hands over, in stream order.
@@ -167,7 +167,7 @@ private struct StreamHashing: ~Copyable {
             position += Int64(count)
             rest = UnsafeRawBufferPointer(rebasing: rest[count...])
             if inFile, position == files[next].offset + files[next].size {
-                digests.files.append(hasher.finishSecond())
+                digests.files.append(StoredSHA256(hasher.finishSecond()))
                 next += 1
             }
         }
@@ -176,13 +176,13 @@ private struct StreamHashing: ~Copyable {
     /// Files of no bytes at the head of the queue get the empty digest (they are whole once reached).
     private mutating func finishEmptyFiles() {
         while next < files.count, files[next].size == 0, files[next].offset <= position {
-            digests.files.append(hasher.finishSecond())
+            digests.files.append(StoredSHA256(hasher.finishSecond()))
             next += 1
         }
     }
 
     mutating func endChunk() {
-        digests.chunks.append(hasher.finishFirst())
+        digests.chunks.append(StoredSHA256(hasher.finishFirst()))
     }
 
     /// Every digest so far (an abandoned archive has fewer than it announced).

@@ -195,7 +195,7 @@ public struct Packer: Sendable {
         }
         if chunked {  // each file's data was hashed with its chunks, in header order
             precondition(finished.fileSHA256s.count == files.count, "one digest per file")
-            for index in files.indices { files[index].sha256 = finished.fileSHA256s[index] }
+            for index in files.indices { files[index].storedSHA256 = finished.fileSHA256s[index] }
         }
         return WrittenArchive(size: finished.size, sha256: finished.sha256, files: files, chunks: finished.chunks)
     }
