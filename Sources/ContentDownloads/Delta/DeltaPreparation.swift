@@ -85,13 +85,14 @@ struct DeltaPreparation {
 
     /// Every path through the same rules as a download's headers (layout, names, collisions, caps).
     private func admit(_ directories: [String]) throws(InstallError) {
-        var policy = EntryPolicy(limits: InstallLimits(
-            maxTotalBytes: package.manifest.uncompressedSize, maxEntries: InstallLimits.maxEntriesCap))
+        var policy = EntryPolicy(
+            limits: InstallLimits(maxTotalBytes: package.manifest.uncompressedSize, maxEntries: InstallLimits.maxEntriesCap),
+            keepsPlan: false)
         for directory in directories {
-            _ = try policy.admit(ArchiveEntryHeader(pathBytes: Array(directory.utf8), kind: .directory, size: 0, permissions: 0o755))
+            _ = try policy.admit(ArchiveEntryHeader(path: directory, kind: .directory, size: 0, permissions: 0o755))
         }
         for file in package.files {
-            _ = try policy.admit(ArchiveEntryHeader(pathBytes: Array(file.path.utf8), kind: .regular, size: file.size, permissions: 0o644))
+            _ = try policy.admit(ArchiveEntryHeader(path: file.path, kind: .regular, size: file.size, permissions: 0o644))
         }
     }
 

@@ -33,14 +33,18 @@ package struct ExtractionPlan: Sendable, Equatable {
 package struct EntryPolicy: Sendable {
     /// The caps applied.
     package let limits: InstallLimits
+    /// Whether ``finish()`` returns the entries admitted (an extraction replays them); a check of a manifest's
+    /// paths keeps none, so a million paths are not held twice.
+    private let keepsPlan: Bool
     private var layout = ArchiveLayoutRules()
     private var entries: [PlannedEntry] = []
     private var totalBytes: Int64 = 0
     private var count = 0
 
-    /// A policy with the given caps.
-    package init(limits: InstallLimits) {
+    /// A policy with the given caps; `keepsPlan` false when nothing needs ``finish()``'s entries.
+    package init(limits: InstallLimits, keepsPlan: Bool = true) {
         self.limits = limits
+        self.keepsPlan = keepsPlan
     }
 
     /// Reads every header of `reader` (skipping data) and returns the plan, or throws at the first bad entry.
@@ -70,7 +74,7 @@ package struct EntryPolicy: Sendable {
         var size: Int64 = 0
         if kind == .file { size = try admitSize(of: header, path: verdict.path) }
         let entry = PlannedEntry(path: verdict.path, kind: kind, size: size)
-        entries.append(entry)
+        if keepsPlan { entries.append(entry) }
         return entry
     }
 

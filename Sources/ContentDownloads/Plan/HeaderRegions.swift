@@ -47,7 +47,9 @@ struct HeaderRegions {
         self.package = package
         regions = Self.regions(of: package)
         directories = Set(package.manifest.directories ?? [])
-        policy = EntryPolicy(limits: InstallLimits(maxTotalBytes: package.manifest.uncompressedSize, maxEntries: InstallLimits.maxEntriesCap))
+        policy = EntryPolicy(
+            limits: InstallLimits(maxTotalBytes: package.manifest.uncompressedSize, maxEntries: InstallLimits.maxEntriesCap),
+            keepsPlan: false)
         var covered = Set<Int>()
         for (index, region) in regions.enumerated() where !region.range.isEmpty {
             let chunks = Self.chunks(overlapping: region.range, in: package)
@@ -200,7 +202,7 @@ struct HeaderRegions {
             case UInt8(ascii: "g"), UInt8(ascii: "L"), UInt8(ascii: "K"):
                 throw .unsafeEntry(path: String(decoding: header.name, as: UTF8.self), reason: "is a tar '\(Character(UnicodeScalar(header.typeFlag)))' header, which `iapcontent pack` never writes")
             default:
-                let entry = ArchiveEntryHeader(header, overrides: overrides)
+                let entry = Self.spelledAsListed(ArchiveEntryHeader(header, overrides: overrides), file: region.file.map { package.files[$0] })
                 overrides = [:]
                 let planned = try policy.admit(entry)
                 if planned.kind == .directory {
@@ -230,6 +232,15 @@ struct HeaderRegions {
                 path: file.path,
                 reason: "is listed in the signed package manifest (data at stream byte \(file.dataOffset!)), but the archive has no tar header for it there; the archive does not match its manifest — tell the publisher")
         }
+    }
+
+    /// `entry` with its path spelled by the listed file's own `String` when its bytes are that path, so the
+    /// policy, which remembers every path, shares the manifest's storage instead of a decoded copy.
+    private static func spelledAsListed(_ entry: ArchiveEntryHeader, file: PackageManifest.File?) -> ArchiveEntryHeader {
+        guard entry.kind == .regular, let file, file.path.utf8.elementsEqual(entry.pathBytes) else { return entry }
+        var spelled = ArchiveEntryHeader(path: file.path, kind: entry.kind, size: entry.size, permissions: entry.permissions)
+        spelled.linkTarget = entry.linkTarget
+        return spelled
     }
 
     private func refusal(_ what: String) -> InstallError {

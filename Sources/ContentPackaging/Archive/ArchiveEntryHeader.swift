@@ -28,9 +28,14 @@ public struct ArchiveEntryHeader: Sendable, Equatable {
     }
 
     /// The path exactly as stored (raw bytes; may be invalid UTF-8).
-    public var pathBytes: [UInt8]
+    public var pathBytes: [UInt8] {
+        didSet { spelledPath = nil }
+    }
     /// The path decoded as UTF-8 (invalid sequences replaced); use ``pathBytes`` for checks.
-    public var path: String { String(decoding: pathBytes, as: UTF8.self) }
+    public var path: String { spelledPath ?? String(decoding: pathBytes, as: UTF8.self) }
+    /// The path as a `String` a caller already holds for these bytes (a manifest's), so the rules that
+    /// remember paths share its storage instead of decoding a copy; `nil` decodes ``pathBytes``.
+    private var spelledPath: String?
     /// Object kind.
     public var kind: Kind
     /// Declared data size in bytes (0 for directories).
@@ -47,5 +52,18 @@ public struct ArchiveEntryHeader: Sendable, Equatable {
         self.size = size
         self.permissions = permissions
         self.linkTarget = linkTarget
+    }
+
+    /// A header for `path`, a valid `String` the caller keeps (a manifest's path): ``path`` returns that
+    /// very string, so what remembers paths shares its storage.
+    package init(path: String, kind: Kind, size: Int64, permissions: UInt32) {
+        self.init(pathBytes: Array(path.utf8), kind: kind, size: size, permissions: permissions)
+        spelledPath = path
+    }
+
+    /// Headers are equal when what they say is: the path's bytes, kind, size, permissions and link target.
+    public static func == (lhs: ArchiveEntryHeader, rhs: ArchiveEntryHeader) -> Bool {
+        lhs.pathBytes == rhs.pathBytes && lhs.kind == rhs.kind && lhs.size == rhs.size
+            && lhs.permissions == rhs.permissions && lhs.linkTarget == rhs.linkTarget
     }
 }
