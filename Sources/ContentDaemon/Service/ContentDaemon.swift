@@ -3,7 +3,7 @@ internal import Foundation
 internal import Logging
 internal import SystemSupport
 
-/// A ``ContentQueue`` served to other programs over a Unix socket: JSON-RPC 2.0, one message a line, with
+/// A `ContentQueue` served to other programs over a Unix socket: JSON-RPC 2.0, one message a line, with
 /// the queue's changes pushed to subscribed clients.
 ///
 /// One daemon drives one store (the store's driver lock: a second daemon, or a `download`, is refused). Its

@@ -3,7 +3,7 @@ internal import ContentDownloads
 internal import ContentPackaging
 internal import Foundation
 
-/// The daemon's methods, each a call of the public ``ContentQueue`` API: decode the params, call, encode.
+/// The daemon's methods, each a call of the public `ContentQueue` API: decode the params, call, encode.
 struct DaemonMethods: Sendable {
     let queue: ContentQueue
     let configuration: DaemonConfiguration

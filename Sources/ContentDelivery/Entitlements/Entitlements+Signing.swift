@@ -8,7 +8,7 @@ extension Entitlements {
     /// The signature covers the exact bytes written, so the pair verifies with
     /// ``EntitlementsVerifier`` and the key's public half.
     /// - Returns: The signature record.
-    /// - Throws: an encoding or ``FileSystemError``.
+    /// - Throws: an encoding or `FileSystemError`.
     @discardableResult
     public func write(to url: URL, signingKey: SigningKey) throws -> CatalogSignature {
         let data = try encoded()

@@ -12,9 +12,9 @@ import Glibc
 ///    descriptor — hashing costs a fraction of decompressing and fsyncing, and it closes the gap
 ///    between the engine's check and this open.
 /// 2. Preflight free space (``SpacePreflight``).
-/// 3. Pre-scan every header through the same descriptor (``EntryPolicy``): nothing is written
+/// 3. Pre-scan every header through the same descriptor (`EntryPolicy`): nothing is written
 ///    unless every entry is acceptable.
-/// 4. Seek back to 0 and extract into `staging/<productID>-<random>/` (``SafeExtractor``), which
+/// 4. Seek back to 0 and extract into `staging/<productID>-<random>/` (`SafeExtractor`), which
 ///    must repeat the pre-scan exactly and stays within its sizes.
 /// 5. Check the extracted `ContentInfo.plist` names the promised product and version.
 /// 6. Swap into `content/<productID>` with `renameat2(RENAME_EXCHANGE)` (or `RENAME_NOREPLACE` for
@@ -26,7 +26,7 @@ import Glibc
 /// version is live and ``recover(store:)`` finishes the cleanup (`cleaned` is then not reported).
 ///
 /// Swaps and recovery of one store are serialised by an exclusive `flock` on `<store>/.lock`
-/// (across threads and processes). Extraction runs unlocked in a ``StagingFolder`` whose own
+/// (across threads and processes). Extraction runs unlocked in a `StagingFolder` whose own
 /// `flock` keeps recovery away from it, so several packages extract at once.
 /// The call blocks: run it off any cooperative thread (the download engine's own thread).
 public enum ContentInstaller {
@@ -120,7 +120,7 @@ public enum ContentInstaller {
         let lock: StoreLock
         do {
             try StagedContentInfo.verify(stagingFD: staging.fd, stagingPath: staging.path, product: product)
-            // Every file and folder inside staging is already fsynced (``SafeExtractor``). The staging
+            // Every file and folder inside staging is already fsynced (`SafeExtractor`). The staging
             // folder's own name in `staging/` need not be durable before the rename: the fsyncs of both
             // parents after it make the new name durable, and until then a power loss shows the
             // previous version. (This fsync cost one of 13 per small package.)

@@ -1,4 +1,4 @@
-/// Knobs of a ``DownloadManager``: concurrency, bandwidth, retries and the engine's settings.
+/// Knobs of the download manager: concurrency, bandwidth, retries and the engine's settings.
 public struct DownloadOptions: Sendable, Equatable {
     /// Transfers running at once. A verified download that is still installing (its post-verify
     /// step) no longer holds a slot, so the next transfer starts meanwhile.

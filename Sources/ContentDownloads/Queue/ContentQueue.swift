@@ -10,7 +10,7 @@ public import Foundation
 /// `finished` and its `contentURL` names the installed folder → ``finish(_:)`` moves the
 /// transaction to the history (refused while a download is in flight).
 ///
-/// Lifecycle: create, set an ``observer`` or take ``updates``, then ``open()`` — it recovers
+/// Lifecycle: create, set an `observer` or take ``updates``, then ``open()`` — it recovers
 /// what a crash interrupted, resumes the downloads that were active (paused ones stay paused) and
 /// re-delivers every unfinished transaction. ``close()`` pauses and checkpoints; ``open()`` may follow it again.
 public actor ContentQueue {

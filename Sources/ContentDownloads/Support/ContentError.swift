@@ -5,7 +5,7 @@
 /// them in one place: `catch let error as any ContentError { report(error.errorCode, error.description) }`.
 public protocol ContentError: Error, Sendable, CustomStringConvertible {
     /// A stable name of the kind of failure (`unknownProduct`, `checksumMismatch`, `storeBusy`, …): it never changes
-    /// for a kind, so clients can branch on it; the ``description`` is for people.
+    /// for a kind, so clients can branch on it; the `description` is for people.
     var errorCode: String { get }
 }
 

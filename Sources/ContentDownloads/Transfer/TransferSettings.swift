@@ -37,7 +37,7 @@ public struct TransferSettings: Sendable, Equatable {
     /// Periodic checkpoints are fsynced on the engine's `iap-fsync` thread while bytes keep
     /// arriving. They bound what a *power loss* re-fetches: a `kill -9` leaves the page cache
     /// behind, so a restart in the same boot keeps every byte written
-    /// (``TransferRequest/keepsWrittenTail``) and re-fetches only what sat in buffers and sockets.
+    /// (the transfer request's `keepsWrittenTail`) and re-fetches only what sat in buffers and sockets.
     /// Until that rule, the checkpoints also bounded the kill -9 re-fetch (its budget was
     /// 8 MiB), which held them at 1 MiB with a 3 MiB lag limit: about 1 000 fsyncs per GiB, and the
     /// transfer thread waited for the device whenever it was slow. Measured on a 1 GiB download from
@@ -49,7 +49,7 @@ public struct TransferSettings: Sendable, Equatable {
     ///
     /// A checkpoint there fsyncs every file written since the last one (and ext4 commits its journal each time);
     /// every 4 MiB that cost a 1 GiB download 0.2–0.4 s against 32 MiB. A `kill -9` re-fetches far less: the
-    /// placed-chunks log (``PlacedChunks``) counts in the same boot what the killed run had written.
+    /// placed-chunks log (`PlacedChunks`) counts in the same boot what the killed run had written.
     public var chunkedCheckpointBytes: Int64 = 32 << 20
     /// …or after this many seconds with new bytes, whichever comes first.
     public var checkpointInterval: Double = 1.0
@@ -102,7 +102,7 @@ public struct TransferSettings: Sendable, Equatable {
     /// libcurl 7.88 reads up to 100 buffers per `curl_multi_perform` while the socket stays readable
     /// and only then checks `CURLOPT_MAX_RECV_SPEED_LARGE`, so a 256 KiB buffer let a 4 MiB/s cap
     /// pass 16 MiB from loopback nginx in 0.1 s (measured; 32 KiB buffers: 3.9 s, as capped). The
-    /// buffer is fixed when the transfer starts; a later ``TransferEngine/setRate(_:bytesPerSecond:)``
+    /// buffer is fixed when the transfer starts; a later `TransferEngine.setRate(_:bytesPerSecond:)`
     /// still holds the average, in larger bursts.
     public static func receiveBufferSize(forCap cap: Int64) -> Int {
         let uncapped = 256 << 10

@@ -109,7 +109,7 @@ extension CatalogSource {
     }
 
     /// Every URL the product's archive may come from, best first: the pinned url, each mirror, the
-    /// catalog's own folder (see ``Catalog/archiveURLs(for:catalogURL:)``).
+    /// catalog's own folder (see `Catalog.archiveURLs(for:catalogURL:)`).
     public func archiveURLCandidates(for product: CatalogProduct) -> [String] {
         let candidates = catalog.archiveURLs(for: product, catalogURL: location).map(\.absoluteString)
         return candidates.isEmpty ? [archiveURL(for: product)] : candidates

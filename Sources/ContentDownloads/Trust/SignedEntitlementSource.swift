@@ -1,7 +1,7 @@
 internal import ContentDelivery
 internal import Foundation
 
-/// The built-in ``EntitlementSource``: a signed entitlements document fetched over HTTP(S) (or read from a
+/// The built-in `EntitlementSource`: a signed entitlements document fetched over HTTP(S) (or read from a
 /// file), checked with the catalog's trust rules, its sequence remembered in the store's journal.
 ///
 /// Made by ``Store/signedEntitlements(at:pinnedPublicKeys:subject:transport:)``; internal so the module's public

@@ -1,7 +1,7 @@
 public import ContentDelivery
 
 extension Store {
-    /// An ``EntitlementSource`` reading the signed entitlements document at `location` (an `http`, `https` or
+    /// An `EntitlementSource` reading the signed entitlements document at `location` (an `http`, `https` or
     /// `file` URL, or a path), for ``ContentQueue/setEntitlementSource(_:removingWithdrawnContent:)``.
     ///
     /// With keys pinned, `<document>.sig` is fetched from beside it and must verify with one of them; with
