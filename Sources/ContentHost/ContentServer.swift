@@ -35,7 +35,7 @@ public struct ContentServer: Sendable {
     public let configuration: Configuration
     let logger: Logger
 
-    /// Creates a server; nothing is bound until ``run(onReady:)``.
+    /// Creates a server; nothing is bound until ``run(until:onReady:)``.
     public init(configuration: Configuration, logger: Logger = Logger(label: "iapcontent.serve")) {
         self.configuration = configuration
         self.logger = logger

@@ -3,8 +3,8 @@ import Foundation
 
 /// Streams entries out of a `.tar.zst` (or plain `.tar`) archive, one header and one data block at a time.
 ///
-/// Only libarchive's tar reader and zstd filter are registered (or, for ``Format/xar`` and
-/// ``Format/cpioGzip``, that one format and its filter) — never the `_all` functions, which would expose
+/// Only libarchive's tar reader and zstd filter are registered (or, for `Format.xar` and
+/// `Format.cpioGzip`, that one format and its filter) — never the `_all` functions, which would expose
 /// every parser (RAR, ISO9660, …) and external-program filters to untrusted input.
 /// Memory stays flat: data comes out in caller-sized blocks.
 ///

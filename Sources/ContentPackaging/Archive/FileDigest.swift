@@ -19,7 +19,7 @@ public struct FileDigest: Sendable, Equatable {
 
     /// Hashes the file at `url` in 1 MiB chunks.
     ///
-    /// - Throws: ``FileSystemError`` if it cannot be opened or read.
+    /// - Throws: `FileSystemError` if it cannot be opened or read.
     public static func of(_ url: URL) throws(FileSystemError) -> FileDigest {
         try stream(from: url, copyingTo: nil)
     }

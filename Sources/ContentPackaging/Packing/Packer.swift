@@ -13,7 +13,7 @@ import Glibc
 /// archive as it is compressed; a chunked archive's chunks and files are hashed in one pass on a hash
 /// thread, and it has no archive-wide hash.
 /// Both files are written crash-safely (temp + fsync + rename + fsync dir); on any error the temp
-/// file is removed, and a signal handler can remove it too via a ``TemporaryFileRegistry``.
+/// file is removed, and a signal handler can remove it too via a `TemporaryFileRegistry`.
 ///
 /// ```swift
 /// let result = try Packer().pack(folder: folder, outputDirectory: out)
