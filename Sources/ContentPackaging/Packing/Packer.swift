@@ -75,10 +75,16 @@ public struct Packer: Sendable {
         folder: URL, outputDirectory: URL, registry: TemporaryFileRegistry?
     ) throws(PackError) -> PackResult {
         // Files are checked for executable code while they are read for the archive (below).
-        let report = validator.validate(folder: folder, sniffing: false)
+        var report = validator.validate(folder: folder, sniffing: false)
         guard report.isValid, let info = report.contentInfo else {
             throw .invalid(everyProblem(in: folder, found: report.problems))
         }
+        // The entries go to the writer alone, which lets them go once written: with a hundred thousand files
+        // they are megabytes the manifest's encoding should not find still held.
+        let entries = report.entries
+        report.entries = []
+        let entryCount = entries.count
+        let directories = chunked ? entries.filter { $0.kind == .directory }.map(\.path) : nil
         let directory = outputDirectory.standardizedFileURL.path
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -93,7 +99,7 @@ public struct Packer: Sendable {
         let archive: WrittenArchive
         do {
             archive = try writeArchive(
-                entries: report.entries, root: folder.standardizedFileURL.path, fd: fd, displayPath: temporary)
+                entries: consume entries, root: folder.standardizedFileURL.path, fd: fd, displayPath: temporary)
         } catch {
             close(fd)
             unlink(temporary)
@@ -111,9 +117,8 @@ public struct Packer: Sendable {
         let manifest = PackageManifest(
             productID: info.productID, contentVersion: info.contentVersion, archiveName: archiveName,
             archiveSize: archive.size, archiveSHA256: archive.sha256,
-            uncompressedSize: archive.files.reduce(0) { $0 + $1.size }, entryCount: report.entries.count,
-            files: archive.files,
-            directories: chunked ? report.entries.filter { $0.kind == .directory }.map(\.path) : nil,
+            uncompressedSize: archive.files.reduce(0) { $0 + $1.size }, entryCount: entryCount,
+            files: archive.files, directories: directories,
             chunking: chunked ? chunking.manifestDescription(fileGroups: fileGroups) : nil, chunks: chunked ? archive.chunks : nil)
         let data: Data
         do {
@@ -154,7 +159,7 @@ public struct Packer: Sendable {
     /// hashes each chunk and each file in one pass. Each hand-over is a bounded channel of fixed buffers,
     /// so memory stays flat; the bytes are the same as a single-threaded pack's.
     private func writeArchive(
-        entries: [FolderEntry], root: String, fd: Int32, displayPath: String
+        entries: consuming [FolderEntry], root: String, fd: Int32, displayPath: String
     ) throws(PackError) -> WrittenArchive {
         var files: [PackageManifest.File] = []
         files.reserveCapacity(entries.count)
@@ -166,7 +171,7 @@ public struct Packer: Sendable {
         } catch {
             throw .archive(error)
         }
-        let reader = FileReadAhead(entries: entries, root: root, hashing: !chunked)
+        let reader = FileReadAhead(entries: copy entries, root: root, hashing: !chunked)
         defer { reader.close() }
         for (index, entry) in entries.enumerated() {
             // The data of a file of at least a minimum chunk has chunks of its own: its header and padding go
