@@ -26,7 +26,7 @@ import TestSupport
         let published = try Data(contentsOf: output.appendingPathComponent(reference.path))
         #expect(published == (try Data(contentsOf: packed.manifestURL)))
         #expect(reference.sha256 == SHA256.hash(data: published).lowercaseHex)
-        #expect(reference.path == "manifests/\(reference.sha256).manifest.json")
+        #expect(reference.path == "manifests/\(reference.sha256).manifest")
         #expect(reference.length == Int64(published.count))
         #expect(try PackageManifest.decode(published).chunks == packed.manifest.chunks)
     }

@@ -1,0 +1,36 @@
+@testable import ContentPackaging
+import PropertyBased
+import Testing
+
+/// Encoding a manifest in the compact format and decoding it gives it back, field for field.
+@Suite("compact manifest round trip")
+struct CompactManifestPropertyTests {
+    private static let seeds = Gen.uint64().array(of: 0...60)
+
+    @Test("a chunk-indexed manifest decodes to itself")
+    func chunkedRoundTrip() async {
+        await propertyCheck(input: Self.seeds) { seeds in
+            let manifest = CompactManifestSamples.chunked(seeds)
+            #expect(manifest.chunkIndexProblems().isEmpty)
+            let data = try manifest.compactEncoded()
+            #expect(PackageManifest.isCompact(data))
+            #expect(try PackageManifest.decode(data) == manifest)
+        }
+    }
+
+    @Test("a one-frame manifest decodes to itself")
+    func oneFrameRoundTrip() async {
+        await propertyCheck(input: Self.seeds) { seeds in
+            let manifest = CompactManifestSamples.oneFrame(seeds)
+            #expect(try PackageManifest.decode(try manifest.compactEncoded()) == manifest)
+        }
+    }
+
+    @Test("the same manifest always gives the same bytes")
+    func deterministic() async {
+        await propertyCheck(input: Self.seeds) { seeds in
+            let manifest = CompactManifestSamples.chunked(seeds)
+            #expect(try manifest.compactEncoded() == (try manifest.compactEncoded()))
+        }
+    }
+}
