@@ -48,7 +48,6 @@ extension IAPContent {
             for problem in report.problems { Output.note(problem.description) }
             if !report.isValid { throw ExitStatus.failure }
         }
-    }
 
         /// Decodes the manifest given (or beside the archive given): as JSON with `--manifest-json`, else a
         /// summary and its chunk index's problems (exit 1 when there are any).
