@@ -116,6 +116,19 @@ struct CompactManifestHostileTests {
         #expect(error.field == "format version" && error.offset == 8 && error.description.contains("update iapcontent"), "\(error)")
     }
 
+    @Test("a data offset that puts a file before the tar stream or past 2^63 is refused, naming the file")
+    func lyingDataOffsets() throws {
+        var body = try CompactManifestEncoder.body(of: Self.manifest)
+        // The first data offset follows the paths and the sizes; find it by encoding a manifest with one different offset.
+        var moved = Self.manifest
+        moved.files[0].dataOffset! += 1
+        let other = try CompactManifestEncoder.body(of: moved)
+        let at = try #require(body.indices.first { body[$0] != other[$0] })
+        body.replaceSubrange(at..<(at + 2), with: Self.varint(zigzag: -1_000_000))  // 512 is two varint bytes
+        let error = try #require(Self.refusal(try Self.wrapped(body)))
+        #expect(error.field == "file 0's data offset" && error.offset == at, "\(error)")
+    }
+
     @Test("chunk lengths that do not add up to the archive are refused as an unsound index")
     func lyingLengths() throws {
         var manifest = Self.manifest
@@ -132,6 +145,13 @@ struct CompactManifestHostileTests {
         header.directories = []
         header.chunks = []
         return try CompactManifestEncoder.body(of: header).count - 3
+    }
+
+    /// `value` zigzag-coded as a varint, of the same length as the encoder's.
+    private static func varint(zigzag value: Int64) -> [UInt8] {
+        var writer = ManifestBodyWriter(reserving: 10)
+        writer.signed(value)
+        return writer.bytes
     }
 
     /// `value` as an unsigned LEB128 varint.
