@@ -246,7 +246,7 @@ _iapcontent_pack() {
 
 _iapcontent_inspect() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--manifest-json --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __iapcontent_offer_flags_options 1

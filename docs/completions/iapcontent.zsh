@@ -52,7 +52,7 @@ _iapcontent() {
         local -ar subcommands=(
             'import:Turn Apple-hosted content (built target, Xcode project or uploaded .pkg) into a content folder.'
             'validate:Check a content folder (ContentInfo.plist + Contents/); report every problem at once.'
-            'pack:Pack a content folder into a reproducible <product>-<version>.tar.zst plus .manifest.json.'
+            'pack:Pack a content folder into a reproducible <product>-<version>.tar.zst plus its manifest.'
             'inspect:Show an archive'\''s product, version, sizes and files; verify it against the manifest beside it.'
             'catalog:Build a static, content-addressed catalog folder from packed archives.'
             'keygen:Create an Ed25519 catalog signing key, or a URL-token key with --token-key.'
@@ -138,6 +138,7 @@ _iapcontent_inspect() {
     local -i ret=1
     local -ar arg_specs=(
         ':archive:'
+        '--manifest-json[Print the manifest (the one given, or the one beside the archive) as JSON, and nothing else.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -39,7 +39,12 @@ enum CompactManifestDecoder {
         guard compression == CompactManifestFormat.zstdCompression else {
             throw head.error("compression", at: head.position - 1, "is \(compression), but this reader knows only zstd (\(CompactManifestFormat.zstdCompression)); update iapcontent")
         }
-        let length = Int(try head.count("body length", atMost: Int64(PackageManifest.largestCompactBody)))
+        let lengthOffset = head.position
+        let declared = try head.varint("body length")
+        guard declared <= UInt64(PackageManifest.largestCompactBody) else {
+            throw head.error("body length", at: lengthOffset, "declares \(declared) bytes, more than the \(PackageManifest.largestCompactBody) a reader decompresses (PackageManifest.largestCompactBody); the manifest is damaged, or its content must be split into several products")
+        }
+        let length = Int(declared)
         let frame = UnsafeRawBufferPointer(rebasing: file[head.position...])
         // Pages are only touched as the frame fills them: a frame that lies about its length costs what it decodes to.
         let body = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, length), alignment: 16)
