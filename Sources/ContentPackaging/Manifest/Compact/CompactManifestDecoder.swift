@@ -185,7 +185,7 @@ enum CompactManifestDecoder {
                 end = next
             }
         }
-        for index in files.indices { files[index].sha256 = try input.digest("file \(index)'s SHA-256") }
+        for index in files.indices { files[index].storedSHA256 = try input.storedDigest("file \(index)'s SHA-256") }
         return files
     }
 
@@ -257,7 +257,7 @@ enum CompactManifestDecoder {
             guard !overflow else { throw input.error("chunk \(index)'s uncompressed length", at: at, "runs the tar stream past 2^63 bytes; the manifest is damaged — pack it again") }
             uncompressed = next
         }
-        for index in 0..<count { chunks[index].sha256 = try input.digest("chunk \(index)'s SHA-256") }
+        for index in 0..<count { chunks[index].storedSHA256 = try input.storedDigest("chunk \(index)'s SHA-256") }
         return chunks
     }
 }

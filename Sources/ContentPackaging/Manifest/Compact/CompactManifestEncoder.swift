@@ -71,7 +71,7 @@ enum CompactManifestEncoder {
                 end = start &+ file.size
             }
         }
-        for (index, file) in files.enumerated() { try out.raw(digest(file.sha256, "file \(index)'s SHA-256", out)) }
+        for (index, file) in files.enumerated() { try out.raw(digest(file.storedSHA256, "file \(index)'s SHA-256", out)) }
     }
 
     /// Paths front-coded, each strictly after the previous one byte-wise.
@@ -102,7 +102,7 @@ enum CompactManifestEncoder {
         }
         for chunk in chunks { out.varint(chunk.length) }
         for chunk in chunks { out.varint(chunk.uncompressedLength) }
-        for (index, chunk) in chunks.enumerated() { try out.raw(digest(chunk.sha256, "chunk \(index)'s SHA-256", out)) }
+        for (index, chunk) in chunks.enumerated() { try out.raw(digest(chunk.storedSHA256, "chunk \(index)'s SHA-256", out)) }
     }
 
     /// The envelope around `body`: magic, version, compression, body length, then the zstd frame.
@@ -138,6 +138,14 @@ enum CompactManifestEncoder {
     private static func nonNegative(_ value: Int64, _ field: String, _ out: ManifestBodyWriter) throws(ManifestFormatError) -> Int64 {
         guard value >= 0 else { throw refusal(field, out.bytes.count, "is negative (\(value)); pack it again") }
         return value
+    }
+
+    /// The 32 bytes of a SHA-256 the model holds: its bytes, or its text when that is not lowercase hex.
+    private static func digest(_ stored: StoredSHA256, _ field: String, _ out: ManifestBodyWriter) throws(ManifestFormatError) -> [UInt8] {
+        guard case .digest(let a, let b, let c, let d) = stored.caseFolded else {
+            throw refusal(field, out.bytes.count, "'\(stored.text)' is not a SHA-256 (64 hex digits); pack it again")
+        }
+        return [a, b, c, d].flatMap { word in (0..<8).map { UInt8(truncatingIfNeeded: word >> (56 - 8 * UInt64($0))) } }
     }
 
     /// The 32 bytes of a 64-digit hex SHA-256.

@@ -92,10 +92,19 @@ struct ManifestBodyReader {
         return text
     }
 
-    /// A raw SHA-256, as the lowercase hex the in-memory manifest holds.
+    /// A raw SHA-256 as lowercase hex (the manifest's archive SHA-256).
     mutating func digest(_ field: @autoclosure () -> String) throws(ManifestFormatError) -> String {
         let slice = try raw(field(), count: CompactManifestFormat.digestBytes)
         return Self.hex(slice)
+    }
+
+    /// A raw SHA-256 as the model holds a file's or a chunk's: its bytes, no text made.
+    mutating func storedDigest(_ field: @autoclosure () -> String) throws(ManifestFormatError) -> StoredSHA256 {
+        let slice = try raw(field(), count: CompactManifestFormat.digestBytes)
+        func word(_ at: Int) -> UInt64 {
+            (0..<8).reduce(UInt64(0)) { $0 << 8 | UInt64(slice[at + $1]) }
+        }
+        return .digest(word(0), word(8), word(16), word(24))
     }
 
     /// Lowercase hex of `bytes`, built in one allocation.
