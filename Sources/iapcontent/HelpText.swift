@@ -74,7 +74,7 @@ enum HelpText {
         Validates the folder, then writes <product>-<version>.tar.zst (reproducible: sorted entries, \
         fixed owners and times, so the same folder always gives the same bytes and SHA-256) and \
         <product>-<version>.manifest (every file's size and SHA-256, every directory, in the compact \
-        binary format of docs/MANIFEST-FORMAT.md: about 40 bytes a file; `inspect --manifest-json` \
+        binary format of docs/MANIFEST-FORMAT.md: about 38 bytes a file; `inspect --manifest-json` \
         prints it as JSON). The archive is chunk-indexed: one zstd frame per chunk of the tar stream \
         (still a standard tar.zst for bsdtar, tar and zstd), each chunk's range and SHA-256 in the \
         manifest (schema 2). A file of at least 256 KiB has content-defined chunks of its own; smaller \
