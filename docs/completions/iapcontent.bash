@@ -227,7 +227,7 @@ _iapcontent_pack() {
     repeating_flags=()
     non_repeating_flags=(--single-frame --version -h --help)
     repeating_options=()
-    non_repeating_options=(--output -o --max-size --level)
+    non_repeating_options=(--output -o --max-size --level --file-group-bytes)
     __iapcontent_offer_flags_options 1
 
     # Offer option value completions
@@ -239,6 +239,9 @@ _iapcontent_pack() {
         return
         ;;
     '--level')
+        return
+        ;;
+    '--file-group-bytes')
         return
         ;;
     esac

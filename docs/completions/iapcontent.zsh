@@ -126,6 +126,7 @@ _iapcontent_pack() {
         '--max-size[Largest total size of the files, in bytes (default 1 TiB).]:max-size:'
         '--level[zstd compression level (1-19).]:level:'
         '--single-frame[Write the older one-frame archive (manifest schema 1, no chunk index) for clients that predate chunk-indexed archives.]'
+        '--file-group-bytes[Group files smaller than a chunk into zstd frames of at most this many compressed bytes, cut between files, so an update that changes a few of them fetches little else; 0 leaves them to the content-defined chunks.]:bytes:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
