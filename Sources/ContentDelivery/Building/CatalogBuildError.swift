@@ -9,7 +9,7 @@ public enum CatalogBuildError: Error, CustomStringConvertible, Sendable, Equatab
     case missingManifest(archive: String, expected: String)
     /// A manifest could not be read or decoded.
     case unreadableManifest(path: String, detail: String)
-    /// A manifest is larger than a client fetches (`limit`, ``PackageManifest/largestCompactManifest``).
+    /// A manifest is larger than a client fetches (`limit`, `PackageManifest.largestCompactManifest`).
     case manifestTooLarge(path: String, bytes: Int, limit: Int)
     /// The archive bytes disagree with their manifest (`field` is `sha256` or `length`).
     case manifestMismatch(archive: String, field: String, manifest: String, actual: String)
