@@ -22,7 +22,7 @@ extension HelpText {
         `iapcontent catalog` prints the same for the versions it finds beside the newest.
 
         EXAMPLES:
-          iapcontent diff dist/com.example.maps-1.0.manifest.json dist/com.example.maps-2.0.manifest.json
+          iapcontent diff dist/com.example.maps-1.0.manifest dist/com.example.maps-2.0.manifest
           iapcontent diff dist/com.example.maps-1.0.tar.zst dist/com.example.maps-2.0.tar.zst --json
         """
 

@@ -73,15 +73,18 @@ enum HelpText {
     static let pack = """
         Validates the folder, then writes <product>-<version>.tar.zst (reproducible: sorted entries, \
         fixed owners and times, so the same folder always gives the same bytes and SHA-256) and \
-        <product>-<version>.manifest.json (every file's size and SHA-256, every directory). The \
-        archive is chunk-indexed: one zstd frame per chunk of the tar stream (still a standard tar.zst \
-        for bsdtar, tar and zstd), each chunk's range and SHA-256 in the manifest (schema 2). A file of \
-        at least 256 KiB has content-defined chunks of its own; smaller files are grouped in path order \
-        into frames of at most --file-group-bytes compressed bytes (64 KiB), cut between files, so an \
-        update that changes a few small files fetches them and little else. Clients verify each chunk, \
-        write it straight into place, no archive kept, and a resumed download continues inside a file. \
-        --single-frame writes the older one-frame archive (schema 1, the archive's SHA-256 in the \
-        manifest) for clients that predate chunk indexes; --chunked, once needed for chunk indexes, is still accepted and changes nothing. \
+        <product>-<version>.manifest (every file's size and SHA-256, every directory, in the compact \
+        binary format of docs/MANIFEST-FORMAT.md: about 38 bytes a file; `inspect --manifest-json` \
+        prints it as JSON). The archive is chunk-indexed: one zstd frame per chunk of the tar stream \
+        (still a standard tar.zst for bsdtar, tar and zstd), each chunk's range and SHA-256 in the \
+        manifest (schema 2). A file of at least 256 KiB has content-defined chunks of its own; smaller \
+        files are grouped in path order into frames of at most --file-group-bytes compressed bytes \
+        (64 KiB), cut between files, so an update that changes a few small files fetches them and \
+        little else. Clients verify each chunk, write it straight into place, no archive kept, and a \
+        resumed download continues inside a file. --single-frame writes the one-frame archive \
+        (schema 1, the archive's SHA-256 in a JSON manifest, <product>-<version>.manifest.json) for \
+        clients that predate chunk indexes; --chunked, once needed for chunk indexes, is still \
+        accepted and changes nothing. \
         Files appear only when complete: a Ctrl-C leaves no partial archive and exits 3. Headers use \
         SOURCE_DATE_EPOCH as the modification time when set. The archive path is the last line on stdout.
 
@@ -98,19 +101,23 @@ enum HelpText {
         manifest sits beside it, checks the archive's length (and SHA-256, for a one-frame archive), \
         every file and every directory against it, and for a chunk-indexed archive decodes each chunk \
         alone from its range and checks its SHA-256. Exits 1, naming the entry or chunk, when the \
-        archive is not a valid package or differs from its manifest.
+        archive is not a valid package or differs from its manifest. Given a manifest instead \
+        (<name>.manifest or .manifest.json), decodes it and checks its chunk index: product, version, \
+        counts and encoding. --manifest-json prints the manifest (given, or beside the archive) as JSON.
 
         EXAMPLES:
           iapcontent inspect dist/com.example.maps-2.1.tar.zst
+          iapcontent inspect dist/com.example.maps-2.1.manifest --manifest-json | jq '.files | length'
           iapcontent pack MapsPack --output dist && iapcontent inspect dist/com.example.maps-2.1.tar.zst
         """
 
     /// `iapcontent catalog`.
     static let catalog = """
-        Reads every <id>-<ver>.tar.zst with its .manifest.json, checks the archive's length (and \
-        SHA-256, when the manifest has one) against the manifest, and writes \
-        <output>/archives/<sha256>.tar.zst, the manifest of a chunk-indexed archive as \
-        <output>/manifests/<sha256>.manifest.json, and <output>/catalog.json (and catalog.json.sig \
+        Reads every <id>-<ver>.tar.zst with its .manifest (or .manifest.json), checks the archive's \
+        length (and SHA-256, when the manifest has one) against the manifest, and writes \
+        <output>/archives/<sha256>.tar.zst, the manifest of a chunk-indexed archive in the compact \
+        format as <output>/manifests/<sha256>.manifest (a JSON manifest is converted; one past the \
+        64 MiB a client fetches is an error), and <output>/catalog.json (and catalog.json.sig \
         with --signing-key). When a product appears in \
         several versions, the highest is published. catalogVersion defaults to the previous \
         catalog's + 1 (or the current Unix time for a new folder). The folder can be served by any \

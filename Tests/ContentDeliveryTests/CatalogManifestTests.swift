@@ -26,9 +26,24 @@ import TestSupport
         let published = try Data(contentsOf: output.appendingPathComponent(reference.path))
         #expect(published == (try Data(contentsOf: packed.manifestURL)))
         #expect(reference.sha256 == SHA256.hash(data: published).lowercaseHex)
-        #expect(reference.path == "manifests/\(reference.sha256).manifest.json")
+        #expect(reference.path == "manifests/\(reference.sha256).manifest")
         #expect(reference.length == Int64(published.count))
         #expect(try PackageManifest.decode(published).chunks == packed.manifest.chunks)
+    }
+
+    @Test func aJSONManifestIsPublishedInTheCompactFormat() throws {
+        let directory = try TemporaryDirectory("catalog-manifest")
+        let packed = try packInput(in: directory)
+        let json = packed.manifestURL.deletingPathExtension().appendingPathExtension("manifest.json")
+        try packed.manifest.encoded().write(to: json)
+        try FileManager.default.removeItem(at: packed.manifestURL)
+        let output = directory.appending("site")
+        let result = try CatalogBuilder(inputDirectory: directory.appending("in"), outputDirectory: output).build()
+        let reference = try #require(result.catalog.products.first?.manifest)
+        let published = try Data(contentsOf: output.appendingPathComponent(reference.path))
+        #expect(PackageManifest.isCompact(published) && reference.path.hasSuffix(".manifest"))
+        #expect(published == (try packed.manifest.compactEncoded()))
+        #expect(try PackageManifest.decode(published) == packed.manifest)
     }
 
     @Test func aManifestWhoseChunkIndexLiesIsNotPublished() throws {

@@ -107,7 +107,7 @@ struct DeltaVersions {
         let versions = try DeltaVersions(fixture)
         let store = try await versions.installFirst(fixture)
         let packed = fixture.root.appendingPathComponent("packed")
-        let old = packed.appendingPathComponent("\(DeltaVersions.productID)-1.0.manifest.json").path
+        let old = packed.appendingPathComponent("\(DeltaVersions.productID)-1.0.manifest").path
         let new = packed.appendingPathComponent("\(DeltaVersions.productID)-2.0.tar.zst").path
         let diff = try await iapcontentOffPool(["diff", old, new, "--json"])
         #expect(diff.status == 0, "\(diff.output)")

@@ -25,7 +25,7 @@ struct PackInspectCommandTests {
         let archive = try packed(in: directory)
         #expect(archive == directory.appending("out/com.example.cli-2.0.tar.zst").path)
         let manifest = try PackageManifest.decode(
-            Data(contentsOf: directory.appending("out/com.example.cli-2.0.manifest.json")))
+            Data(contentsOf: directory.appending("out/com.example.cli-2.0.manifest")))
         let result = try CommandRunner.iapcontent(["inspect", archive])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdoutLines.contains("product: com.example.cli"))
@@ -47,7 +47,8 @@ struct PackInspectCommandTests {
             try CommandRunner.iapcontent(["pack", folder.path, "--output", directory.appending(name).path] + options)
         }
         func manifest(_ name: String) throws -> PackageManifest {
-            try PackageManifest.decode(Data(contentsOf: directory.appending("\(name)/com.example.chunked-1.0.manifest.json")))
+            try PackageManifest.decode(Data(contentsOf: PackageNaming.manifestURL(
+                besideArchive: directory.appending("\(name)/com.example.chunked-1.0.tar.zst"))))
         }
         let plain = try pack("d", [])
         #expect(plain.status == 0, "\(plain.stderr)")
@@ -120,11 +121,29 @@ struct PackInspectCommandTests {
         }
     }
 
+    @Test("inspect reads a manifest alone: a summary of the compact one, and --manifest-json prints it as JSON")
+    func inspectManifest() throws {
+        let directory = try TemporaryDirectory("cli")
+        let archive = try packed(in: directory)
+        let manifestPath = directory.appending("out/com.example.cli-2.0.manifest").path
+        let summary = try CommandRunner.iapcontent(["inspect", manifestPath])
+        #expect(summary.status == 0, "\(summary.stderr)")
+        #expect(summary.stdoutLines.contains { $0.hasPrefix("encoding: compact, ") && $0.hasSuffix("schema 2") }, "\(summary.stdout)")
+        #expect(summary.stdoutLines.contains("product: com.example.cli"))
+        let json = try CommandRunner.iapcontent(["inspect", archive, "--manifest-json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        let decoded = try PackageManifest.decode(Data(json.stdout.utf8))
+        #expect(decoded == (try PackageManifest.decode(Data(contentsOf: URL(fileURLWithPath: manifestPath)))))
+        try Data([0x89, 0x49, 0x41, 0x50, 0x4D, 0x0D, 0x0A, 0x1A, 1]).write(to: URL(fileURLWithPath: manifestPath))
+        let cut = try CommandRunner.iapcontent(["inspect", manifestPath])
+        #expect(cut.status == 1 && cut.stderr.contains("compression at file byte 9"), "\(cut.stderr)")
+    }
+
     @Test("inspect detects a manifest whose file hash does not match")
     func manifestFileMismatch() throws {
         let directory = try TemporaryDirectory("cli")
         let archive = try packed(in: directory)
-        let manifestURL = directory.appending("out/com.example.cli-2.0.manifest.json")
+        let manifestURL = directory.appending("out/com.example.cli-2.0.manifest")
         var manifest = try PackageManifest.decode(Data(contentsOf: manifestURL))
         let index = try #require(manifest.files.firstIndex { $0.path == "Contents/a.txt" })
         manifest.files[index].sha256 = String(repeating: "0", count: 64)

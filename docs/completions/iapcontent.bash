@@ -227,7 +227,7 @@ _iapcontent_pack() {
     repeating_flags=()
     non_repeating_flags=(--single-frame --version -h --help)
     repeating_options=()
-    non_repeating_options=(--output -o --max-size --level)
+    non_repeating_options=(--output -o --max-size --level --file-group-bytes)
     __iapcontent_offer_flags_options 1
 
     # Offer option value completions
@@ -241,12 +241,15 @@ _iapcontent_pack() {
     '--level')
         return
         ;;
+    '--file-group-bytes')
+        return
+        ;;
     esac
 }
 
 _iapcontent_inspect() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--manifest-json --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __iapcontent_offer_flags_options 1

@@ -52,7 +52,7 @@ _iapcontent() {
         local -ar subcommands=(
             'import:Turn Apple-hosted content (built target, Xcode project or uploaded .pkg) into a content folder.'
             'validate:Check a content folder (ContentInfo.plist + Contents/); report every problem at once.'
-            'pack:Pack a content folder into a reproducible <product>-<version>.tar.zst plus .manifest.json.'
+            'pack:Pack a content folder into a reproducible <product>-<version>.tar.zst plus its manifest.'
             'inspect:Show an archive'\''s product, version, sizes and files; verify it against the manifest beside it.'
             'catalog:Build a static, content-addressed catalog folder from packed archives.'
             'keygen:Create an Ed25519 catalog signing key, or a URL-token key with --token-key.'
@@ -126,6 +126,7 @@ _iapcontent_pack() {
         '--max-size[Largest total size of the files, in bytes (default 1 TiB).]:max-size:'
         '--level[zstd compression level (1-19).]:level:'
         '--single-frame[Write the older one-frame archive (manifest schema 1, no chunk index) for clients that predate chunk-indexed archives.]'
+        '--file-group-bytes[Group files smaller than a chunk into zstd frames of at most this many compressed bytes, cut between files, so an update that changes a few of them fetches little else; 0 leaves them to the content-defined chunks.]:bytes:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -138,6 +139,7 @@ _iapcontent_inspect() {
     local -i ret=1
     local -ar arg_specs=(
         ':archive:'
+        '--manifest-json[Print the manifest (the one given, or the one beside the archive) as JSON, and nothing else.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -5,10 +5,12 @@ public import ContentPackaging
 public enum CatalogBuildError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The input folder holds no `*.tar.zst` archive.
     case noArchives(directory: String)
-    /// An archive has no `<name>.manifest.json` beside it.
+    /// An archive has no `<name>.manifest` (or `<name>.manifest.json`) beside it.
     case missingManifest(archive: String, expected: String)
     /// A manifest could not be read or decoded.
     case unreadableManifest(path: String, detail: String)
+    /// A manifest is larger than a client fetches (`limit`, `PackageManifest.largestCompactManifest`).
+    case manifestTooLarge(path: String, bytes: Int, limit: Int)
     /// The archive bytes disagree with their manifest (`field` is `sha256` or `length`).
     case manifestMismatch(archive: String, field: String, manifest: String, actual: String)
     /// Two archives carry the same product and (numerically) the same version.
@@ -31,6 +33,9 @@ public enum CatalogBuildError: Error, CustomStringConvertible, Sendable, Equatab
             return "\(archive) has no manifest: expected \(expected) beside it; re-run `iapcontent pack`"
         case .unreadableManifest(let path, let detail):
             return "cannot read manifest \(path): \(detail); re-run `iapcontent pack`"
+        case .manifestTooLarge(let path, let bytes, let limit):
+            return "the manifest of \(path) is \(bytes) bytes in the compact format, more than the \(limit) bytes a client fetches "
+                + "(PackageManifest.largestCompactManifest); split the content into several products"
         case .manifestMismatch(let archive, let field, let manifest, let actual):
             return "\(archive): \(field) is \(actual) but its manifest says \(manifest); the archive was changed "
                 + "or the wrong manifest sits beside it — re-pack it"

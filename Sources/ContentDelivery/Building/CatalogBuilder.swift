@@ -5,7 +5,7 @@ import Glibc
 
 /// Builds a static, content-addressed catalog folder from packed archives (`iapcontent catalog`).
 ///
-/// Input: a folder of `<id>-<ver>.tar.zst` archives, each with its `<id>-<ver>.manifest.json`.
+/// Input: a folder of `<id>-<ver>.tar.zst` archives, each with its `<id>-<ver>.manifest` (or `.manifest.json`).
 /// Output:
 /// ```
 /// <out>/catalog.json               every product, sorted by productID
@@ -106,7 +106,7 @@ public struct CatalogBuilder: Sendable {
         var inputs: [Input] = []
         for name in names.sorted() where name.hasSuffix(".tar.zst") && !name.hasPrefix(".") {
             let archive = inputDirectory.appendingPathComponent(name)
-            let manifestURL = inputDirectory.appendingPathComponent(PackageNaming.manifestName(forArchiveName: name))
+            let manifestURL = PackageNaming.manifestURL(besideArchive: archive)
             guard FileManager.default.fileExists(atPath: manifestURL.path) else {
                 throw .missingManifest(archive: archive.path, expected: manifestURL.path)
             }

@@ -1,4 +1,5 @@
-/// Where a product's manifest is published and what it must hash to (`manifests/<sha256>.manifest.json`).
+/// Where a product's manifest is published and what it must hash to: `manifests/<sha256>.manifest` (the
+/// compact format), or a JSON manifest at `manifests/<sha256>.manifest.json`, which clients read too.
 public struct ManifestReference: Codable, Sendable, Equatable {
     /// Location relative to the catalog folder or a mirror, like ``CatalogProduct/path``.
     public var path: String

@@ -22,7 +22,13 @@ extension ContentQueue {
         var update: DeltaPlan?
         // A chunk plan (an install from nothing, or an update from the installed version) is checked and its tree
         // built first (its own space check), then the chunks are fetched; without a manifest, the whole archive.
-        if await prepareChunkedInstall(product) {
+        let chunked: Bool
+        do { chunked = try await prepareChunkedInstall(product) } catch {  // a manifest past a limit: no fallback
+            localFailures[row.productID] = error
+            await deliverDownload(row)
+            return
+        }
+        if chunked {
             switch await prepareUpdate(product) {
             case .planned(let plan): update = plan
             case .wholeArchive: break

@@ -29,7 +29,7 @@ extension ContentQueue {
         let verification = try await verifyContent(productID: productID)
         guard !verification.isIntact else { return verification }
         let product = try repairableProduct(productID, version: verification.contentVersion)
-        guard await prepareChunkedInstall(product) else {
+        guard try await prepareChunkedInstall(product) else {
             throw DownloadError(code: .catalog, message: "cannot fetch the manifest of \(productID) \(product.contentVersion) from the catalog's mirrors; try again later")
         }
         let damaged = Set(verification.damaged + verification.missing)

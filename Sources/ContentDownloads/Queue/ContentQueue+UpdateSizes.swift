@@ -31,8 +31,9 @@ extension ContentQueue {
         guard let reference = product.manifest, let (installed, seal) = store.installedManifest(productID: product.productID),
               installed.chunks != nil, let content = store.contentURL(forProductID: product.productID)
         else { return product.length }
+        guard reference.length <= PackageManifest.largestCompactManifest else { return product.length }
         for url in manifestURLs(reference, catalog: catalog) {
-            guard let data = try? await fetch(url, transport: transport), Int64(data.count) == reference.length,
+            guard let data = try? await fetch(url, transport: transport, length: reference.length), Int64(data.count) == reference.length,
                   SHA256.hash(data: data).lowercaseHex == reference.sha256.lowercased(), let manifest = try? PackageManifest.decode(data)
             else { continue }
             let size = try? await BlockingCall.run(thread: "iap-measure") { () throws(InstallError) -> Int64 in

@@ -4,7 +4,8 @@ internal import Crypto
 package import Foundation
 import Glibc
 
-/// The manifest of each installed version (`manifests/<id>.manifest.json`) and the integrity check it allows.
+/// The manifest of each installed version (`manifests/<id>.manifest.json`, holding the bytes the catalog published,
+/// compact or JSON: ``PackageManifest/decode(_:)`` tells them apart) and the integrity check it allows.
 extension Store {
     /// `manifests/`: the manifest of every installed chunk-indexed version.
     package var installedManifestsDirectory: URL { root.appendingPathComponent("manifests", isDirectory: true) }

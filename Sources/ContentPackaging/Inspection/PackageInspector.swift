@@ -8,7 +8,7 @@ import Glibc
 /// Checks the layout rules the client's installer applies (`ArchiveLayoutRules`: only regular
 /// files and directories; names pass ``PathRules``; at the root only `ContentInfo.plist` and
 /// `Contents/`; no duplicate or colliding paths, parent directories included) and that
-/// `ContentInfo.plist` is a valid ``ContentInfo``. When `<name>.manifest.json` sits beside the
+/// `ContentInfo.plist` is a valid ``ContentInfo``. When `<name>.manifest` (or `.manifest.json`) sits beside the
 /// archive, the archive's size and SHA-256 (schema 1), every file's size and SHA-256 and the
 /// directory list (schema 2) are compared with it, and a chunk index (schema 2) is checked the way a
 /// client uses it: each chunk decoded alone from its byte range, each file's bytes found at its data
@@ -34,8 +34,7 @@ public struct PackageInspector: Sendable {
             contentInfo: walk.contentInfo, archiveSize: archiveSize, archiveSHA256: archiveSHA256,
             entryCount: walk.entryCount, files: walk.files, directories: walk.directories, manifestChecked: false,
             problems: walk.problems)
-        let manifestURL = archive.deletingLastPathComponent()
-            .appendingPathComponent(PackageNaming.manifestName(forArchiveName: archive.lastPathComponent))
+        let manifestURL = PackageNaming.manifestURL(besideArchive: archive)
         if let data = try? Data(contentsOf: manifestURL) {
             report.manifestChecked = true
             report.problems += Self.compare(report, with: data, manifestPath: manifestURL.path)

@@ -1,10 +1,12 @@
 public import Foundation
 
-/// The per-file manifest written beside every archive (`<product>-<version>.manifest.json`).
+/// The per-file manifest written beside every archive: `<product>-<version>.manifest` in the compact
+/// format for a chunk-indexed archive (``compactEncoded()``), `<product>-<version>.manifest.json` for a
+/// one-frame archive (``encoded()``).
 ///
 /// It lets `inspect` verify an archive, lets `catalog` list products without unpacking them, and
-/// tells a client what sizes to expect. Encoding is deterministic (sorted keys, files sorted
-/// byte-wise by path), so the same folder gives the same manifest bytes.
+/// tells a client what sizes to expect. Both encodings are deterministic (files sorted byte-wise by
+/// path; JSON keys sorted), so the same folder gives the same manifest bytes; ``decode(_:)`` reads both.
 public struct PackageManifest: Codable, Sendable, Equatable {
     /// The newest format version this code writes and reads: 2, a chunk-indexed archive (``chunks``).
     /// Schema 1 (one zstd frame, no chunk index) is still read.
@@ -116,8 +118,12 @@ public struct PackageManifest: Codable, Sendable, Equatable {
         return data
     }
 
-    /// Decodes a manifest; a schema-1 manifest must carry ``archiveSHA256`` (nothing else vouches for its archive).
+    /// Decodes a manifest in either encoding, told apart by the compact format's magic; a schema-1 manifest
+    /// must carry ``archiveSHA256`` (nothing else vouches for its archive).
+    /// - Throws: ``ManifestFormatError`` for a compact manifest that is damaged, cut short, of an unknown
+    ///   format version, or whose chunk index is not sound; a `DecodingError` for JSON that is not a manifest.
     public static func decode(_ data: Data) throws -> PackageManifest {
+        if isCompact(data) { return try CompactManifestDecoder.decode(data) }
         let manifest = try JSONDecoder().decode(PackageManifest.self, from: data)
         guard manifest.schema >= 2 || manifest.archiveSHA256 != nil else {
             throw DecodingError.keyNotFound(
@@ -135,14 +141,39 @@ public enum PackageNaming {
         "\(productID)-\(version.description).tar.zst"
     }
 
-    /// `<product>-<version>.manifest.json`, beside the archive.
+    /// `<product>-<version>.manifest.json`, beside a one-frame archive (JSON).
     public static func manifestName(productID: String, version: ContentVersion) -> String {
         "\(productID)-\(version.description).manifest.json"
     }
 
-    /// The manifest name for an archive file name (`X.tar.zst` → `X.manifest.json`).
+    /// `<product>-<version>.manifest`, beside a chunk-indexed archive (the compact format).
+    public static func compactManifestName(productID: String, version: ContentVersion) -> String {
+        "\(productID)-\(version.description).manifest"
+    }
+
+    /// The JSON manifest name for an archive file name (`X.tar.zst` → `X.manifest.json`).
     public static func manifestName(forArchiveName name: String) -> String {
-        let base = name.hasSuffix(".tar.zst") ? String(name.dropLast(".tar.zst".count)) : name
-        return base + ".manifest.json"
+        baseName(ofArchive: name) + ".manifest.json"
+    }
+
+    /// The manifest beside the archive at `archive`: `X.manifest` (compact) when it exists, else
+    /// `X.manifest.json`; the compact name when neither does (what `pack` writes for a chunk-indexed archive).
+    public static func manifestURL(besideArchive archive: URL) -> URL {
+        let folder = archive.deletingLastPathComponent()
+        let base = baseName(ofArchive: archive.lastPathComponent)
+        let compact = folder.appendingPathComponent(base + ".manifest", isDirectory: false)
+        let json = folder.appendingPathComponent(base + ".manifest.json", isDirectory: false)
+        let fileManager = FileManager.default
+        return !fileManager.fileExists(atPath: compact.path) && fileManager.fileExists(atPath: json.path) ? json : compact
+    }
+
+    /// Whether `name` is a manifest's file name in either encoding.
+    public static func isManifestName(_ name: String) -> Bool {
+        name.hasSuffix(".manifest") || name.hasSuffix(".manifest.json")
+    }
+
+    /// `X` of `X.tar.zst`.
+    private static func baseName(ofArchive name: String) -> String {
+        name.hasSuffix(".tar.zst") ? String(name.dropLast(".tar.zst".count)) : name
     }
 }

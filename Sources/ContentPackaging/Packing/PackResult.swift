@@ -4,7 +4,7 @@ public import Foundation
 public struct PackResult: Sendable {
     /// `DIR/<product>-<version>.tar.zst`
     public var archiveURL: URL
-    /// `DIR/<product>-<version>.manifest.json`
+    /// `DIR/<product>-<version>.manifest` (compact format; chunk-indexed) or `.manifest.json` (one frame).
     public var manifestURL: URL
     /// The manifest written beside the archive.
     public var manifest: PackageManifest

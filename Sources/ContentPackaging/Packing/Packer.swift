@@ -92,7 +92,10 @@ public struct Packer: Sendable {
             throw .io(path: directory, errno: 0, message: "cannot create output directory: \(error.localizedDescription)")
         }
         let archiveName = PackageNaming.archiveName(productID: info.productID, version: info.contentVersion)
-        let manifestName = PackageNaming.manifestName(productID: info.productID, version: info.contentVersion)
+        // The compact format for a chunk-indexed archive, JSON for one frame.
+        let jsonName = PackageNaming.manifestName(productID: info.productID, version: info.contentVersion)
+        let compactName = PackageNaming.compactManifestName(productID: info.productID, version: info.contentVersion)
+        let manifestName = chunked ? compactName : jsonName
 
         let (temporary, fd) = try PackFiles.createTemporary(in: directory, for: archiveName, registry: registry)
         defer { registry?.unregister(temporary) }
@@ -122,11 +125,13 @@ public struct Packer: Sendable {
             chunking: chunked ? chunking.manifestDescription(fileGroups: fileGroups) : nil, chunks: chunked ? archive.chunks : nil)
         let data: Data
         do {
-            data = try manifest.encoded()
+            data = chunked ? try manifest.compactEncoded() : try manifest.encoded()
         } catch {
             throw .io(path: manifestName, errno: 0, message: "cannot encode manifest: \(error)")
         }
         try PackFiles.write(data, to: manifestName, in: directory, registry: registry)
+        // A manifest of the other encoding left by an earlier pack would describe another archive.
+        unlink("\(directory)/\(chunked ? jsonName : compactName)")
         return PackResult(
             archiveURL: URL(fileURLWithPath: "\(directory)/\(archiveName)"),
             manifestURL: URL(fileURLWithPath: "\(directory)/\(manifestName)"), manifest: manifest)

@@ -46,9 +46,8 @@ extension IAPContent {
 
         /// The manifest at `path`, or beside the archive at `path`.
         static func manifest(_ path: String) throws -> PackageManifest {
-            let url = URL(fileURLWithPath: path.hasSuffix(".tar.zst")
-                ? (path as NSString).deletingLastPathComponent + "/" + PackageNaming.manifestName(forArchiveName: (path as NSString).lastPathComponent)
-                : path)
+            let url = path.hasSuffix(".tar.zst")
+                ? PackageNaming.manifestURL(besideArchive: URL(fileURLWithPath: path)) : URL(fileURLWithPath: path)
             do {
                 return try PackageManifest.decode(try Data(contentsOf: url))
             } catch {

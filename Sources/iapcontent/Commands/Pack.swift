@@ -8,7 +8,7 @@ extension IAPContent {
     /// `iapcontent pack <folder>`: validate, then write `<product>-<version>.tar.zst` and its manifest.
     struct Pack: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Pack a content folder into a reproducible <product>-<version>.tar.zst plus .manifest.json.",
+            abstract: "Pack a content folder into a reproducible <product>-<version>.tar.zst plus its manifest.",
             discussion: HelpText.pack)
 
         @Argument(help: "The package folder (holding ContentInfo.plist and Contents/).")

@@ -10,7 +10,7 @@ enum UpdateReport {
     static func olderManifests(in folder: URL) -> [String: [PackageManifest]] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         var byProduct: [String: [PackageManifest]] = [:]
-        for name in names where name.hasSuffix(".manifest.json") {
+        for name in names where PackageNaming.isManifestName(name) {
             guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path),
                   let manifest = try? PackageManifest.decode(data)
             else { continue }

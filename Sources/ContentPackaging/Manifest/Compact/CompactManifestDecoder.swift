@@ -1,0 +1,263 @@
+import CZstd
+internal import Foundation
+
+/// Reads the compact format (docs/MANIFEST-FORMAT.md) as something hostile may have written it.
+///
+/// Every number is checked before it is used: a count must fit the bytes left (each record takes a
+/// known minimum), so nothing is allocated for records the input cannot hold; the body is decompressed
+/// into exactly the length the envelope declares, at most ``PackageManifest/largestCompactBody``, and a
+/// frame that would decode to more is refused; offsets are rebuilt from lengths with checked sums; every
+/// path passes ``PathRules`` in strict byte-wise order; and a manifest with a chunk index is returned only
+/// when ``PackageManifest/chunkIndexProblems()`` finds nothing.
+enum CompactManifestDecoder {
+    /// Whether `data` starts with the compact format's magic.
+    static func isCompact(_ data: Data) -> Bool {
+        data.count >= CompactManifestFormat.magic.count && data.prefix(CompactManifestFormat.magic.count).elementsEqual(CompactManifestFormat.magic)
+    }
+
+    /// The manifest in `data` (envelope and compressed body).
+    static func decode(_ data: Data) throws(ManifestFormatError) -> PackageManifest {
+        let result = data.withUnsafeBytes { raw in
+            Result { () throws(ManifestFormatError) -> PackageManifest in try decode(raw) }
+        }
+        return try result.get()
+    }
+
+    /// The manifest in `file`: the envelope is read, the body decompressed into a buffer of its declared
+    /// length (freed on return), then decoded.
+    static func decode(_ file: UnsafeRawBufferPointer) throws(ManifestFormatError) -> PackageManifest {
+        let magic = CompactManifestFormat.magic
+        guard file.count >= magic.count, file.prefix(magic.count).elementsEqual(magic) else {
+            throw ManifestFormatError(field: "magic", offset: 0, inBody: false, reason: "the file does not start with the compact manifest's magic; it is not a manifest written by `iapcontent pack`")
+        }
+        var head = ManifestBodyReader(file, at: magic.count, inBody: false)
+        let version = try head.byte("format version")
+        guard version == CompactManifestFormat.version else {
+            throw head.error("format version", at: head.position - 1, "is \(version), but this reader knows version \(CompactManifestFormat.version); update iapcontent (or pack with the version the clients read)")
+        }
+        let compression = try head.byte("compression")
+        guard compression == CompactManifestFormat.zstdCompression else {
+            throw head.error("compression", at: head.position - 1, "is \(compression), but this reader knows only zstd (\(CompactManifestFormat.zstdCompression)); update iapcontent")
+        }
+        let lengthOffset = head.position
+        let declared = try head.varint("body length")
+        guard declared <= UInt64(PackageManifest.largestCompactBody) else {
+            throw head.error("body length", at: lengthOffset, "declares \(declared) bytes, more than the \(PackageManifest.largestCompactBody) a reader decompresses (PackageManifest.largestCompactBody); the manifest is damaged, or its content must be split into several products")
+        }
+        let length = Int(declared)
+        let frame = UnsafeRawBufferPointer(rebasing: file[head.position...])
+        // Pages are only touched as the frame fills them: a frame that lies about its length costs what it decodes to.
+        let body = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, length), alignment: 16)
+        defer { body.deallocate() }
+        try decompress(frame, into: body, length: length, at: head.position)
+        return try decodeBody(UnsafeRawBufferPointer(rebasing: body[0..<length]))
+    }
+
+    /// Decompresses `frame` into `body`: exactly `length` bytes, or a refusal.
+    private static func decompress(
+        _ frame: UnsafeRawBufferPointer, into body: UnsafeMutableRawBufferPointer, length: Int, at offset: Int
+    ) throws(ManifestFormatError) {
+        func refusal(_ reason: String) -> ManifestFormatError {
+            ManifestFormatError(field: "body", offset: offset, inBody: false, reason: reason)
+        }
+        guard let context = ZSTD_createDCtx() else { throw refusal("libzstd could not allocate a decompression context (out of memory?)") }
+        defer { ZSTD_freeDCtx(context) }
+        let declared = ZSTD_getFrameContentSize(frame.baseAddress, frame.count)
+        if declared != ZSTD_CONTENTSIZE_UNKNOWN, declared != ZSTD_CONTENTSIZE_ERROR, declared != UInt64(length) {
+            throw refusal("the zstd frame says it holds \(declared) bytes but the envelope declares \(length); the manifest is damaged — fetch or pack it again")
+        }
+        let result = ZSTD_decompressDCtx(context, body.baseAddress, length, frame.baseAddress, frame.count)
+        if ZSTD_isError(result) != 0 {
+            let name = String(cString: ZSTD_getErrorName(result))
+            throw refusal("is not a zstd frame of the declared \(length) bytes (\(name)); the manifest is damaged, cut short or decompresses past its declared length — fetch or pack it again")
+        }
+        guard result == length else {
+            throw refusal("decompresses to \(result) bytes, not the \(length) the envelope declares; the manifest is damaged — fetch or pack it again")
+        }
+    }
+
+    /// The manifest in an uncompressed body.
+    static func decodeBody(_ body: UnsafeRawBufferPointer) throws(ManifestFormatError) -> PackageManifest {
+        typealias Format = CompactManifestFormat
+        var input = ManifestBodyReader(body)
+        let schemaOffset = input.position
+        let schema = Int(try input.count("schema", atMost: Int64(PackageManifest.currentSchema)))
+        guard schema >= 1 else { throw input.error("schema", at: schemaOffset, "is 0; the manifest is damaged — pack it again") }
+        let flagsOffset = input.position
+        let flags = try input.varint("flags")
+        guard flags & ~Format.Flag.all == 0 else {
+            throw input.error("flags", at: flagsOffset, "has fields this reader does not know (\(flags)); update iapcontent")
+        }
+        let productID = try input.string("productID", atMost: Format.maxHeaderString)
+        let versionOffset = input.position
+        let versionText = try input.string("contentVersion", atMost: Format.maxHeaderString)
+        guard let version = ContentVersion(versionText) else {
+            throw input.error("contentVersion", at: versionOffset, "'\(versionText)' is not a content version; the manifest is damaged — pack it again")
+        }
+        let archiveName = try input.string("archiveName", atMost: Format.maxHeaderString)
+        let archiveSize = try input.count("archiveSize", atMost: Int64.max)
+        let uncompressedSize = try input.count("uncompressedSize", atMost: Int64.max)
+        let entryCount = Int(try input.count("entryCount", atMost: Int64(Int32.max)))
+        let archiveSHA256 = flags & Format.Flag.archiveSHA256 != 0 ? try input.digest("archiveSHA256") : nil
+        guard schema >= 2 || archiveSHA256 != nil else {
+            throw input.error("archiveSHA256", "is missing from a schema-1 manifest (nothing else vouches for its archive); pack it again")
+        }
+        var chunking: ChunkingDescription?
+        if flags & Format.Flag.chunking != 0 {
+            chunking = ChunkingDescription(
+                algorithm: try input.string("chunking algorithm", atMost: Format.maxHeaderString),
+                minimum: try input.count("chunking minimum", atMost: Int64.max),
+                average: try input.count("chunking average", atMost: Int64.max),
+                maximum: try input.count("chunking maximum", atMost: Int64.max))
+        }
+        let counts = try Counts(&input, flags: flags)
+        // In body order: files, directories, chunks.
+        let files = try files(&input, count: counts.files, withOffsets: flags & Format.Flag.dataOffsets != 0)
+        var directories: [String]?
+        if let count = counts.directories {
+            var list: [String] = []
+            list.reserveCapacity(count)
+            try paths(&input, count: count, name: "directory") { list.append($0) }
+            directories = list
+        }
+        let chunks = try counts.chunks.map { (count) throws(ManifestFormatError) in try self.chunks(&input, count: count) }
+        var manifest = PackageManifest(
+            productID: productID, contentVersion: version, archiveName: archiveName, archiveSize: archiveSize,
+            archiveSHA256: archiveSHA256, uncompressedSize: uncompressedSize, entryCount: entryCount, files: files,
+            directories: directories, chunking: chunking, chunks: chunks)
+        manifest.schema = schema
+        guard input.remaining == 0 else {
+            throw input.error("end", "\(input.remaining) bytes follow the last record; the manifest is damaged — pack it again")
+        }
+        let problems = manifest.chunkIndexProblems()  // none for a one-frame manifest
+        if !problems.isEmpty {
+            let shown = problems.prefix(3).joined(separator: "; ") + (problems.count > 3 ? "; and \(problems.count - 3) more" : "")
+            throw input.error("chunk index", at: counts.offset, "is not sound: \(shown); pack it again")
+        }
+        return manifest
+    }
+
+    /// The record counts, each refused before anything is allocated when the bytes left cannot hold them.
+    private struct Counts {
+        var files: Int
+        var directories: Int?
+        var chunks: Int?
+        /// Where the counts start in the body.
+        var offset: Int
+
+        init(_ input: inout ManifestBodyReader, flags: UInt64) throws(ManifestFormatError) {
+            typealias Format = CompactManifestFormat
+            offset = input.position
+            let fileBytes = Format.minimumFileBytes + (flags & Format.Flag.dataOffsets != 0 ? 1 : 0)
+            files = Int(try input.count("file count", atMost: Int64(input.remaining / fileBytes)))
+            if flags & Format.Flag.directories != 0 {
+                directories = Int(try input.count("directory count", atMost: Int64(input.remaining / Format.minimumDirectoryBytes)))
+            }
+            if flags & Format.Flag.chunks != 0 {
+                chunks = Int(try input.count("chunk count", atMost: Int64(input.remaining / Format.minimumChunkBytes)))
+            }
+            let needed = files * fileBytes + (directories ?? 0) * Format.minimumDirectoryBytes + (chunks ?? 0) * Format.minimumChunkBytes
+            guard needed <= input.remaining else {
+                throw input.error("record counts", at: offset, "\(files) files, \(directories ?? 0) directories and \(chunks ?? 0) chunks need at least \(needed) bytes but the body has \(input.remaining) left; the manifest is damaged — pack it again")
+            }
+        }
+    }
+
+    /// The file columns: paths, sizes, data offsets, SHA-256s.
+    private static func files(
+        _ input: inout ManifestBodyReader, count: Int, withOffsets: Bool
+    ) throws(ManifestFormatError) -> [PackageManifest.File] {
+        var files: [PackageManifest.File] = []
+        files.reserveCapacity(count)
+        try paths(&input, count: count, name: "file") { files.append(PackageManifest.File(path: $0, size: 0, sha256: "")) }
+        for index in files.indices { files[index].size = try input.count("file \(index)'s size", atMost: Int64.max) }
+        if withOffsets {
+            var end: Int64 = 0
+            for index in files.indices {
+                let offset = input.position
+                let delta = try input.signed("file \(index)'s data offset")
+                let (start, overflow) = end.addingReportingOverflow(delta)
+                let (next, past) = start.addingReportingOverflow(files[index].size)
+                guard !overflow, !past, start >= 0 else {
+                    throw input.error("file \(index)'s data offset", at: offset, "puts the data outside the tar stream (\(delta) after byte \(end)); the manifest is damaged — pack it again")
+                }
+                files[index].dataOffset = start
+                end = next
+            }
+        }
+        for index in files.indices { files[index].storedSHA256 = try input.storedDigest("file \(index)'s SHA-256") }
+        return files
+    }
+
+    /// `count` front-coded paths, handed to `each` in order, each passing ``PathRules`` and strictly after the previous one byte-wise.
+    private static func paths(
+        _ input: inout ManifestBodyReader, count: Int, name: String, _ each: (String) -> Void
+    ) throws(ManifestFormatError) {
+        var previous: [UInt8] = []
+        previous.reserveCapacity(PathRules.maxPathBytes)
+        for index in 0..<count {
+            let field = "\(name) \(index)'s path"
+            let offset = input.position
+            let shared = Int(try input.count(field, atMost: Int64(previous.count)))
+            let length = Int(try input.count(field, atMost: Int64(PathRules.maxPathBytes - shared)))
+            let suffix = try input.raw(field, count: length)
+            // Strictly after the previous path: a longer path that extends it, or a larger first differing byte.
+            guard length > 0, index == 0 || shared == previous.count || suffix[0] > previous[shared] else {
+                throw input.error(field, at: offset, "is not after \(name) \(index - 1)'s path in byte-wise order (or repeats it); the manifest is damaged — pack it again")
+            }
+            previous.removeSubrange(shared...)
+            previous.append(contentsOf: suffix)
+            if let problem = pathProblem(previous) {
+                throw input.error(field, at: offset, "'\(String(decoding: previous, as: UTF8.self))': \(problem); the manifest is damaged — pack it again")
+            }
+            each(String(decoding: previous, as: UTF8.self))
+        }
+    }
+
+    /// The first ``PathRules`` problem of `path`, or a trailing `/`; a quick scan passes the usual
+    /// printable-ASCII path without the full check.
+    static func pathProblem(_ path: [UInt8]) -> String? {
+        var plain = !path.isEmpty && path.count <= PathRules.maxPathBytes
+        var start = 0
+        for index in 0...path.count where plain {
+            guard index < path.count, path[index] != UInt8(ascii: "/") else {
+                let length = index - start
+                let dots = length <= 2 && path[start..<index].allSatisfy { $0 == UInt8(ascii: ".") }
+                plain = length > 0 && length <= PathRules.maxComponentBytes && !dots
+                start = index + 1
+                continue
+            }
+            let byte = path[index]
+            plain = byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\\")
+        }
+        if plain { return nil }
+        return PathRules.problems(inPath: path).first ?? (path.last == UInt8(ascii: "/") ? "ends in '/'" : nil)
+    }
+
+    /// The chunk columns: frame lengths, uncompressed lengths, SHA-256s; offsets are the running sums.
+    private static func chunks(_ input: inout ManifestBodyReader, count: Int) throws(ManifestFormatError) -> [ArchiveChunk] {
+        var chunks: [ArchiveChunk] = []
+        chunks.reserveCapacity(count)
+        var offset: Int64 = 0
+        for index in 0..<count {
+            let at = input.position
+            let length = try input.count("chunk \(index)'s length", atMost: Int64.max)
+            chunks.append(ArchiveChunk(offset: offset, length: length, uncompressedOffset: 0, uncompressedLength: 0, sha256: ""))
+            let (next, overflow) = offset.addingReportingOverflow(length)
+            guard !overflow else { throw input.error("chunk \(index)'s length", at: at, "runs the archive past 2^63 bytes; the manifest is damaged — pack it again") }
+            offset = next
+        }
+        var uncompressed: Int64 = 0
+        for index in 0..<count {
+            let at = input.position
+            let length = try input.count("chunk \(index)'s uncompressed length", atMost: Int64.max)
+            chunks[index].uncompressedOffset = uncompressed
+            chunks[index].uncompressedLength = length
+            let (next, overflow) = uncompressed.addingReportingOverflow(length)
+            guard !overflow else { throw input.error("chunk \(index)'s uncompressed length", at: at, "runs the tar stream past 2^63 bytes; the manifest is damaged — pack it again") }
+            uncompressed = next
+        }
+        for index in 0..<count { chunks[index].storedSHA256 = try input.storedDigest("chunk \(index)'s SHA-256") }
+        return chunks
+    }
+}
