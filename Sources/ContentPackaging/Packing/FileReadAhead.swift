@@ -18,7 +18,7 @@ final class FileReadAhead {
 
     /// Starts reading the regular files among `entries` (sorted) below `root`, hashing each unless
     /// `hashing` is false.
-    init(entries: [FolderEntry], root: String, hashing: Bool = true) {
+    init(entries: [PackEntry], root: String, hashing: Bool = true) {
         reader = FileReadAheadThread(entries: entries, root: root, hashing: hashing)
     }
 

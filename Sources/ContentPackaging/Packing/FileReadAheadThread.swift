@@ -65,7 +65,7 @@ final class FileReadAheadThread: Sendable {
 
     /// Fills ``spare`` and starts reading the regular files among `entries` below `root`, hashing them
     /// unless `hashing` is false.
-    init(entries: [FolderEntry], root: String, hashing: Bool = true) {
+    init(entries: [PackEntry], root: String, hashing: Bool = true) {
         self.hashing = hashing
         for _ in 0..<Self.bufferCount { spare.send(.allocate(byteCount: Self.bufferSize)) }
         NamedThread.start("iap-pack-read") { [self] in run(entries: entries, root: root) }
@@ -76,7 +76,7 @@ final class FileReadAheadThread: Sendable {
         cancelled.store(true, ordering: .relaxed)
     }
 
-    private func run(entries: [FolderEntry], root: String) {
+    private func run(entries: [PackEntry], root: String) {
         var batch = Batch(buffer: spare.receive())
         for (index, entry) in entries.enumerated() where entry.kind == .regular {
             if cancelled.load(ordering: .relaxed) { break }
@@ -104,7 +104,7 @@ final class FileReadAheadThread: Sendable {
     }
 
     /// Reads one whole file into the batch (sending full buffers on), hashing it.
-    private func read(_ entry: FolderEntry, index: Int, path: String, into batch: inout Batch) throws(PackError) {
+    private func read(_ entry: PackEntry, index: Int, path: String, into batch: inout Batch) throws(PackError) {
         let file = try Self.openRegularFile(entry, path: path)
         defer { close(file.descriptor) }
         var reading = FileReading(
@@ -136,7 +136,7 @@ final class FileReadAheadThread: Sendable {
     /// Opens the file without following links and checks it is still a regular file; hints
     /// sequential reading for a large one.
     private static func openRegularFile(
-        _ entry: FolderEntry, path: String
+        _ entry: PackEntry, path: String
     ) throws(PackError) -> (descriptor: Int32, size: Int64) {
         let file = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard file >= 0 else { throw PackFiles.ioError(entry.path, "open") }
@@ -152,7 +152,7 @@ final class FileReadAheadThread: Sendable {
 
     /// Sends the full buffer on and continues in a spare one; stops when the writer gave up,
     /// inside a large file too.
-    private func handOver(_ batch: inout Batch, reading entry: FolderEntry) throws(PackError) {
+    private func handOver(_ batch: inout Batch, reading entry: PackEntry) throws(PackError) {
         filled.send(.batch(batch.buffer, batch.slices))
         batch = Batch(buffer: spare.receive())
         if cancelled.load(ordering: .relaxed) {

@@ -164,8 +164,9 @@ public struct Packer: Sendable {
     /// hashes each chunk and each file in one pass. Each hand-over is a bounded channel of fixed buffers,
     /// so memory stays flat; the bytes are the same as a single-threaded pack's.
     private func writeArchive(
-        entries: consuming [FolderEntry], root: String, fd: Int32, displayPath: String
+        entries folderEntries: consuming [FolderEntry], root: String, fd: Int32, displayPath: String
     ) throws(PackError) -> WrittenArchive {
+        let entries = folderEntries.map(PackEntry.init)  // the validator's list is let go here
         var files: [PackageManifest.File] = []
         files.reserveCapacity(entries.count)
         var writer: ArchiveWriter
@@ -176,7 +177,7 @@ public struct Packer: Sendable {
         } catch {
             throw .archive(error)
         }
-        let reader = FileReadAhead(entries: copy entries, root: root, hashing: !chunked)
+        let reader = FileReadAhead(entries: entries, root: root, hashing: !chunked)
         defer { reader.close() }
         for (index, entry) in entries.enumerated() {
             // The data of a file of at least a minimum chunk has chunks of its own: its header and padding go
@@ -213,7 +214,7 @@ public struct Packer: Sendable {
     /// Writes one regular file's header and data as the reader delivers them; returns its record (its
     /// SHA-256 empty for a chunked archive, whose hash thread supplies it). A `large` file's data has chunks of its own.
     private func writeFile(
-        _ entry: FolderEntry, index: Int, large: Bool, from reader: FileReadAhead, to writer: inout ArchiveWriter
+        _ entry: PackEntry, index: Int, large: Bool, from reader: FileReadAhead, to writer: inout ArchiveWriter
     ) throws(PackError) -> PackageManifest.File {
         var dataOffset: Int64?
         while true {
@@ -246,7 +247,7 @@ public struct Packer: Sendable {
     }
 
     /// Writes a directory entry's header (no data follows).
-    private func writeDirectory(_ entry: FolderEntry, to writer: inout ArchiveWriter) throws(PackError) {
+    private func writeDirectory(_ entry: PackEntry, to writer: inout ArchiveWriter) throws(PackError) {
         do {
             try writer.writeHeader(
                 ArchiveEntryHeader(pathBytes: entry.pathBytes, kind: .directory, size: 0, permissions: 0o755),
