@@ -86,7 +86,7 @@ struct PackPipelineTests {
         var entries = [FolderEntry(pathBytes: Array("sub".utf8), kind: .directory, size: 0)]
         entries += contents.map { FolderEntry(pathBytes: Array($0.0.utf8), kind: .regular, size: Int64($0.1.count)) }
         for hashing in [true, false] {
-            let reader = FileReadAhead(entries: entries, root: directory.url.path, hashing: hashing)
+            let reader = FileReadAhead(entries: entries.map(PackEntry.init), root: directory.url.path, hashing: hashing)
             defer { reader.close() }
             var received: [Int: Data] = [:]
             var hashes: [Int: String] = [:]
@@ -116,7 +116,7 @@ struct PackPipelineTests {
             FolderEntry(pathBytes: Array("present.txt".utf8), kind: .regular, size: 4),
             FolderEntry(pathBytes: Array("vanished.txt".utf8), kind: .regular, size: 4),
         ]
-        let reader = FileReadAhead(entries: entries, root: directory.url.path)
+        let reader = FileReadAhead(entries: entries.map(PackEntry.init), root: directory.url.path)
         defer { reader.close() }
         // The failure ends the stream at once (data already read for earlier files is dropped).
         let error = #expect(throws: PackError.self) { _ = try reader.next() }
@@ -134,7 +134,7 @@ struct PackPipelineTests {
             try Data(count: FileReadAheadThread.bufferSize * 4).write(to: directory.appending(name))
             entries.append(FolderEntry(pathBytes: Array(name.utf8), kind: .regular, size: Int64(FileReadAheadThread.bufferSize * 4)))
         }
-        let reader = FileReadAhead(entries: entries, root: directory.url.path)
+        let reader = FileReadAhead(entries: entries.map(PackEntry.init), root: directory.url.path)
         let first = try reader.next()
         #expect(first?.0.entryIndex == 0)
         reader.close()
@@ -152,7 +152,7 @@ struct PackPipelineTests {
         ]
         for (name, data) in contents { try data.write(to: directory.appending(name)) }
         let entries = contents.map { FolderEntry(pathBytes: Array($0.0.utf8), kind: .regular, size: Int64($0.1.count)) }
-        let reader = FileReadAhead(entries: entries, root: directory.url.path)
+        let reader = FileReadAhead(entries: entries.map(PackEntry.init), root: directory.url.path)
         defer { reader.close() }
         var kinds: [Int: String?] = [:]
         while let (slice, _) = try reader.next() {
