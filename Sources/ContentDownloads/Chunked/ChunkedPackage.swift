@@ -33,7 +33,9 @@ struct ChunkedPackage: Sendable {
         }
         guard let chunks = manifest.chunks, !chunks.isEmpty else { throw refuse("the manifest has no chunk index") }
         if let problem = manifest.chunkIndexProblems().first { throw refuse("the manifest's chunk index is wrong: \(problem)") }
-        let files = manifest.files.sorted { ($0.dataOffset ?? 0) < ($1.dataOffset ?? 0) }
+        // A sound index lists the files in stream order (``PackageManifest/chunkIndexProblems()``), so this is the
+        // manifest's own array, not a sorted copy of it.
+        let files = manifest.files
         let total = files.reduce(Int64(0)) { $0 + $1.size }
         guard total == manifest.uncompressedSize, files.count <= InstallLimits.maxEntriesCap,
               total <= InstallLimits.maxTotalBytesCap

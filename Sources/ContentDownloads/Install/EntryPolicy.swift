@@ -41,10 +41,13 @@ package struct EntryPolicy: Sendable {
     private var totalBytes: Int64 = 0
     private var count = 0
 
-    /// A policy with the given caps; `keepsPlan` false when nothing needs ``finish()``'s entries.
-    package init(limits: InstallLimits, keepsPlan: Bool = true) {
+    /// A policy with the given caps; `keepsPlan` false when nothing needs ``finish()``'s entries;
+    /// `remembersPaths` false when every path is matched against a list already checked as a whole (the
+    /// headers of a chunk plan against its manifest), so duplicates and collisions cannot arise.
+    package init(limits: InstallLimits, keepsPlan: Bool = true, remembersPaths: Bool = true) {
         self.limits = limits
         self.keepsPlan = keepsPlan
+        layout = ArchiveLayoutRules(remembersPaths: remembersPaths)
     }
 
     /// Reads every header of `reader` (skipping data) and returns the plan, or throws at the first bad entry.

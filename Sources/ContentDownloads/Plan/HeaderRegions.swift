@@ -31,6 +31,8 @@ struct HeaderRegions {
     let checked: Set<Int>
     private let directories: Set<String>
     private var policy: EntryPolicy
+    /// The folder entries met so far: the policy does not remember paths, and a folder may be entered once.
+    private var seenFolders: Set<String> = []
     /// Bytes gathered so far for regions not yet whole.
     private var partial: [Int: (bytes: [UInt8], filled: Int)] = [:]
     /// Regions parsed and found right.
@@ -47,9 +49,12 @@ struct HeaderRegions {
         self.package = package
         regions = Self.regions(of: package)
         directories = Set(package.manifest.directories ?? [])
+        // Every header is matched to the listed file or folder it must be, and the manifest's paths were checked
+        // as a set before the plan (`DeltaPreparation`): the policy checks each entry alone, and `seenDirectories`
+        // refuses a folder entry met twice.
         policy = EntryPolicy(
             limits: InstallLimits(maxTotalBytes: package.manifest.uncompressedSize, maxEntries: InstallLimits.maxEntriesCap),
-            keepsPlan: false)
+            keepsPlan: false, remembersPaths: false)
         var covered = Set<Int>()
         for (index, region) in regions.enumerated() where !region.range.isEmpty {
             let chunks = Self.chunks(overlapping: region.range, in: package)
@@ -209,6 +214,9 @@ struct HeaderRegions {
                     guard entry.size == 0 else { throw .unsafeEntry(path: entry.path, reason: "a directory entry carries \(entry.size) bytes of data") }
                     guard directories.contains(planned.path) else {
                         throw .unsafeEntry(path: planned.path, reason: "is a folder in the archive that the signed package manifest does not list; the archive does not match its manifest — tell the publisher")
+                    }
+                    guard seenFolders.insert(planned.path).inserted else {
+                        throw .unsafeEntry(path: planned.path, reason: "is a folder entry the archive holds twice (again at stream byte \(at(offset - block))); the archive does not match its manifest — tell the publisher")
                     }
                     continue
                 }

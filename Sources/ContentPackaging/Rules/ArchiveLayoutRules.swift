@@ -30,13 +30,20 @@ package struct ArchiveLayoutRules: Sendable {
     /// Entries and implied parent directories, by the hash of their collision key; the first spelling wins.
     private var claims: [Int: Claim] = [:]
 
+    /// Whether paths are remembered, for duplicates and collisions; a walk whose every path was already
+    /// checked as a set (a manifest's) and is matched one by one against it needs only the per-entry rules.
+    private let remembersPaths: Bool
+
     /// True once a regular file `ContentInfo.plist` was seen at the root.
     package private(set) var hasContentInfo = false
     /// True once `Contents` was seen at the root as a directory, or anything below it.
     package private(set) var hasContents = false
 
-    /// Rules for a new archive walk: nothing seen yet.
-    package init() {}
+    /// Rules for a new archive walk: nothing seen yet. `remembersPaths` false checks each entry alone (kind,
+    /// name, place in the layout), not against earlier ones.
+    package init(remembersPaths: Bool = true) {
+        self.remembersPaths = remembersPaths
+    }
 
     /// The root entries a package must hold that were not seen: `ContentInfo.plist`, then `Contents`.
     package var missingRootEntries: [String] {
@@ -67,8 +74,10 @@ package struct ArchiveLayoutRules: Sendable {
         let components = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         let place = Self.place(of: components, kind: header.kind)
         if place == nil { refusals.append(.outsideLayout) }
-        if nameProblems.isEmpty, let refusal = claimParents(of: components) { refusals.append(refusal) }
-        if let refusal = claimPath(path, bytes: bytes, isDirectory: isDirectory) { refusals.append(refusal) }
+        if remembersPaths {
+            if nameProblems.isEmpty, let refusal = claimParents(of: components) { refusals.append(refusal) }
+            if let refusal = claimPath(path, bytes: bytes, isDirectory: isDirectory) { refusals.append(refusal) }
+        }
         if place == .contentInfo { hasContentInfo = true }
         if place == .contentsDirectory || place == .content { hasContents = true }
         return ArchiveLayoutVerdict(path: path, place: place, refusals: refusals)
