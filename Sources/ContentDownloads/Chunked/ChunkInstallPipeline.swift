@@ -10,10 +10,11 @@ import Glibc
 /// and only then checks its tar headers and writes its file data in place. Two stages, so that decoding one chunk
 /// overlaps hashing and writing the previous one while the transfer thread receives more.
 ///
-/// Buffers go round: each connection of the transfer thread fills a whole-frame buffer from ``frameSpare`` and hands
-/// it over (``submitFrame(index:buffer:length:source:)``); the verifier decodes it into a chunk buffer and returns
-/// it at once; the installer returns the chunk buffer once written. Memory is a frame buffer per connection (trimmed
-/// to 1 MiB resident between frames) and two chunk buffers, whatever the package size. The installer makes what it
+/// Buffers go round: each connection of the transfer thread fills a frame in the engine's ``FrameMemory`` segments
+/// and hands it over whole (``submitFrame(index:frame:source:)``); the verifier decodes it into a chunk buffer and
+/// gives its segments back at once; the installer returns the chunk buffer once written. Memory is the engine's
+/// frame budget, shared by its downloads, and two chunk buffers per download (1 MiB resident between chunks),
+/// whatever the package size. The installer makes what it
 /// wrote durable every `checkpointBytes` (or `checkpointInterval` seconds) and only then publishes the durable
 /// offset (``durableOffset``). A frame that fails its hash is not a failure: ``takeRejected()`` hands it to the
 /// scheduler, which fetches it again elsewhere. The first install failure (a header the manifest does not vouch
@@ -21,8 +22,8 @@ import Glibc
 final class ChunkInstallPipeline: Sendable {
     /// What travels down the pipeline, in order.
     enum Work: @unchecked Sendable {
-        /// Chunk `index`'s whole frame, `length` bytes, fetched from `source` (a mirror): chunks in any order.
-        case frame(index: Int, buffer: PageAlignedBuffer, length: Int, source: Int)
+        /// Chunk `index`'s whole frame, fetched from `source` (a mirror): chunks in any order.
+        case frame(index: Int, frame: SegmentedFrame, source: Int)
         /// A decoded chunk of `length` bytes from `source` (installer; it checks the hash).
         case chunk(index: Int, buffer: PageAlignedBuffer, length: Int, source: Int)
         /// Make everything so far durable, then signal.
@@ -38,8 +39,6 @@ final class ChunkInstallPipeline: Sendable {
         var failure: InstallError?
         var stopping = false
         var rejected: [RejectedFrame] = []
-        /// Whole-frame buffers made so far (made as connections need them, up to the pipeline's limit).
-        var frameBuffers: [PageAlignedBuffer] = []
     }
 
     /// A whole frame that failed its signed hash or length: the scheduler fetches it again elsewhere.
@@ -52,13 +51,13 @@ final class ChunkInstallPipeline: Sendable {
         let reason: String
     }
 
-    /// Whole-frame buffers (the package's largest frame each) handed back by the verifier.
-    private let frameSpare: BlockingChannel<PageAlignedBuffer>
-    private let frameLimit: Int
-    private let frameBytes: Int
+    /// Where frames' segments go back once decoded (the engine's).
+    private let memory: FrameMemory
     private let frames: BlockingChannel<Work>
     private let chunks: BlockingChannel<Work>
     private let decodedSpare: BlockingChannel<PageAlignedBuffer>
+    /// Decoded bytes handed to the installer and not yet installed.
+    private let installing = Atomic<Int>(0)
     private let shared: Mutex<Shared>
     private let buffers: [PageAlignedBuffer]
     private let stopped = DispatchSemaphore(value: 0)
@@ -67,26 +66,28 @@ final class ChunkInstallPipeline: Sendable {
 
     /// Verified chunks in flight: being decoded into, being written.
     static let chunkBuffers = 2
+    /// The decoded bytes both chunk buffers may hold at once: a chunk is decoded while the installer holds another
+    /// only if the two fit, else once the installer is done. Chunks average 1 MiB, so the two stages still overlap
+    /// for most chunks, and two chunks of up to 4 MiB never sit in memory together.
+    static let decodedBudget = 3 << 20
     /// What a buffer keeps resident between chunks: the average chunk. Sized for the largest chunk (4 MiB), the
     /// buffers would otherwise hold 4 MiB each once each had met one large chunk.
     static let residentBytes = 1 << 20
 
     /// Starts both threads; `stage` installs `package`'s chunks as they are verified, from durable offset
-    /// `startOffset`; up to `frameBuffers` whole-frame buffers circulate, made as they are first needed: one per
-    /// connection and two more, so that a connection waiting for one always gets it (every other connection holds at
-    /// most one, and the verifier hands back each frame it took).
+    /// `startOffset`; the segments of each frame decoded go back to `memory`.
     init(
-        package: ChunkedPackage, stage: any ChunkInstallStage, startOffset: Int64, frameBuffers: Int,
+        package: ChunkedPackage, stage: any ChunkInstallStage, startOffset: Int64, memory: FrameMemory,
         onDurable: @escaping @Sendable () -> Void
     ) {
         shared = Mutex(Shared(durableOffset: startOffset))
         decodedSpare = BlockingChannel(capacity: Self.chunkBuffers)
-        frames = BlockingChannel(capacity: max(1, frameBuffers) + 2)
+        // Every frame holds a segment: room for every frame the memory may hold (its budget, one frame past it, a
+        // segment per connection past it), so the transfer thread never waits here.
+        frames = BlockingChannel(capacity: memory.limit + 64)
         chunks = BlockingChannel(capacity: Self.chunkBuffers + 2)
         let chunkBuffers = (0..<Self.chunkBuffers).map { _ in PageAlignedBuffer.allocate(byteCount: package.largestChunk) }
-        frameLimit = max(1, frameBuffers)
-        frameBytes = package.largestFrame
-        frameSpare = BlockingChannel(capacity: frameLimit)
+        self.memory = memory
         buffers = chunkBuffers
         for buffer in chunkBuffers { decodedSpare.send(buffer) }
         self.onDurable = onDurable
@@ -96,25 +97,7 @@ final class ChunkInstallPipeline: Sendable {
 
     deinit {
         for buffer in buffers { buffer.deallocate() }
-        for buffer in shared.withLock({ $0.frameBuffers }) { buffer.deallocate() }
     }
-
-    /// A whole-frame buffer for a connection: one handed back, else a new one while fewer than `limit` exist (the
-    /// connections running now and two more; never more than the pipeline's limit), else the next one the verifier
-    /// hands back (back-pressure; the transfer thread waits). Memory follows the connections actually running.
-    func takeFrameBuffer(limit: Int) -> PageAlignedBuffer {
-        if let spare = frameSpare.tryReceive() { return spare }
-        let made: PageAlignedBuffer? = shared.withLock { state in
-            guard state.frameBuffers.count < min(limit, frameLimit) else { return nil }
-            let buffer = PageAlignedBuffer.allocate(byteCount: frameBytes)
-            state.frameBuffers.append(buffer)
-            return buffer
-        }
-        return made ?? frameSpare.receive()
-    }
-
-    /// A frame buffer a connection did not hand over (its request failed).
-    func returnFrameBuffer(_ buffer: PageAlignedBuffer) { frameSpare.send(buffer) }
 
     /// The offset up to which everything is installed durably.
     var durableOffset: Int64 { shared.withLock { $0.durableOffset } }
@@ -123,10 +106,10 @@ final class ChunkInstallPipeline: Sendable {
     /// Both at once (one lock).
     var status: (durableOffset: Int64, failure: InstallError?) { shared.withLock { ($0.durableOffset, $0.failure) } }
 
-    /// Hands over chunk `index`'s whole frame (`length` bytes in `buffer`, which comes back through ``frameSpare``),
+    /// Hands over chunk `index`'s whole frame (its segments go back to the engine's ``FrameMemory`` once decoded),
     /// fetched from `source`. A frame that fails its hash is reported by ``takeRejected()``, not as a failure.
-    func submitFrame(index: Int, buffer: PageAlignedBuffer, length: Int, source: Int) {
-        frames.send(.frame(index: index, buffer: buffer, length: length, source: source))
+    func submitFrame(index: Int, frame: SegmentedFrame, source: Int) {
+        frames.send(.frame(index: index, frame: frame, source: source))
     }
 
     /// The whole frames that failed verification since the last call.
@@ -165,13 +148,13 @@ final class ChunkInstallPipeline: Sendable {
     }
 
     /// `iap-verify`: whole frames in (any order), verified chunks out; a frame that fails its hash is recorded for
-    /// the scheduler and its buffer handed back. After an install failure frames are only handed back.
+    /// the scheduler and its segments given back. After an install failure frames are only given back.
     private func verify(package: ChunkedPackage) {
         var decoded: PageAlignedBuffer?
         var decoder = ChunkStreamDecoder(checksDigest: false)
         while true {
             let work = frames.receive()
-            guard case .frame(let index, let frame, let length, let source) = work else {
+            guard case .frame(let index, let frame, let source) = work else {
                 chunks.send(work)
                 if case .stop = work { break }
                 continue
@@ -179,10 +162,15 @@ final class ChunkInstallPipeline: Sendable {
             if failure == nil {
                 let target = decoded ?? decodedSpare.receive()
                 decoded = target
+                let size = Int(package.chunks[index].uncompressedLength)
+                if Self.chunkBuffers > 1, installing.load(ordering: .acquiring) + size > Self.decodedBudget {
+                    decodedSpare.send(decodedSpare.receive())  // the installer's buffer back: its chunk is written
+                }
                 do throws(ChunkError) {
                     try decoder.begin(package.chunks[index], index: index, into: target.bytes)
-                    try decoder.feed(UnsafeRawBufferPointer(rebasing: frame.bytes[0..<length]))
+                    for piece in frame.pieces { try decoder.feed(piece) }
                     let bytes = try decoder.finish()
+                    installing.add(bytes.count, ordering: .releasing)
                     chunks.send(.chunk(index: index, buffer: target, length: bytes.count, source: source))
                     decoded = nil
                 } catch {
@@ -190,8 +178,7 @@ final class ChunkInstallPipeline: Sendable {
                     reject(RejectedFrame(index: index, source: source, reason: error.description))
                 }
             }
-            if length > Self.residentBytes { frame.trim(keeping: Self.residentBytes) }
-            frameSpare.send(frame)
+            memory.giveBack(frame.segments, handedOver: true)
         }
         if let decoded { decodedSpare.send(decoded) }
     }
@@ -209,9 +196,10 @@ final class ChunkInstallPipeline: Sendable {
                     }
                 }
                 if length > Self.residentBytes { buffer.trim(keeping: Self.residentBytes) }
+                installing.subtract(length, ordering: .releasing)
                 decodedSpare.send(buffer)
-            case .frame(_, let buffer, _, _):
-                frameSpare.send(buffer)  // never sent this far
+            case .frame(_, let frame, _):
+                memory.giveBack(frame.segments, handedOver: true)  // never sent this far
             case .sync(let done):
                 if failure == nil { record(loop.checkpoint()) }
                 done.signal()

@@ -36,8 +36,10 @@ final class ChunkConnection {
     private(set) var wholeArchive = false
     /// The archive offset of the next body byte.
     private(set) var position: Int64 = 0
-    /// The frame being filled: its chunk, buffer and bytes so far.
-    private var frame: (chunk: Int, buffer: PageAlignedBuffer, filled: Int)?
+    /// The frame being filled: its chunk and its bytes so far, in ``FrameMemory`` segments.
+    private var frame: (chunk: Int, data: SegmentedFrame)?
+    /// Segments taken ahead for the bytes of one delivery (given back when the run ends).
+    private var spare: [FrameSegment] = []
     /// Reading stopped because everything asked for had arrived (libcurl then reports a write error).
     private(set) var stoppedAtEnd = false
     /// When the last body byte arrived (or the request started), for stall detection.
@@ -48,6 +50,8 @@ final class ChunkConnection {
     private(set) var received: Int64 = 0
     /// Paused by the download's rate cap (``RateBucket``) until the scheduler resumes it.
     var paused = false
+    /// Paused because the engine's frame memory is spent, until the scheduler resumes it (``FrameMemory/mayResume()``).
+    var waitsForMemory = false
     /// The failure found while receiving (an overlong body), if any.
     private(set) var failure: TransferFailure?
     /// The reader of a multi-range reply, and the next of the run's ranges it must bring.
@@ -57,6 +61,10 @@ final class ChunkConnection {
     /// answer several ranges correctly.
     private(set) var rangesRefused: String?
     unowned let scheduler: ChunkScheduler
+
+    /// libcurl's receive buffer for each connection. Frames go to ``FrameMemory`` segments in libcurl's write-callback
+    /// pieces anyway, and a plan runs up to ``TransferSettings/maxConnections`` of them.
+    static let receiveBufferBytes = 64 << 10
 
     init(mirror: Int, scheduler: ChunkScheduler) throws(CurlError) {
         self.mirror = mirror
@@ -75,6 +83,7 @@ final class ChunkConnection {
         wholeArchive = false
         stoppedAtEnd = false
         paused = false
+        waitsForMemory = false
         failure = nil
         parts = nil
         nextRange = 0
@@ -87,6 +96,9 @@ final class ChunkConnection {
             ifRange: validator?.ifRange, owner: Unmanaged.passUnretained(self).toOpaque(),
             body: ChunkConnection.bodyCallback, header: ChunkConnection.headerCallback)
         try easy.set(large: CURLOPT_MAX_RECV_SPEED_LARGE, 0)  // the download's cap is the scheduler's bucket
+        // Best effort, as in configureArchiveRequest: a smaller receive buffer than a single download's.
+        _ = CCurl_easy_setopt_long(
+            easy.raw, CURLOPT_BUFFERSIZE, min(Self.receiveBufferBytes, TransferSettings.receiveBufferSize(forCap: rate)))
         try easy.set(CURLOPT_NOBODY, run.chunks.isEmpty ? 1 : 0)  // a probe (no chunks) asks for the head only
         if run.chunks.isEmpty { try easy.set(CURLOPT_HTTPGET, 0) }
         if run.ranges.count > 1 {
@@ -104,8 +116,10 @@ final class ChunkConnection {
     func abandon() -> [Int] {
         defer {
             run = nil
-            if let frame { scheduler.returnFrame(frame.buffer) }
+            scheduler.memory.giveBack((frame?.data.segments ?? []) + spare, handedOver: false)
+            scheduler.memory.dropGrant(of: self)
             frame = nil
+            spare = []
         }
         guard let run else { return [] }
         return Array(run.chunks[min(nextInRun, run.chunks.count)...])
@@ -121,7 +135,14 @@ final class ChunkConnection {
     var runComplete: Bool { run.map { nextInRun == $0.chunks.count } ?? true }
 
     /// Ends a run that arrived whole.
-    func endRun() { run = nil }
+    func endRun() {
+        run = nil
+        scheduler.memory.giveBack(spare, handedOver: false)
+        spare = []
+    }
+
+    /// Resumed after a pause: the stall clock starts again.
+    func resumed() { lastBytes = Transfer.now() }
 
     // MARK: Callbacks (transfer thread, inside curl_multi_perform)
 
@@ -142,6 +163,10 @@ final class ChunkConnection {
         guard run != nil else { return 0 }
         if verdict == nil { verdict = scheduler.judge(self) }
         guard case .accept = verdict else { return 0 }
+        guard reserve(bytes.count) else {
+            waitsForMemory = true  // libcurl keeps these bytes; the scheduler resumes once segments come back
+            return Int(CURL_WRITEFUNC_PAUSE)
+        }
         guard scheduler.admit(bytes.count) else {
             paused = true  // libcurl keeps these bytes and hands them over again once resumed
             return Int(CURL_WRITEFUNC_PAUSE)
@@ -175,6 +200,30 @@ final class ChunkConnection {
         return going && rangesRefused == nil ? bytes.count : 0
     }
 
+    /// Takes, all or nothing, the segments `count` more body bytes may need (past the frame being filled and the
+    /// spare ones): `false` when the engine's frame memory is spent. A delivery spanning several frame ends takes
+    /// the rest as it goes (``nextSegment()``).
+    private func reserve(_ count: Int) -> Bool {
+        var forCurrent = 0, after = count
+        if let frame {
+            let remaining = Int(scheduler.frameRange(of: frame.chunk).count) - frame.data.length
+            forCurrent = max(0, min(remaining, count) - frame.data.room)
+            after = max(0, count - remaining)
+        }
+        let segment = FrameMemory.segmentBytes
+        let need = (forCurrent + segment - 1) / segment + (after + segment - 1) / segment - spare.count
+        guard need > 0 else { return true }
+        guard let taken = scheduler.memory.take(need, for: self) else { return false }
+        spare += taken
+        return true
+    }
+
+    /// A segment for the frame being filled: a spare one, else one past the budget (a frame end inside a delivery).
+    private func nextSegment() -> FrameSegment {
+        if let segment = spare.popLast() { return segment }
+        return scheduler.memory.take(1, for: self, force: true)![0]
+    }
+
     /// Takes body bytes arriving at ``position``: reads through gaps, fills frames and hands whole ones over.
     /// `false` when reading must stop (everything asked for is here, or the body skipped bytes of a frame).
     private func take(_ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -201,7 +250,7 @@ final class ChunkConnection {
                 continue
             }
             let frameRange = scheduler.frameRange(of: chunk)
-            if position < frameRange.lowerBound + Int64(frame?.filled ?? 0) {  // a gap the plan does not need
+            if position < frameRange.lowerBound + Int64(frame?.data.length ?? 0) {  // a gap the plan does not need
                 guard frame == nil else {
                     failure = .cannotResume(reason: "the body skipped bytes of chunk \(chunk)")
                     return false
@@ -211,20 +260,21 @@ final class ChunkConnection {
                 rest = rest.dropFirst(count)
                 continue
             }
-            guard position == frameRange.lowerBound + Int64(frame?.filled ?? 0) else {
+            guard position == frameRange.lowerBound + Int64(frame?.data.length ?? 0) else {
                 failure = .cannotResume(reason: "the body skipped bytes of chunk \(chunk)")
                 return false
             }
-            if frame == nil { frame = (chunk, scheduler.takeFrame(), 0) }
-            let need = frameRange.count - frame!.filled
-            let count = min(need, rest.count)
-            UnsafeMutableRawBufferPointer(rebasing: frame!.buffer.bytes[frame!.filled..<(frame!.filled + count)])
-                .copyMemory(from: UnsafeRawBufferPointer(rebasing: rest.prefix(count)))
-            frame!.filled += count
+            if frame == nil { frame = (chunk, SegmentedFrame()) }
+            let need = Int(frameRange.count) - frame!.data.length
+            var count = 0
+            while count < min(need, rest.count) {
+                if frame!.data.room == 0 { frame!.data.append(nextSegment()) }
+                count += frame!.data.fill(from: UnsafeRawBufferPointer(rebasing: rest.dropFirst(count).prefix(need - count)))
+            }
             position += Int64(count)
             rest = rest.dropFirst(count)
             if count == need {
-                scheduler.frameArrived(chunk, buffer: frame!.buffer, length: frame!.filled, from: self)
+                scheduler.frameArrived(chunk, frame: frame!.data, from: self)
                 frame = nil
                 nextInRun += 1
             }
@@ -233,5 +283,5 @@ final class ChunkConnection {
     }
 
     /// Bytes of the frame being filled (progress counts them).
-    var partialBytes: Int64 { Int64(frame?.filled ?? 0) }
+    var partialBytes: Int64 { Int64(frame?.data.length ?? 0) }
 }

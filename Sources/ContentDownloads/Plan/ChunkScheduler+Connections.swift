@@ -4,7 +4,7 @@ internal import ContentPackaging
 internal import Logging
 
 /// What a ``ChunkConnection`` asks of its scheduler from inside libcurl's callbacks, on the transfer thread: the
-/// verdict on a reply, frame buffers, where frames lie, and the chunks a connection reading a whole archive takes.
+/// verdict on a reply, where frames lie, and the chunks a connection reading a whole archive takes.
 extension ChunkScheduler {
     /// The verdict on a connection's reply head.
     func judge(_ connection: ChunkConnection) -> ChunkConnection.Verdict {
@@ -92,21 +92,17 @@ extension ChunkScheduler {
         return .accept
     }
 
-    /// A buffer for a whole frame (waits for the verifier when every buffer is in use: back-pressure).
-    func takeFrame() -> PageAlignedBuffer { install.takeFrameBuffer(limit: connections.count + 2) }
-
-    /// A frame buffer not handed over (its request failed).
-    func returnFrame(_ buffer: PageAlignedBuffer) { install.returnFrameBuffer(buffer) }
-
     /// The archive bytes of chunk `chunk`'s frame.
     func frameRange(of chunk: Int) -> Range<Int64> {
         let frame = package.chunks[chunk]
         return frame.offset..<(frame.offset + frame.length)
     }
 
-    /// A whole frame arrived: to the verifier.
-    func frameArrived(_ chunk: Int, buffer: PageAlignedBuffer, length: Int, from connection: ChunkConnection) {
-        install.submitFrame(index: chunk, buffer: buffer, length: length, source: connection.mirror)
+    /// A whole frame arrived: to the verifier, which gives its segments back to ``memory``.
+    func frameArrived(_ chunk: Int, frame: SegmentedFrame, from connection: ChunkConnection) {
+        let length = frame.length
+        memory.handOver(frame.segments.count, from: connection)
+        install.submitFrame(index: chunk, frame: frame, source: connection.mirror)
         submitted += Int64(length)
         mirrors[connection.mirror].delivered += Int64(length)
         lastFrame = Transfer.now()

@@ -47,6 +47,8 @@ final class ChunkScheduler: EngineTransfer {
 
     /// What the servers showed about multi-range requests (the engine's, shared by its downloads).
     let rangeSupport: RangeSupport
+    /// The memory frames are received into (the engine's, shared by its downloads).
+    let memory: FrameMemory
 
     let request: TransferRequest
     let emit: @Sendable (TransferEvent) -> Void
@@ -82,10 +84,11 @@ final class ChunkScheduler: EngineTransfer {
     /// Loads the manifest, the plan and the chunks already in place, and starts the install threads.
     init(
         request: TransferRequest, target: ChunkedInstallTarget, settings: TransferSettings, rangeSupport: RangeSupport,
-        wake: @escaping @Sendable () -> Void, emit: @escaping @Sendable (TransferEvent) -> Void
+        memory: FrameMemory, wake: @escaping @Sendable () -> Void, emit: @escaping @Sendable (TransferEvent) -> Void
     ) throws(TransferFailure) {
         self.request = request
         self.rangeSupport = rangeSupport
+        self.memory = memory
         self.target = target
         self.settings = settings
         self.emit = emit
@@ -103,7 +106,7 @@ final class ChunkScheduler: EngineTransfer {
         reports = PipelineReports(durable: placedAtStart)
         tuner = ConnectionTuner(initial: settings.connections, maximum: settings.maxConnections)
         install = ChunkInstallPipeline(
-            package: package, stage: loop, startOffset: placedAtStart, frameBuffers: max(1, settings.maxConnections) + 2, onDurable: wake)
+            package: package, stage: loop, startOffset: placedAtStart, memory: memory, onDurable: wake)
         queue = FetchQueue(
             chunks: plan.fetch.filter { !done.contains($0) || loop.recheck.contains($0) },
             frames: package.chunks.map { $0.offset..<($0.offset + $0.length) })
@@ -189,12 +192,13 @@ final class ChunkScheduler: EngineTransfer {
     func poll() {
         guard !hasEnded else { return }
         resumePaused()
+        resumeWaitingForMemory()
         for rejected in install.takeRejected() { chunkRejected(rejected) }
         let now = Transfer.now()
         // A stall moves work to another mirror; with one mirror left, libcurl's low-speed limit decides (a server
         // that paces its replies, nginx `limit_rate`, may pause a connection for seconds while others deliver).
         let liveMirrors = mirrors.indices.filter { !mirrors[$0].dropped }.count
-        for connection in connections where connection.run != nil && !connection.paused
+        for connection in connections where connection.run != nil && !connection.paused && !connection.waitsForMemory
             && now - connection.lastBytes > settings.stallSeconds && liveMirrors > 1
         {
             failed(connection, .network(CurlError(
@@ -259,6 +263,17 @@ final class ChunkScheduler: EngineTransfer {
         for connection in connections where connection.paused {
             if let bucket, bucket.wait(now: Transfer.now()) > 0 { return }
             connection.paused = false
+            _ = curl_easy_pause(connection.easy.raw, 0)  // CURLPAUSE_CONT
+        }
+    }
+
+    /// Resumes the connections that waited for frame memory while it has room (libcurl delivers at once; one that
+    /// finds it spent again pauses again, and the next segments given back wake the loop).
+    private func resumeWaitingForMemory() {
+        for connection in connections where connection.waitsForMemory {
+            guard memory.mayResume() else { return }
+            connection.waitsForMemory = false
+            connection.resumed()
             _ = curl_easy_pause(connection.easy.raw, 0)  // CURLPAUSE_CONT
         }
     }

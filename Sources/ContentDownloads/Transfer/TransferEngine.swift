@@ -101,12 +101,16 @@ private final class EngineLoop {
     private let syncer: CheckpointSyncer
     /// What servers showed about multi-range requests, for every chunk plan this engine runs.
     private let rangeSupport = RangeSupport()
+    /// The memory every chunk plan this engine runs receives its frames into.
+    private let frameMemory: FrameMemory
 
     init(multi: MultiHandle, settings: TransferSettings, emit: @escaping @Sendable (TransferEvent) -> Void) {
         self.multi = multi
         self.settings = settings
         self.emit = emit
         syncer = CheckpointSyncer(delayForTesting: settings.checkpointSyncDelayForTesting, onCompleted: { [multi] in multi.wakeup() })
+        frameMemory = FrameMemory(
+            budgetBytes: settings.frameMemoryBytes, queuedBytes: settings.frameMemoryBytes / 4, wake: { [multi] in multi.wakeup() })
     }
 
     func run(take: () -> [TransferEngine.Command]) {
@@ -157,7 +161,7 @@ private final class EngineLoop {
             if let target = request.chunked {
                 transfer = try ChunkScheduler(
                     request: request, target: target, settings: settings, rangeSupport: rangeSupport,
-                    wake: { [multi] in multi.wakeup() }, emit: emit)
+                    memory: frameMemory, wake: { [multi] in multi.wakeup() }, emit: emit)
             } else {
                 transfer = try Transfer(
                     request: request, settings: settings, syncer: syncer,
@@ -206,6 +210,7 @@ private final class EngineLoop {
         attached[id] = nil
         if byID[id] === transfer { byID[id] = nil }
         transfer.handlesDetached()
+        if !byID.values.contains(where: { $0 is ChunkScheduler }) { frameMemory.releaseFree() }
     }
 
     /// Hands finished background fsyncs to their transfers (results of detached ones are dropped).

@@ -61,11 +61,18 @@ public struct TransferSettings: Sendable, Equatable {
     /// when a server answers 429/503.
     ///
     /// Why more than one: CDNs and busy origins cap each connection (nginx `limit_rate`), and on a long round trip
-    /// one connection's window limits it; `aria2c -x8` is the usual answer. Each connection holds at most one
-    /// frame in memory (≤ 4 MiB, 1 MiB on average).
+    /// one connection's window limits it; `aria2c -x8` is the usual answer. Each connection holds the part of
+    /// one frame received so far, within the engine's ``frameMemoryBytes``.
     public var connections: Int = 4
     /// The most connections a chunk plan uses.
     public var maxConnections: Int = 16
+    /// The memory an engine receives chunk frames into, for all its downloads at once: the frames being received
+    /// and those waiting to be verified. A connection that finds it spent pauses until the verifiers hand memory
+    /// back; one frame (≤ 4 MiB) may go past it when nothing else could free any.
+    ///
+    /// Why bounded per engine and not per connection: memory then follows the bytes in flight, not connections ×
+    /// downloads × the largest frame (docs/PERFORMANCE.md has the peak RSS of both).
+    public var frameMemoryBytes: Int = 6 << 20
     /// The HTTP version every request asks for: each of a chunk plan's connections its own TCP connection
     /// (``HTTPVersion/http1_1``, the default), or its streams multiplexed over one connection per server
     /// (``HTTPVersion/http2``).
