@@ -6,45 +6,79 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// The engine's frame memory: connections take segments within one budget and pause when it is spent; segments a
-/// verifier gives back wake the engine; when nothing is handed over, one connection at a time goes past the budget,
-/// so a download always completes, and a bad frame is still fetched again alone.
+/// The engine's frame memory: connections admit each frame within one budget and pause when it does not fit;
+/// frames a verifier gives back wake the engine; a frame larger than the budget goes alone; the smaller budget
+/// holds while the verifiers are the bottleneck. A download completes under any budget, and a bad frame is still
+/// fetched again.
 @Suite("Chunk scheduler: frame memory")
 struct FrameMemoryTests {
     final class Owner {}
 
-    @Test func takesWithinTheBudgetAndWakesTheLoopWhenSegmentsComeBack() {
-        let wakes = Atomic(0)
-        let memory = FrameMemory(budgetBytes: 4 * FrameMemory.segmentBytes, queuedBytes: 4 * FrameMemory.segmentBytes, wake: { wakes.add(1, ordering: .relaxed) })
-        let first = Owner(), second = Owner(), third = Owner()
-        let frame = memory.take(2, for: first)!
-        _ = memory.take(2, for: second)!
-        memory.handOver(2, from: first)
-        #expect(memory.take(1, for: third) == nil, "the budget is spent and a frame is with a verifier")
-        #expect(!memory.mayResume())
-        memory.giveBack(frame, handedOver: true)
-        #expect(wakes.load(ordering: .relaxed) == 1, "the failed take wakes the loop once")
-        #expect(memory.mayResume())
-        #expect(memory.take(1, for: third)?.count == 1)
-        memory.giveBack(frame, handedOver: false)
-        #expect(wakes.load(ordering: .relaxed) == 1, "no take failed since")
+    /// A frame of `segments` segments, filled.
+    static func frame(_ memory: FrameMemory, _ segments: Int) -> SegmentedFrame {
+        var frame = SegmentedFrame()
+        frame.admitted = segments
+        for _ in 0..<segments { frame.append(memory.segment()) }
+        return frame
     }
 
-    @Test func withNothingHandedOverOneConnectionAtATimeGoesPastTheBudget() {
+    @Test func admitsWithinTheBudgetAndWakesTheLoopWhenAFrameComesBack() {
+        let wakes = Atomic(0)
+        let memory = FrameMemory(budgetBytes: 4 * FrameMemory.segmentBytes, queuedBytes: 4 * FrameMemory.segmentBytes, wake: {
+            wakes.add(1, ordering: .relaxed)
+        })
+        let first = Owner(), second = Owner(), third = Owner()
+        #expect(memory.admit(2, for: first) && memory.admit(2, for: second))
+        let frame = Self.frame(memory, 2)
+        memory.handOver(frame)
+        #expect(!memory.admit(1, for: third), "the budget is spent")
+        #expect(!memory.mayResume(1, for: third))
+        memory.giveBack(frame, handedOver: true)
+        #expect(wakes.load(ordering: .relaxed) == 1, "the refusal wakes the loop once the frame is back")
+        #expect(memory.mayResume(1, for: third))
+        #expect(memory.admit(1, for: third))
+        #expect(memory.usage.admitted == 3)
+        memory.giveBack(nil, handedOver: false, unused: 3)
+        #expect(wakes.load(ordering: .relaxed) == 1, "nobody was refused since")
+        #expect(memory.usage.admitted == 0 && memory.usage.inUse == 0)
+    }
+
+    @Test func aFrameLargerThanTheBudgetGoesAloneAndFirst() {
         let memory = FrameMemory(budgetBytes: 2 * FrameMemory.segmentBytes, queuedBytes: 2 * FrameMemory.segmentBytes, wake: {})
-        let first = Owner(), second = Owner()
-        var held = memory.take(1, for: first)!
-        _ = memory.take(1, for: second)!
-        // Every segment is in a frame still arriving: nothing would come back, so one connection goes on.
-        held += memory.take(3, for: first)!
-        #expect(memory.take(1, for: second) == nil, "the grant is taken")
-        held += memory.take(1, for: first)!
-        #expect(memory.usage.inUse == 6 && memory.usage.peak == 6)
-        memory.handOver(held.count, from: first)
-        #expect(memory.take(1, for: second) == nil, "over the budget with a frame at the verifier: wait for it")
-        memory.giveBack(held, handedOver: true)
-        #expect(memory.take(1, for: second)?.count == 1)
+        let small = Owner(), large = Owner(), other = Owner()
+        #expect(memory.admit(1, for: small))
+        #expect(!memory.admit(5, for: large), "does not fit beside another frame")
+        #expect(!memory.admit(1, for: other), "would fit, but the refused frame goes first")
+        memory.giveBack(nil, handedOver: false, unused: 1)
+        #expect(memory.admit(5, for: large), "alone it goes, past the budget")
+        #expect(!memory.admit(1, for: other))
+        memory.giveBack(nil, handedOver: false, unused: 5)
+        #expect(memory.admit(1, for: other))
         memory.releaseFree()
+    }
+
+    @Test func theSmallerBudgetHoldsWhileTheVerifiersAreTheBottleneck() {
+        let now = Mutex(100.0)
+        let memory = FrameMemory(
+            budgetBytes: 8 * FrameMemory.segmentBytes, queuedBytes: 2 * FrameMemory.segmentBytes, clock: { now.withLock { $0 } }, wake: {})
+        let first = Owner(), second = Owner()
+        #expect(memory.admit(2, for: first))
+        #expect(!memory.admit(2, for: second), "a download starts within the smaller budget")
+        let frame = Self.frame(memory, 2)
+        memory.handOver(frame)
+        memory.giveBack(frame, handedOver: true)
+        now.withLock { $0 += 2 }  // the verifiers idle for two seconds: the network is the bottleneck
+        #expect(memory.admit(2, for: second) && memory.admit(4, for: first))
+        let third = Owner()
+        #expect(!memory.admit(3, for: third), "past the whole budget")
+        memory.forget(third)
+        memory.giveBack(nil, handedOver: false, unused: 6)
+        let queued = Self.frame(memory, 1)
+        #expect(memory.admit(1, for: first))
+        memory.handOver(queued)
+        now.withLock { $0 += 2 }  // a frame waits for a verifier for two seconds
+        #expect(!memory.admit(2, for: second), "back to the smaller budget")
+        memory.giveBack(queued, handedOver: true)
     }
 
     /// Downloads `fixture` from `servers` with `transfer` settings.
@@ -69,6 +103,7 @@ struct FrameMemoryTests {
             $0.connections = 8
             $0.maxConnections = 8
             $0.frameMemoryBytes = FrameMemory.segmentBytes
+            $0.queuedFrameMemoryBytes = FrameMemory.segmentBytes
         }
         #expect(final?.state == .finished, "\(final?.error?.message ?? "")")
         #expect(try diffTrees(fixture.folder, fixture.tree).status == 0)
@@ -86,6 +121,7 @@ struct FrameMemoryTests {
             $0.connections = 4
             $0.maxConnections = 4
             $0.frameMemoryBytes = 2 * FrameMemory.segmentBytes
+            $0.queuedFrameMemoryBytes = 2 * FrameMemory.segmentBytes
         }
         #expect(final?.state == .finished, "\(final?.error?.message ?? "")")
         #expect(try diffTrees(fixture.folder, fixture.tree).status == 0)

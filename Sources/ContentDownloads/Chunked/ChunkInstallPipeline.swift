@@ -178,7 +178,7 @@ final class ChunkInstallPipeline: Sendable {
                     reject(RejectedFrame(index: index, source: source, reason: error.description))
                 }
             }
-            memory.giveBack(frame.segments, handedOver: true)
+            memory.giveBack(frame, handedOver: true)
         }
         if let decoded { decodedSpare.send(decoded) }
     }
@@ -199,7 +199,7 @@ final class ChunkInstallPipeline: Sendable {
                 installing.subtract(length, ordering: .releasing)
                 decodedSpare.send(buffer)
             case .frame(_, let frame, _):
-                memory.giveBack(frame.segments, handedOver: true)  // never sent this far
+                memory.giveBack(frame, handedOver: true)  // never sent this far
             case .sync(let done):
                 if failure == nil { record(loop.checkpoint()) }
                 done.signal()

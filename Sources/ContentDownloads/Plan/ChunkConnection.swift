@@ -38,8 +38,9 @@ final class ChunkConnection {
     private(set) var position: Int64 = 0
     /// The frame being filled: its chunk and its bytes so far, in ``FrameMemory`` segments.
     private var frame: (chunk: Int, data: SegmentedFrame)?
-    /// Segments taken ahead for the bytes of one delivery (given back when the run ends).
-    private var spare: [FrameSegment] = []
+    /// The next frame of the run, admitted to the engine's ``FrameMemory`` before its first byte: its chunk and
+    /// segments.
+    private var admitted: (chunk: Int, segments: Int)?
     /// Reading stopped because everything asked for had arrived (libcurl then reports a write error).
     private(set) var stoppedAtEnd = false
     /// When the last body byte arrived (or the request started), for stall detection.
@@ -50,8 +51,9 @@ final class ChunkConnection {
     private(set) var received: Int64 = 0
     /// Paused by the download's rate cap (``RateBucket``) until the scheduler resumes it.
     var paused = false
-    /// Paused because the engine's frame memory is spent, until the scheduler resumes it (``FrameMemory/mayResume()``).
-    var waitsForMemory = false
+    /// Paused because the engine's frame memory had no room for a frame of this many segments, until the scheduler
+    /// resumes it (``FrameMemory/mayResume(_:for:)``); 0 when not.
+    var waitsForMemory = 0
     /// The failure found while receiving (an overlong body), if any.
     private(set) var failure: TransferFailure?
     /// The reader of a multi-range reply, and the next of the run's ranges it must bring.
@@ -83,7 +85,7 @@ final class ChunkConnection {
         wholeArchive = false
         stoppedAtEnd = false
         paused = false
-        waitsForMemory = false
+        waitsForMemory = 0
         failure = nil
         parts = nil
         nextRange = 0
@@ -116,10 +118,10 @@ final class ChunkConnection {
     func abandon() -> [Int] {
         defer {
             run = nil
-            scheduler.memory.giveBack((frame?.data.segments ?? []) + spare, handedOver: false)
-            scheduler.memory.dropGrant(of: self)
+            scheduler.memory.giveBack(frame?.data, handedOver: false, unused: admitted?.segments ?? 0)
+            scheduler.memory.forget(self)
             frame = nil
-            spare = []
+            admitted = nil
         }
         guard let run else { return [] }
         return Array(run.chunks[min(nextInRun, run.chunks.count)...])
@@ -137,8 +139,8 @@ final class ChunkConnection {
     /// Ends a run that arrived whole.
     func endRun() {
         run = nil
-        scheduler.memory.giveBack(spare, handedOver: false)
-        spare = []
+        scheduler.memory.giveBack(nil, handedOver: false, unused: admitted?.segments ?? 0)
+        admitted = nil
     }
 
     /// Resumed after a pause: the stall clock starts again.
@@ -163,8 +165,8 @@ final class ChunkConnection {
         guard run != nil else { return 0 }
         if verdict == nil { verdict = scheduler.judge(self) }
         guard case .accept = verdict else { return 0 }
-        guard reserve(bytes.count) else {
-            waitsForMemory = true  // libcurl keeps these bytes; the scheduler resumes once segments come back
+        if let refused = admitFrame() {
+            waitsForMemory = refused  // libcurl keeps these bytes; the scheduler resumes once a frame comes back
             return Int(CURL_WRITEFUNC_PAUSE)
         }
         guard scheduler.admit(bytes.count) else {
@@ -200,28 +202,23 @@ final class ChunkConnection {
         return going && rangesRefused == nil ? bytes.count : 0
     }
 
-    /// Takes, all or nothing, the segments `count` more body bytes may need (past the frame being filled and the
-    /// spare ones): `false` when the engine's frame memory is spent. A delivery spanning several frame ends takes
-    /// the rest as it goes (``nextSegment()``).
-    private func reserve(_ count: Int) -> Bool {
-        var forCurrent = 0, after = count
+    /// Admits the frame these bytes go to, before any is taken: the frame being filled if it started unadmitted
+    /// (it began inside the delivery that ended the previous one: one delivery's bytes, in one segment), else the
+    /// run's next frame. The segments refused when the engine's frame memory has no room for it now.
+    private func admitFrame() -> Int? {
         if let frame {
-            let remaining = Int(scheduler.frameRange(of: frame.chunk).count) - frame.data.length
-            forCurrent = max(0, min(remaining, count) - frame.data.room)
-            after = max(0, count - remaining)
+            guard frame.data.admitted == 0 else { return nil }
+            let segments = FrameMemory.segments(for: Int(scheduler.frameRange(of: frame.chunk).count))
+            guard scheduler.memory.admit(segments, for: self) else { return segments }
+            self.frame!.data.admitted = segments
+            return nil
         }
-        let segment = FrameMemory.segmentBytes
-        let need = (forCurrent + segment - 1) / segment + (after + segment - 1) / segment - spare.count
-        guard need > 0 else { return true }
-        guard let taken = scheduler.memory.take(need, for: self) else { return false }
-        spare += taken
-        return true
-    }
-
-    /// A segment for the frame being filled: a spare one, else one past the budget (a frame end inside a delivery).
-    private func nextSegment() -> FrameSegment {
-        if let segment = spare.popLast() { return segment }
-        return scheduler.memory.take(1, for: self, force: true)![0]
+        guard admitted == nil, let run, nextInRun < run.chunks.count else { return nil }
+        let chunk = run.chunks[nextInRun]
+        let segments = FrameMemory.segments(for: Int(scheduler.frameRange(of: chunk).count))
+        guard scheduler.memory.admit(segments, for: self) else { return segments }
+        admitted = (chunk, segments)
+        return nil
     }
 
     /// Takes body bytes arriving at ``position``: reads through gaps, fills frames and hands whole ones over.
@@ -264,11 +261,17 @@ final class ChunkConnection {
                 failure = .cannotResume(reason: "the body skipped bytes of chunk \(chunk)")
                 return false
             }
-            if frame == nil { frame = (chunk, SegmentedFrame()) }
+            if frame == nil {
+                frame = (chunk, SegmentedFrame())
+                if let admitted, admitted.chunk == chunk {
+                    frame!.data.admitted = admitted.segments
+                    self.admitted = nil
+                }
+            }
             let need = Int(frameRange.count) - frame!.data.length
             var count = 0
             while count < min(need, rest.count) {
-                if frame!.data.room == 0 { frame!.data.append(nextSegment()) }
+                if frame!.data.room == 0 { frame!.data.append(scheduler.memory.segment()) }
                 count += frame!.data.fill(from: UnsafeRawBufferPointer(rebasing: rest.dropFirst(count).prefix(need - count)))
             }
             position += Int64(count)

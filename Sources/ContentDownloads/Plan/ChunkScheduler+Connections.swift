@@ -101,7 +101,7 @@ extension ChunkScheduler {
     /// A whole frame arrived: to the verifier, which gives its segments back to ``memory``.
     func frameArrived(_ chunk: Int, frame: SegmentedFrame, from connection: ChunkConnection) {
         let length = frame.length
-        memory.handOver(frame.segments.count, from: connection)
+        memory.handOver(frame)
         install.submitFrame(index: chunk, frame: frame, source: connection.mirror)
         submitted += Int64(length)
         mirrors[connection.mirror].delivered += Int64(length)

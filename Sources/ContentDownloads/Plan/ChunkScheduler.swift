@@ -198,7 +198,7 @@ final class ChunkScheduler: EngineTransfer {
         // A stall moves work to another mirror; with one mirror left, libcurl's low-speed limit decides (a server
         // that paces its replies, nginx `limit_rate`, may pause a connection for seconds while others deliver).
         let liveMirrors = mirrors.indices.filter { !mirrors[$0].dropped }.count
-        for connection in connections where connection.run != nil && !connection.paused && !connection.waitsForMemory
+        for connection in connections where connection.run != nil && !connection.paused && connection.waitsForMemory == 0
             && now - connection.lastBytes > settings.stallSeconds && liveMirrors > 1
         {
             failed(connection, .network(CurlError(
@@ -267,12 +267,12 @@ final class ChunkScheduler: EngineTransfer {
         }
     }
 
-    /// Resumes the connections that waited for frame memory while it has room (libcurl delivers at once; one that
-    /// finds it spent again pauses again, and the next segments given back wake the loop).
+    /// Resumes the connections that waited for frame memory and would now be admitted (libcurl delivers at once);
+    /// the next frame given back wakes the loop for the others.
     private func resumeWaitingForMemory() {
-        for connection in connections where connection.waitsForMemory {
-            guard memory.mayResume() else { return }
-            connection.waitsForMemory = false
+        for connection in connections where connection.waitsForMemory > 0 {
+            guard memory.mayResume(connection.waitsForMemory, for: connection) else { continue }
+            connection.waitsForMemory = 0
             connection.resumed()
             _ = curl_easy_pause(connection.easy.raw, 0)  // CURLPAUSE_CONT
         }

@@ -1,57 +1,56 @@
 internal import Synchronization
 import Glibc
 
-/// The memory every chunk plan of one engine receives frames into: fixed-size segments
-/// (``segmentBytes``), taken by connections as bytes arrive and given back by the verifiers once a frame is
-/// decoded, within one budget for the whole engine (``TransferSettings/frameMemoryBytes``).
+/// The memory every chunk plan of one engine receives frames into: fixed-size segments (``segmentBytes``),
+/// filled by connections as bytes arrive and given back by the verifiers once a frame is decoded, within one
+/// budget for the whole engine (``TransferSettings/frameMemoryBytes``).
 ///
-/// Memory follows the bytes in flight — the frames being received and those waiting for a verifier — not the
-/// connections times the largest frame. A connection that finds the budget spent pauses
-/// (`CURL_WRITEFUNC_PAUSE`: libcurl keeps its bytes) and is resumed when segments come back: giving back wakes
-/// the engine loop once after any failed ``take(_:for:force:)`` or ``mayResume()``.
+/// **Admission.** A connection asks for a frame's segments before its first byte (``admit(_:for:)``): the frame is
+/// admitted while the frames admitted and not yet given back fit the budget. Once admitted, a frame always gets its
+/// segments, so every frame being received can complete and nothing waits on a frame that cannot. A connection
+/// refused pauses (`CURL_WRITEFUNC_PAUSE`: libcurl keeps its bytes) and goes first when room comes back: giving
+/// back wakes the engine loop once after any refusal. A frame larger than the budget is admitted alone.
 ///
 /// **Which budget.** While the verifiers are the bottleneck (frames waited for one most of the last fraction of a
-/// second, ``busyShare``), more memory would only lengthen their queue: the budget is then ``queuedLimit``, a
-/// quarter of it by default. While the network is (the verifiers mostly idle), every connection holds the part of
-/// a frame it has received so far, and the whole budget serves them.
+/// second, ``busyMemory``), more frames would only lengthen their queue: the budget is then ``queuedLimit``. While
+/// the network is (the verifiers mostly idle), every connection needs a frame admitted, and ``limit`` serves them.
+/// Segments become resident as bytes arrive, so what is resident follows the bytes received, not the admissions.
 ///
-/// **Progress.** Segments of frames handed to a verifier always come back. When none are handed over, every
-/// segment sits in a frame still being received and none can come back; then one connection at a time (the
-/// *grant*) may take past the budget until it hands its frame over. So the budget is exceeded by at most one
-/// frame (4 MiB) and a segment per connection.
-///
-/// Taking happens on the transfer thread; giving back on any (the verifiers); the state behind one mutex.
+/// Admitting happens on the transfer thread; giving back on any (the verifiers); the state behind one mutex.
 final class FrameMemory: Sendable {
     /// One segment's size.
     static let segmentBytes = 256 << 10
-    /// How fast ``busyShare`` forgets, in seconds.
+    /// How fast the verifiers' busy share forgets, in seconds.
     static let busyMemory = 0.25
 
-    /// Segments that may be taken at once while the network is the bottleneck.
+    /// Segments that may be admitted at once while the network is the bottleneck.
     let limit: Int
-    /// Segments that may be taken at once while the verifiers are.
+    /// Segments that may be admitted at once while the verifiers are.
     let queuedLimit: Int
 
     private struct State {
         /// Segments given back, kept for the next frames (resident).
         var free: [FrameSegment] = []
-        /// Segments taken and not given back.
-        var inUse = 0
+        /// Segments of the frames admitted and not given back.
+        var admitted = 0
         /// Of those, the segments of frames handed to a verifier.
         var handedOver = 0
-        /// The connection allowed past the budget (no segment was handed over when it asked).
-        var grant: ObjectIdentifier?
-        /// A take failed since the last wake-up.
+        /// Segments taken and not given back.
+        var inUse = 0
+        /// The connection refused first since: it goes first (so a frame larger than the room left is not
+        /// passed over forever).
+        var first: ObjectIdentifier?
+        /// A connection was refused since the last wake-up.
         var waiting = false
-        /// The share of the recent time during which frames waited for a verifier (1 at first: a new download
+        /// The share of the recent time during which frames waited for a verifier (1 at first: a download
         /// starts within the smaller budget until the verifiers prove idle).
         var busyShare = 1.0
-        /// When ``busyShare`` was brought up to date.
-        var busyUpdated = 0.0
+        /// When `busyShare` was brought up to date.
+        var busyUpdated: Double
         /// The most segments taken at once (tests).
         var peak = 0
 
-        /// Brings ``busyShare`` up to `now`: the time since the last update was busy if frames were handed over.
+        /// Brings `busyShare` up to `now`: the time since the last update was busy if frames were handed over.
         mutating func age(to now: Double) {
             let kept = exp(-max(0, now - busyUpdated) / FrameMemory.busyMemory)
             busyShare = busyShare * kept + (handedOver > 0 ? 1 - kept : 0)
@@ -63,9 +62,12 @@ final class FrameMemory: Sendable {
     private let wake: @Sendable () -> Void
     private let clock: @Sendable () -> Double
 
-    /// A pool of `budgetBytes` (at least one segment), of which `queuedBytes` while the verifiers are the bottleneck;
-    /// `wake` wakes the engine loop (any thread); `clock` gives seconds (tests pass their own).
-    init(budgetBytes: Int, queuedBytes: Int, clock: @escaping @Sendable () -> Double = { Transfer.now() }, wake: @escaping @Sendable () -> Void) {
+    /// A pool of `budgetBytes` (at least one segment), of which `queuedBytes` while the verifiers are the
+    /// bottleneck; `wake` wakes the engine loop (any thread); `clock` gives seconds (tests pass their own).
+    init(
+        budgetBytes: Int, queuedBytes: Int, clock: @escaping @Sendable () -> Double = { Transfer.now() },
+        wake: @escaping @Sendable () -> Void
+    ) {
         limit = max(1, budgetBytes / Self.segmentBytes)
         queuedLimit = min(limit, max(1, queuedBytes / Self.segmentBytes))
         self.clock = clock
@@ -77,80 +79,89 @@ final class FrameMemory: Sendable {
         for segment in state.withLock({ $0.free }) { segment.release() }
     }
 
-    /// `count` segments for `owner`'s frames, or `nil` when they would pass the budget (the caller pauses until
-    /// ``mayResume()``). Past the budget only for the connection that holds the grant, or takes it because nothing
-    /// is handed over; `force` takes them regardless (a frame boundary inside one delivery: one segment).
-    func take(_ count: Int, for owner: AnyObject, force: Bool = false) -> [FrameSegment]? {
-        guard count > 0 else { return [] }
+    /// The segments a frame of `bytes` takes.
+    static func segments(for bytes: Int) -> Int { max(1, (bytes + segmentBytes - 1) / segmentBytes) }
+
+    /// Admits a frame of `segments` for `owner`: `false` when it does not fit now (the caller pauses until
+    /// ``mayResume(_:for:)``).
+    func admit(_ segments: Int, for owner: AnyObject) -> Bool {
         let id = ObjectIdentifier(owner), now = clock()
-        let reused: [FrameSegment]? = state.withLock { state in
-            if !force, state.inUse + count > bound(&state, now: now), state.grant != id {
-                guard state.handedOver == 0, state.grant == nil else {
-                    state.waiting = true
-                    return nil
-                }
-                state.grant = id
+        return state.withLock { state in
+            let fits = state.admitted == 0 || state.admitted + segments <= bound(&state, now: now)
+            guard fits && (state.first == nil || state.first == id) else {
+                if state.first == nil { state.first = id }
+                state.waiting = true
+                return false
             }
-            state.inUse += count
-            state.peak = max(state.peak, state.inUse)
-            let kept = min(count, state.free.count)
-            defer { state.free.removeLast(kept) }
-            return Array(state.free.suffix(kept))
+            if state.first == id { state.first = nil }
+            state.admitted += segments
+            return true
         }
-        guard var segments = reused else { return nil }
-        while segments.count < count { segments.append(FrameSegment.make()) }
-        return segments
     }
 
-    /// Whether a paused connection may try again: room within the budget, or nothing handed over and the grant
-    /// free. When not, the next segments given back wake the loop (as after a failed ``take(_:for:force:)``).
-    func mayResume() -> Bool {
-        let now = clock()
+    /// A segment for an admitted frame.
+    func segment() -> FrameSegment {
+        let reused: FrameSegment? = state.withLock { state in
+            state.inUse += 1
+            state.peak = max(state.peak, state.inUse)
+            return state.free.popLast()
+        }
+        return reused ?? FrameSegment.make()
+    }
+
+    /// Whether `owner`, refused a frame of `segments`, would be admitted now. When not, the next frame given
+    /// back wakes the loop (as after a refused ``admit(_:for:)``).
+    func mayResume(_ segments: Int, for owner: AnyObject) -> Bool {
+        let id = ObjectIdentifier(owner), now = clock()
         return state.withLock { state in
-            let room = state.inUse < bound(&state, now: now) || (state.handedOver == 0 && state.grant == nil)
+            let fits = state.admitted == 0 || state.admitted + segments <= bound(&state, now: now)
+            let room = fits && (state.first == nil || state.first == id)
             if !room { state.waiting = true }
             return room
         }
     }
 
-    /// The segments that may be taken now (see "Which budget").
+    /// The segments that may be admitted now (see "Which budget").
     private func bound(_ state: inout State, now: Double) -> Int {
         state.age(to: now)
         return state.busyShare > 0.5 ? queuedLimit : limit
     }
 
-    /// `owner` handed a frame of `count` segments to a verifier (it gives them back) and gives up the grant.
-    func handOver(_ count: Int, from owner: AnyObject) {
-        let id = ObjectIdentifier(owner), now = clock()
+    /// A whole frame goes to a verifier (which gives it back).
+    func handOver(_ frame: SegmentedFrame) {
+        let now = clock()
         state.withLock { state in
             state.age(to: now)
-            state.handedOver += count
-            if state.grant == id { state.grant = nil }
+            state.handedOver += frame.admitted
         }
     }
 
-    /// `owner` gives up the grant without handing a frame over (its request ended).
-    func dropGrant(of owner: AnyObject) {
-        let id = ObjectIdentifier(owner)
-        state.withLock { state in
-            if state.grant == id { state.grant = nil }
-        }
-    }
-
-    /// Segments come back: a verifier's frame (`handedOver`), or a connection's unused ones. Wakes the engine
-    /// loop if a take failed since its last wake-up. Any thread.
-    func giveBack(_ segments: [FrameSegment], handedOver: Bool) {
-        guard !segments.isEmpty else { return }
+    /// A frame comes back — decoded by a verifier (`handedOver`), or dropped by its connection — with its
+    /// admission; `unused` more admitted segments no frame took. Wakes the engine loop if a connection was
+    /// refused since its last wake-up. Any thread.
+    func giveBack(_ frame: SegmentedFrame?, handedOver: Bool, unused: Int = 0) {
+        let segments = frame?.segments ?? []
+        let admitted = (frame?.admitted ?? 0) + unused
+        guard admitted > 0 || !segments.isEmpty else { return }
         let now = clock()
         let wakeUp = state.withLock { state in
             state.age(to: now)
             state.inUse -= segments.count
-            if handedOver { state.handedOver -= segments.count }
+            state.admitted -= admitted
+            if handedOver { state.handedOver -= frame?.admitted ?? 0 }
             state.free.append(contentsOf: segments)
             defer { state.waiting = false }
             return state.waiting
         }
         if wakeUp { wake() }
+    }
+
+    /// `owner` gives up going first (its request ended).
+    func forget(_ owner: AnyObject) {
+        let id = ObjectIdentifier(owner)
+        state.withLock { state in
+            if state.first == id { state.first = nil }
+        }
     }
 
     /// Unmaps the kept segments (no chunk plan runs: an idle engine holds no frame memory).
@@ -162,8 +173,8 @@ final class FrameMemory: Sendable {
         for segment in free { segment.release() }
     }
 
-    /// Segments taken now, and the most taken at once (tests).
-    var usage: (inUse: Int, peak: Int) { state.withLock { ($0.inUse, $0.peak) } }
+    /// Segments admitted and taken now, and the most taken at once (tests).
+    var usage: (admitted: Int, inUse: Int, peak: Int) { state.withLock { ($0.admitted, $0.inUse, $0.peak) } }
 }
 
 /// One ``FrameMemory/segmentBytes`` piece of frame memory, mapped on its own (`mmap`), so that it goes back to

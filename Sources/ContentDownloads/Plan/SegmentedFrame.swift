@@ -5,6 +5,8 @@ struct SegmentedFrame: Sendable {
     private(set) var segments: [FrameSegment] = []
     /// Bytes filled.
     private(set) var length = 0
+    /// The segments ``FrameMemory`` admitted it for (0: not yet).
+    var admitted = 0
 
     /// Room left in the last segment.
     var room: Int { segments.count * FrameMemory.segmentBytes - length }

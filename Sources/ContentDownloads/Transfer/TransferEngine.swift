@@ -110,7 +110,7 @@ private final class EngineLoop {
         self.emit = emit
         syncer = CheckpointSyncer(delayForTesting: settings.checkpointSyncDelayForTesting, onCompleted: { [multi] in multi.wakeup() })
         frameMemory = FrameMemory(
-            budgetBytes: settings.frameMemoryBytes, queuedBytes: settings.frameMemoryBytes / 4, wake: { [multi] in multi.wakeup() })
+            budgetBytes: settings.frameMemoryBytes, queuedBytes: settings.queuedFrameMemoryBytes, wake: { [multi] in multi.wakeup() })
     }
 
     func run(take: () -> [TransferEngine.Command]) {

@@ -66,13 +66,18 @@ public struct TransferSettings: Sendable, Equatable {
     public var connections: Int = 4
     /// The most connections a chunk plan uses.
     public var maxConnections: Int = 16
-    /// The memory an engine receives chunk frames into, for all its downloads at once: the frames being received
-    /// and those waiting to be verified. A connection that finds it spent pauses until the verifiers hand memory
-    /// back; one frame (≤ 4 MiB) may go past it when nothing else could free any.
+    /// The frames an engine may have in flight, for all its downloads at once, while the network is the
+    /// bottleneck: those being received and those waiting to be verified. A connection admits each frame before
+    /// its first byte and pauses while it does not fit; a frame larger than this goes alone. Memory becomes
+    /// resident as bytes arrive, so a connection holds about half a frame on average (frames average 1 MiB).
     ///
     /// Why bounded per engine and not per connection: memory then follows the bytes in flight, not connections ×
     /// downloads × the largest frame (docs/PERFORMANCE.md has the peak RSS of both).
-    public var frameMemoryBytes: Int = 6 << 20
+    public var frameMemoryBytes: Int = 16 << 20
+    /// The frames an engine may have in flight while the verifiers are the bottleneck (frames waited for one most
+    /// of the last quarter second): enough for one frame being verified and one arriving, since more would only
+    /// wait in their queue.
+    public var queuedFrameMemoryBytes: Int = 3 << 20
     /// The HTTP version every request asks for: each of a chunk plan's connections its own TCP connection
     /// (``HTTPVersion/http1_1``, the default), or its streams multiplexed over one connection per server
     /// (``HTTPVersion/http2``).
