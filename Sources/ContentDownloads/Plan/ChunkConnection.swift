@@ -51,9 +51,9 @@ final class ChunkConnection {
     private(set) var received: Int64 = 0
     /// Paused by the download's rate cap (``RateBucket``) until the scheduler resumes it.
     var paused = false
-    /// Paused because the engine's frame memory had no room for a frame of this many segments, until the scheduler
-    /// resumes it (``FrameMemory/mayResume(_:for:)``); 0 when not.
-    var waitsForMemory = 0
+    /// Paused because the engine's frame memory had no room for a frame of this many segments at this archive
+    /// offset, until the scheduler resumes it (``FrameMemory/mayResume(_:at:for:)``); `nil` when not.
+    var waitsForMemory: (segments: Int, offset: Int64)?
     /// The failure found while receiving (an overlong body), if any.
     private(set) var failure: TransferFailure?
     /// The reader of a multi-range reply, and the next of the run's ranges it must bring.
@@ -85,7 +85,7 @@ final class ChunkConnection {
         wholeArchive = false
         stoppedAtEnd = false
         paused = false
-        waitsForMemory = 0
+        waitsForMemory = nil
         failure = nil
         parts = nil
         nextRange = 0
@@ -204,19 +204,19 @@ final class ChunkConnection {
 
     /// Admits the frame these bytes go to, before any is taken: the frame being filled if it started unadmitted
     /// (it began inside the delivery that ended the previous one: one delivery's bytes, in one segment), else the
-    /// run's next frame. The segments refused when the engine's frame memory has no room for it now.
-    private func admitFrame() -> Int? {
+    /// run's next frame. The frame refused when the engine's frame memory has no room for it now.
+    private func admitFrame() -> (segments: Int, offset: Int64)? {
         if let frame {
             guard frame.data.admitted == 0 else { return nil }
-            let segments = FrameMemory.segments(for: Int(scheduler.frameRange(of: frame.chunk).count))
-            guard scheduler.memory.admit(segments, for: self) else { return segments }
+            let range = scheduler.frameRange(of: frame.chunk), segments = FrameMemory.segments(for: Int(range.count))
+            guard scheduler.memory.admit(segments, at: range.lowerBound, for: self) else { return (segments, range.lowerBound) }
             self.frame!.data.admitted = segments
             return nil
         }
         guard admitted == nil, let run, nextInRun < run.chunks.count else { return nil }
         let chunk = run.chunks[nextInRun]
-        let segments = FrameMemory.segments(for: Int(scheduler.frameRange(of: chunk).count))
-        guard scheduler.memory.admit(segments, for: self) else { return segments }
+        let range = scheduler.frameRange(of: chunk), segments = FrameMemory.segments(for: Int(range.count))
+        guard scheduler.memory.admit(segments, at: range.lowerBound, for: self) else { return (segments, range.lowerBound) }
         admitted = (chunk, segments)
         return nil
     }

@@ -198,7 +198,7 @@ final class ChunkScheduler: EngineTransfer {
         // A stall moves work to another mirror; with one mirror left, libcurl's low-speed limit decides (a server
         // that paces its replies, nginx `limit_rate`, may pause a connection for seconds while others deliver).
         let liveMirrors = mirrors.indices.filter { !mirrors[$0].dropped }.count
-        for connection in connections where connection.run != nil && !connection.paused && connection.waitsForMemory == 0
+        for connection in connections where connection.run != nil && !connection.paused && connection.waitsForMemory == nil
             && now - connection.lastBytes > settings.stallSeconds && liveMirrors > 1
         {
             failed(connection, .network(CurlError(
@@ -270,9 +270,9 @@ final class ChunkScheduler: EngineTransfer {
     /// Resumes the connections that waited for frame memory and would now be admitted (libcurl delivers at once);
     /// the next frame given back wakes the loop for the others.
     private func resumeWaitingForMemory() {
-        for connection in connections where connection.waitsForMemory > 0 {
-            guard memory.mayResume(connection.waitsForMemory, for: connection) else { continue }
-            connection.waitsForMemory = 0
+        for connection in connections {
+            guard let frame = connection.waitsForMemory, memory.mayResume(frame.segments, at: frame.offset, for: connection) else { continue }
+            connection.waitsForMemory = nil
             connection.resumed()
             _ = curl_easy_pause(connection.easy.raw, 0)  // CURLPAUSE_CONT
         }

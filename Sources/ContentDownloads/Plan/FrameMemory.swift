@@ -5,7 +5,7 @@ import Glibc
 /// filled by connections as bytes arrive and given back by the verifiers once a frame is decoded, within one
 /// budget for the whole engine (``TransferSettings/frameMemoryBytes``).
 ///
-/// **Admission.** A connection asks for a frame's segments before its first byte (``admit(_:for:)``): the frame is
+/// **Admission.** A connection asks for a frame's segments before its first byte (``admit(_:at:for:)``): the frame is
 /// admitted while the frames admitted and not yet given back fit the budget. Once admitted, a frame always gets its
 /// segments, so every frame being received can complete and nothing waits on a frame that cannot. A connection
 /// refused pauses (`CURL_WRITEFUNC_PAUSE`: libcurl keeps its bytes) and goes first when room comes back: giving
@@ -37,9 +37,8 @@ final class FrameMemory: Sendable {
         var handedOver = 0
         /// Segments taken and not given back.
         var inUse = 0
-        /// The connection refused first since: it goes first (so a frame larger than the room left is not
-        /// passed over forever).
-        var first: ObjectIdentifier?
+        /// The connections refused, by the archive offset of the frame they wait to admit: the lowest goes first.
+        var waiters: [ObjectIdentifier: Int64] = [:]
         /// A connection was refused since the last wake-up.
         var waiting = false
         /// The share of the recent time during which frames waited for a verifier (1 at first: a download
@@ -49,6 +48,12 @@ final class FrameMemory: Sendable {
         var busyUpdated: Double
         /// The most segments taken at once (tests).
         var peak = 0
+
+        /// Whether `id`'s frame of `segments` at `offset` may be admitted within `bound`: it fits (or is alone) and
+        /// no refused frame at a lower offset waits.
+        func fits(_ segments: Int, at offset: Int64, for id: ObjectIdentifier, bound: Int) -> Bool {
+            (admitted == 0 || admitted + segments <= bound) && !waiters.contains { $0.key != id && $0.value < offset }
+        }
 
         /// Brings `busyShare` up to `now`: the time since the last update was busy if frames were handed over.
         mutating func age(to now: Double) {
@@ -82,18 +87,19 @@ final class FrameMemory: Sendable {
     /// The segments a frame of `bytes` takes.
     static func segments(for bytes: Int) -> Int { max(1, (bytes + segmentBytes - 1) / segmentBytes) }
 
-    /// Admits a frame of `segments` for `owner`: `false` when it does not fit now (the caller pauses until
-    /// ``mayResume(_:for:)``).
-    func admit(_ segments: Int, for owner: AnyObject) -> Bool {
+    /// Admits `owner`'s frame of `segments` at archive offset `offset`: `false` when it does not fit now, or a
+    /// refused frame at a lower offset waits (the caller pauses until ``mayResume(_:at:for:)``). Frames are admitted
+    /// in archive order while memory is short, so chunks arrive in file order as far as the runs allow, and each
+    /// file's hash goes on in one pass with its chunks' rather than from parts read back.
+    func admit(_ segments: Int, at offset: Int64, for owner: AnyObject) -> Bool {
         let id = ObjectIdentifier(owner), now = clock()
         return state.withLock { state in
-            let fits = state.admitted == 0 || state.admitted + segments <= bound(&state, now: now)
-            guard fits && (state.first == nil || state.first == id) else {
-                if state.first == nil { state.first = id }
+            guard state.fits(segments, at: offset, for: id, bound: bound(&state, now: now)) else {
+                state.waiters[id] = offset
                 state.waiting = true
                 return false
             }
-            if state.first == id { state.first = nil }
+            state.waiters[id] = nil
             state.admitted += segments
             return true
         }
@@ -109,13 +115,12 @@ final class FrameMemory: Sendable {
         return reused ?? FrameSegment.make()
     }
 
-    /// Whether `owner`, refused a frame of `segments`, would be admitted now. When not, the next frame given
-    /// back wakes the loop (as after a refused ``admit(_:for:)``).
-    func mayResume(_ segments: Int, for owner: AnyObject) -> Bool {
+    /// Whether `owner`, refused a frame of `segments` at `offset`, would be admitted now. When not, the next frame
+    /// given back wakes the loop (as after a refused ``admit(_:at:for:)``).
+    func mayResume(_ segments: Int, at offset: Int64, for owner: AnyObject) -> Bool {
         let id = ObjectIdentifier(owner), now = clock()
         return state.withLock { state in
-            let fits = state.admitted == 0 || state.admitted + segments <= bound(&state, now: now)
-            let room = fits && (state.first == nil || state.first == id)
+            let room = state.fits(segments, at: offset, for: id, bound: bound(&state, now: now))
             if !room { state.waiting = true }
             return room
         }
@@ -156,12 +161,15 @@ final class FrameMemory: Sendable {
         if wakeUp { wake() }
     }
 
-    /// `owner` gives up going first (its request ended).
+    /// `owner` waits for no frame any more (its request ended).
     func forget(_ owner: AnyObject) {
         let id = ObjectIdentifier(owner)
-        state.withLock { state in
-            if state.first == id { state.first = nil }
+        let wakeUp = state.withLock { state in
+            guard state.waiters.removeValue(forKey: id) != nil else { return false }
+            defer { state.waiting = false }
+            return state.waiting
         }
+        if wakeUp { wake() }
     }
 
     /// Unmaps the kept segments (no chunk plan runs: an idle engine holds no frame memory).
