@@ -30,6 +30,9 @@ package final class BlockingChannel<Element: Sendable>: Sendable {
         filled.signal()
     }
 
+    /// Whether nothing is queued at this instant (a hint: another thread may send or receive right after).
+    package var isEmpty: Bool { queue.withLock { $0.isEmpty } }
+
     /// Removes the oldest element if there is one, without waiting.
     package func tryReceive() -> Element? {
         guard filled.wait(timeout: .now()) == .success else { return nil }

@@ -13,7 +13,8 @@ import Glibc
 /// Buffers go round: each connection of the transfer thread fills a frame in the engine's ``FrameMemory`` segments
 /// and hands it over whole (``submitFrame(index:frame:source:)``); the verifier decodes it into a chunk buffer and
 /// gives its segments back at once; the installer returns the chunk buffer once written. Memory is the engine's
-/// frame budget, shared by its downloads, and two chunk buffers per download (1 MiB resident between chunks),
+/// frame budget, shared by its downloads, and two chunk buffers per download (1 MiB resident between chunks while
+/// more are queued, none once the installer caught up),
 /// whatever the package size. The installer makes what it
 /// wrote durable every `checkpointBytes` (or `checkpointInterval` seconds) and only then publishes the durable
 /// offset (``durableOffset``). A frame that fails its hash is not a failure: ``takeRejected()`` hands it to the
@@ -70,8 +71,8 @@ final class ChunkInstallPipeline: Sendable {
     /// only if the two fit, else once the installer is done. Chunks average 1 MiB, so the two stages still overlap
     /// for most chunks, and two chunks of up to 4 MiB never sit in memory together.
     static let decodedBudget = 3 << 20
-    /// What a buffer keeps resident between chunks: the average chunk. Sized for the largest chunk (4 MiB), the
-    /// buffers would otherwise hold 4 MiB each once each had met one large chunk.
+    /// What a buffer keeps resident between chunks while more chunks are queued: the average chunk. Sized for the
+    /// largest chunk (4 MiB), the buffers would otherwise hold 4 MiB each once each had met one large chunk.
     static let residentBytes = 1 << 20
 
     /// Starts both threads; `stage` installs `package`'s chunks as they are verified, from durable offset
@@ -195,7 +196,10 @@ final class ChunkInstallPipeline: Sendable {
                     case .failed(let error): record(.failure(error))
                     }
                 }
-                if length > Self.residentBytes { buffer.trim(keeping: Self.residentBytes) }
+                // Resident between chunks: the average chunk while more are queued; nothing once the installer
+                // caught up (a capped or slow download keeps no decoded memory while it waits for the network).
+                let keep = chunks.isEmpty ? 0 : Self.residentBytes
+                if length > keep { buffer.trim(keeping: keep) }
                 installing.subtract(length, ordering: .releasing)
                 decodedSpare.send(buffer)
             case .frame(_, let frame, _):
