@@ -18,21 +18,32 @@ struct DurabilityOrderTests {
     }
 
     /// Parses `strace -f -y -s 4` lines: `123 pwrite64(7</a/b>, "abcd"..., 10, 0) = 10`, `123 fsync(7</a/b>) = 0`.
+    /// A call another thread's call interrupted (`123 fsync(7</a/b> <unfinished ...>`, later
+    /// `123 <... fsync resumed>) = 0`) counts where it ends.
     static func calls(_ text: String) -> [Call] {
         var calls: [Call] = []
+        var pending: [Substring: Call] = [:]
         for line in text.split(separator: "\n") {
+            let thread = line.prefix { $0 != " " }
+            if line.contains(" resumed>"), line.contains(") = ") {
+                if let call = pending.removeValue(forKey: thread) { calls.append(call) }
+                continue
+            }
+            let unfinished = line.contains("<unfinished")
             guard let open = line.firstIndex(of: "("), let start = line.firstIndex(of: "<"), let end = line.firstIndex(of: ">"),
-                  start < end, !line.contains("<unfinished"), line.contains(") = ") else { continue }
+                  start < end, unfinished || line.contains(") = ") else { continue }
             let name = line[..<open].split(separator: " ").last.map(String.init) ?? ""
             let path = String(line[line.index(after: start)..<end])
+            let call: Call
             switch name {
-            case "fsync", "fdatasync": calls.append(Call(path: path, kind: .sync))
+            case "fsync", "fdatasync": call = Call(path: path, kind: .sync)
             case "write", "pwrite64", "pwritev", "writev":
                 let rest = line[line.index(after: end)...]
                 let prefix = rest.firstIndex(of: "\"").map { quote in String(rest[rest.index(after: quote)...].prefix(4)) } ?? ""
-                calls.append(Call(path: path, kind: .write(prefix: prefix)))
+                call = Call(path: path, kind: .write(prefix: prefix))
             default: continue
             }
+            if unfinished { pending[thread] = call } else { calls.append(call) }
         }
         return calls
     }
@@ -60,6 +71,22 @@ struct DurabilityOrderTests {
         }
         #expect(!markAwaitingSync, "the last durable mark was never fsynced")
         return marks
+    }
+
+    @Test func aCallAnotherThreadInterruptedCountsWhereItEnds() {
+        let calls = Self.calls([
+            "12 pwrite64(7</t/a>, \"abcd\"..., 10, 0) = 10",
+            "12 fsync(7</t/a> <unfinished ...>",
+            "13 futex(0x1, FUTEX_WAKE_PRIVATE, 1) = 0",
+            "12 <... fsync resumed>) = 0",
+            "12 pwrite64(8</t.placed>, \"BRUD\"..., 12, 0) = 12",
+            "12 fsync(8</t.placed>) = 0",
+        ].joined(separator: "\n"))
+        #expect(calls == [
+            Call(path: "/t/a", kind: .write(prefix: "abcd")), Call(path: "/t/a", kind: .sync),
+            Call(path: "/t.placed", kind: .write(prefix: "BRUD")), Call(path: "/t.placed", kind: .sync),
+        ])
+        #expect(Self.checkOrder(calls, tree: "/t") == 1)
     }
 
     @Test(.enabled(if: strace != nil, "needs strace (tools/setup)"))
