@@ -32,11 +32,13 @@ struct InstalledChunks: Sendable {
     let manifest: PackageManifest
     /// Rebuildable chunks by their SHA-256.
     let chunksBySHA: [StoredSHA256: Source]
-    /// The first installed file (index into the manifest's files) of each content; files of the same content
-    /// after it are in ``moreFilesByContent``. Indices, not paths: a million files' index stays small.
-    private let firstFileByContent: [FileKey: Int]
-    /// The further files of contents that more than one installed file holds.
-    private let moreFilesByContent: [FileKey: [Int]]
+    /// The first installed file (index into the manifest's files) of each content, by the hash of its key; files
+    /// after it with the same hash (the same content, or a clash) are in ``moreFilesByContent``. Hashes and
+    /// indices, not keys and paths: 16 bytes a slot, so a million files' index stays small; a lookup compares the
+    /// candidates' keys exactly.
+    private let firstFileByContent: [Int: Int]
+    /// The further files whose key hashes like an earlier one's.
+    private let moreFilesByContent: [Int: [Int]]
     /// Each installed file's index in the manifest's files, by path.
     private let fileIndexByPath: [String: Int]
 
@@ -44,13 +46,13 @@ struct InstalledChunks: Sendable {
     init(manifest: PackageManifest) {
         self.manifest = manifest
         let files = manifest.files.filter { $0.dataOffset != nil }.sorted { $0.dataOffset! < $1.dataOffset! }
-        var first: [FileKey: Int] = [:]
-        var more: [FileKey: [Int]] = [:]
+        var first: [Int: Int] = [:]
+        var more: [Int: [Int]] = [:]
         var byPath: [String: Int] = [:]
         first.reserveCapacity(manifest.files.count)
         byPath.reserveCapacity(manifest.files.count)
         for (index, file) in manifest.files.enumerated() {
-            let key = FileKey(file)
+            let key = FileKey(file).hashValue
             if first[key] == nil { first[key] = index } else { more[key, default: []].append(index) }
             byPath[file.path] = index
         }
@@ -89,8 +91,10 @@ struct InstalledChunks: Sendable {
     /// The installed paths holding `file`'s content, the same path first.
     func paths(holding file: PackageManifest.File) -> [String] {
         let key = FileKey(file)
-        guard let first = firstFileByContent[key] else { return [] }
-        let paths = ([first] + (moreFilesByContent[key] ?? [])).map { manifest.files[$0].path }
+        guard let first = firstFileByContent[key.hashValue] else { return [] }
+        let paths = ([first] + (moreFilesByContent[key.hashValue] ?? []))
+            .filter { FileKey(manifest.files[$0]) == key }
+            .map { manifest.files[$0].path }
         return paths.contains(file.path) ? [file.path] + paths.filter { $0 != file.path } : paths
     }
 }
