@@ -42,9 +42,11 @@ struct ChunkedControlTests {
         defer { server.stop() }
         let id = fixture.manifest.productID
         #expect(try await Self.wait(manager, id) { $0.downloadedBytes > 1 << 20 } != nil)
-        await manager.pause(id)
+        // `pauseAndWait` returns once the transfer has stopped (what the queue's `pause` does): frames received
+        // before the pause may still be placed until then, so the snapshot to compare is the one after it.
+        await manager.pauseAndWait(id)
         let paused = try #require(try await Self.wait(manager, id) { $0.state == .paused })
-        // The state changes when the command arrives; the offset is journaled when the transfer has stopped.
+        // The offset is journaled when the transfer has stopped.
         var durable: Int64 = 0
         let deadline = Date().addingTimeInterval(30)
         while durable == 0, Date() < deadline {
