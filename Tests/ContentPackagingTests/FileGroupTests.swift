@@ -14,23 +14,9 @@ struct FileGroupTests {
         for index in 0..<count {
             let size = 1024 + Int((UInt64(index) &* 2_654_435_761 &+ seed) % (11 << 10))
             let path = String(format: "%@/item-%04d.%@", folder, index, index % 2 == 0 ? "json" : "bin")
-            files[path] = index % 2 == 0 ? text(count: size, seed: seed &+ UInt64(index)) : PackageFixture.bytes(count: size, seed: seed &+ UInt64(index))
+            files[path] = index % 2 == 0 ? PackageFixture.text(count: size, seed: seed &+ UInt64(index)) : PackageFixture.bytes(count: size, seed: seed &+ UInt64(index))
         }
         return files
-    }
-
-    /// `count` bytes of words drawn by `seed`.
-    static func text(count: Int, seed: UInt64) -> Data {
-        let words = ["tile", "grass", "water", "stone", "castle", "level", "enemy", "coin", "door", "key", "gate", "quest"]
-        var state = seed | 1
-        var out = ""
-        while out.utf8.count < count {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            out += words[Int(state % UInt64(words.count))] + (state % 11 == 0 ? "\n" : " ")
-        }
-        return Data(out.utf8.prefix(count))
     }
 
     /// The index of the chunk holding tar-stream byte `offset`.

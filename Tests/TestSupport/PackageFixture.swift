@@ -31,6 +31,20 @@ public enum PackageFixture {
         return root
     }
 
+    /// `count` bytes of words drawn by `seed` (xorshift), for content that compresses several times, as text does.
+    public static func text(count: Int, seed: UInt64) -> Data {
+        let words = ["tile", "grass", "water", "stone", "castle", "level", "enemy", "coin", "door", "key", "gate", "quest"]
+        var state = seed | 1
+        var out = ""
+        while out.utf8.count < count {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            out += words[Int(state % UInt64(words.count))] + (state % 11 == 0 ? "\n" : " ")
+        }
+        return Data(out.utf8.prefix(count))
+    }
+
     /// Deterministic pseudo-random bytes (xorshift), for incompressible content.
     public static func bytes(count: Int, seed: UInt64) -> Data {
         var state = seed | 1
