@@ -42,10 +42,16 @@ struct FetchQueue: Sendable, Equatable {
     /// How many chunks wait.
     var count: Int { waiting.count - head }
 
+    /// The largest gap read through while the request may still take another range: a range costs a part header
+    /// in the reply (about a hundred bytes) and no round trip, so only a gap smaller than that is worth reading.
+    static let gapWithinRanges: Int64 = 2 << 10
+
     /// Takes the next run: the first waiting chunk, then the next ones while the run is under `targetBytes` of
-    /// frames: into the same range while the gap to the next is at most `gapBytes`, else into a new range while the
-    /// run has fewer than `maxRanges` (1: one contiguous range); a run of several ranges may grow to
-    /// `rangedTargetBytes` (default `targetBytes`): scattered chunks, one request. `nil` when nothing waits.
+    /// frames: into the same range while the gap to the next is at most `gapBytes` (at most ``gapWithinRanges``
+    /// while the run may still take another range: small chunks scattered over an archive would otherwise bring
+    /// as many bytes of gaps as of chunks), else into a new range while the run has fewer than `maxRanges` (1: one
+    /// contiguous range); a run of several ranges may grow to `rangedTargetBytes` (default `targetBytes`):
+    /// scattered chunks, one request. `nil` when nothing waits.
     mutating func nextRun(targetBytes: Int64, gapBytes: Int64, maxRanges: Int = 1, rangedTargetBytes: Int64? = nil) -> Run? {
         guard !isEmpty else { return nil }
         var chunks = [waiting[head]]
@@ -56,7 +62,8 @@ struct FetchQueue: Sendable, Equatable {
         while head < waiting.count {
             let next = frames[waiting[head]], last = ranges[ranges.count - 1]
             guard next.lowerBound >= last.upperBound else { break }
-            if next.lowerBound - last.upperBound <= gapBytes {
+            let gap = next.lowerBound - last.upperBound
+            if gap <= (ranges.count < maxRanges ? min(gapBytes, Self.gapWithinRanges) : gapBytes) {
                 // Neighbours: up to `targetBytes` in a run of one range (a fresh install's runs stay small).
                 guard bytes < (ranges.count > 1 ? ranged : targetBytes) else { break }
                 ranges[ranges.count - 1] = last.lowerBound..<next.upperBound
