@@ -30,28 +30,9 @@ public struct ArchiveChunk: Codable, Sendable, Equatable {
         self.storedSHA256 = StoredSHA256(sha256)
     }
 
+    /// The JSON keys: the stored hash is `sha256`, as hex text.
     private enum CodingKeys: String, CodingKey {
-        case offset, length, uncompressedOffset, uncompressedLength, sha256
-    }
-
-    /// Reads the JSON fields (`sha256` as hex text).
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(
-            offset: try container.decode(Int64.self, forKey: .offset), length: try container.decode(Int64.self, forKey: .length),
-            uncompressedOffset: try container.decode(Int64.self, forKey: .uncompressedOffset),
-            uncompressedLength: try container.decode(Int64.self, forKey: .uncompressedLength),
-            sha256: try container.decode(String.self, forKey: .sha256))
-    }
-
-    /// Writes the JSON fields (`sha256` as hex text).
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(offset, forKey: .offset)
-        try container.encode(length, forKey: .length)
-        try container.encode(uncompressedOffset, forKey: .uncompressedOffset)
-        try container.encode(uncompressedLength, forKey: .uncompressedLength)
-        try container.encode(sha256, forKey: .sha256)
+        case offset, length, uncompressedOffset, uncompressedLength, storedSHA256 = "sha256"
     }
 }
 

@@ -66,26 +66,9 @@ public struct PackageManifest: Codable, Sendable, Equatable {
             self.dataOffset = dataOffset
         }
 
+        /// The JSON keys: the stored hash is `sha256`, as hex text.
         private enum CodingKeys: String, CodingKey {
-            case path, size, sha256, dataOffset
-        }
-
-        /// Reads the JSON fields (`sha256` as hex text).
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            self.init(
-                path: try container.decode(String.self, forKey: .path), size: try container.decode(Int64.self, forKey: .size),
-                sha256: try container.decode(String.self, forKey: .sha256),
-                dataOffset: try container.decodeIfPresent(Int64.self, forKey: .dataOffset))
-        }
-
-        /// Writes the JSON fields (`sha256` as hex text; no `dataOffset` when there is none).
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(path, forKey: .path)
-            try container.encode(size, forKey: .size)
-            try container.encode(sha256, forKey: .sha256)
-            try container.encodeIfPresent(dataOffset, forKey: .dataOffset)
+            case path, size, storedSHA256 = "sha256", dataOffset
         }
     }
 

@@ -68,3 +68,16 @@ package enum StoredSHA256: Hashable, Sendable {
         }
     }
 }
+
+extension StoredSHA256: Codable {
+    /// Reads the hex text a JSON manifest holds.
+    package init(from decoder: any Decoder) throws {
+        self.init(try decoder.singleValueContainer().decode(String.self))
+    }
+
+    /// Writes the hex text.
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(text)
+    }
+}
