@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -68,3 +69,11 @@ int CLinuxSystem_peerCredentials(int fd, unsigned int *uid, int *pid) {
 int CLinuxSystem_acceptNonBlocking(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK); }
 
 int CLinuxSystem_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+int CLinuxSystem_limitMallocArenas(int count) {
+    return mallopt(M_ARENA_MAX, count);
+}
+
+int CLinuxSystem_trimMalloc(void) {
+    return malloc_trim(0);
+}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ContentCommandLine
+import SystemSupport
 
 /// The `iapcontent` command: author, host and download hosted content.
 @main
@@ -17,7 +18,10 @@ struct IAPContent: AsyncParsableCommand {
         ])
 
     /// Parses and runs the command; errors become exit statuses in one place (``CommandMain/run(_:arguments:)``).
+    /// One malloc arena for the whole process (``ProcessMemory/shareOneArena()``): with many files, what one
+    /// stage frees serves the next instead of staying resident.
     static func main() async {
+        ProcessMemory.shareOneArena()
         await CommandMain.run(IAPContent.self)
     }
 }

@@ -40,4 +40,12 @@ int CLinuxSystem_acceptNonBlocking(int fd);
 
 /// eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK): a counter another thread writes to wake a poll loop.
 int CLinuxSystem_eventfd(void);
+
+/// mallopt(M_ARENA_MAX, count): glibc's malloc keeps at most `count` arenas, so memory one thread frees is
+/// reused by the others instead of staying resident in that thread's arena. Returns 1 on success, 0 if refused.
+int CLinuxSystem_limitMallocArenas(int count);
+
+/// malloc_trim(0): glibc's malloc gives the free pages of every arena back to the kernel. Returns 1 if any
+/// memory was released.
+int CLinuxSystem_trimMalloc(void);
 #endif

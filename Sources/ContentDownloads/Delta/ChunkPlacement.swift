@@ -1,3 +1,4 @@
+internal import BitCollections
 internal import SystemSupport
 internal import ContentPackaging
 import Glibc
@@ -29,7 +30,7 @@ final class ChunkPlacement {
     static let readBackBytes = 256 << 10
     /// Written files whose every byte arrived here in order and matched the manifest's SHA-256: they need no
     /// second read before the swap.
-    private(set) var verified: Set<Int> = []
+    private(set) var verified = BitSet()
 
     init(package: ChunkedPackage, written: [Int], tree: StagingTree) {
         self.package = package

@@ -1,3 +1,4 @@
+internal import BitCollections
 internal import ContentPackaging
 
 /// The tar headers between files' data, checked against the signed manifest as chunks arrive in any order.
@@ -27,8 +28,9 @@ struct HeaderRegions {
     private let package: ChunkedPackage
     /// Every region, in stream order.
     let regions: [Region]
-    /// The regions this plan checks (whose bytes all lie in fetched chunks).
-    let checked: Set<Int>
+    /// The regions this plan checks (whose bytes all lie in fetched chunks): a bit each, as a hundred thousand files
+    /// have as many regions.
+    let checked: BitSet
     private let directories: Set<String>
     private var policy: EntryPolicy
     /// The folder entries met so far: the policy does not remember paths, and a folder may be entered once.
@@ -36,7 +38,7 @@ struct HeaderRegions {
     /// Bytes gathered so far for regions not yet whole.
     private var partial: [Int: (bytes: [UInt8], filled: Int)] = [:]
     /// Regions parsed and found right.
-    private(set) var passed: Set<Int> = []
+    private(set) var passed = BitSet()
 
     /// The largest pax extended header accepted (a path and a few numbers; libarchive writes far less).
     static let largestPaxHeader: Int64 = 1 << 20
@@ -55,7 +57,7 @@ struct HeaderRegions {
         policy = EntryPolicy(
             limits: InstallLimits(maxTotalBytes: package.manifest.uncompressedSize, maxEntries: InstallLimits.maxEntriesCap),
             keepsPlan: false, remembersPaths: false)
-        var covered = Set<Int>()
+        var covered = BitSet(reservingCapacity: regions.count)
         for (index, region) in regions.enumerated() where !region.range.isEmpty {
             let chunks = Self.chunks(overlapping: region.range, in: package)
             if chunks.allSatisfy(fetched.contains) { covered.insert(index) }
@@ -66,6 +68,7 @@ struct HeaderRegions {
     /// Regions from the manifest: before each file's data, then the archive's end.
     static func regions(of package: ChunkedPackage) -> [Region] {
         var regions: [Region] = []
+        regions.reserveCapacity(package.files.count + 1)
         var start: Int64 = 0
         for (index, file) in package.files.enumerated() {
             regions.append(Region(range: start..<max(start, file.dataOffset!), file: index))
@@ -114,7 +117,7 @@ struct HeaderRegions {
     }
 
     /// Regions found right in an earlier run (from the placed-chunks log).
-    mutating func alreadyPassed(_ regions: Set<Int>) { passed.formUnion(regions.intersection(checked)) }
+    mutating func alreadyPassed(_ regions: BitSet) { passed.formUnion(regions.intersection(checked)) }
 
     /// Whether every region the plan checks was found right.
     var complete: Bool { passed.isSuperset(of: checked) }

@@ -1,3 +1,4 @@
+internal import BitCollections
 internal import SystemSupport
 internal import CLinuxSystem
 import Glibc
@@ -33,7 +34,7 @@ final class PlacedChunks {
 
     /// Header regions (``HeaderRegions``) found right so far: a check result, kept so a restart need not
     /// fetch their chunks again.
-    private(set) var passedRegions: Set<Int>
+    private(set) var passedRegions: BitSet
 
     /// The log beside the tree at `treePath`.
     static func path(treePath: String) -> String { treePath + ".placed" }
@@ -97,13 +98,13 @@ final class PlacedChunks {
     }
 
     /// Chunks before the last durable mark, chunks after it, and the last boot record's value.
-    private static func read(_ fd: Int32, chunkCount: Int) -> (durable: Set<Int>, written: Set<Int>, boot: UInt32?, regions: Set<Int>) {
+    private static func read(_ fd: Int32, chunkCount: Int) -> (durable: Set<Int>, written: Set<Int>, boot: UInt32?, regions: BitSet) {
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_size >= 12 else { return ([], [], nil, []) }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard count > 0 else { return ([], [], nil, []) }
-        var durable = Set<Int>(), written = Set<Int>(), boot: UInt32?, regions = Set<Int>()
+        var durable = Set<Int>(), written = Set<Int>(), boot: UInt32?, regions = BitSet()
         var offset = 0
         while offset + 12 <= count {
             let word = { (at: Int) -> UInt32 in

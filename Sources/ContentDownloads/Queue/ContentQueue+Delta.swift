@@ -79,6 +79,9 @@ extension ContentQueue {
                 return .failure(error)
             }
         }
+        // The plan's working set (the manifest decoded and checked, the installed version's index) is gone: its
+        // pages go back before the transfer builds its own.
+        ProcessMemory.returnFreePages()
         switch result {
         case .success(let plan):
             DownloadLog.transfer.debug(

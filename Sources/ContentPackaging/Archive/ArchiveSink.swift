@@ -68,12 +68,13 @@ final class ArchiveSink {
     ///
     /// - Throws: ``ZstdError`` for a level libzstd does not know (nothing is started then).
     init(
-        fileDescriptor: Int32, displayPath: String, compressionLevel: Int, chunking: ChunkingParameters?
+        fileDescriptor: Int32, displayPath: String, compressionLevel: Int, chunking: ChunkingParameters?,
+        expectedFiles: Int = 0
     ) throws(ZstdError) {
         self.displayPath = displayPath
         compressor = try ZstdFrameCompressor(level: compressionLevel)
         chunker = chunking.map { ContentDefinedChunker(parameters: $0) }
-        if chunking != nil { hashFeeder = ChunkHashThread.Feeder(ChunkHashThread()) } else { hasher = SHA256() }
+        if chunking != nil { hashFeeder = ChunkHashThread.Feeder(ChunkHashThread(expectedFiles: expectedFiles)) } else { hasher = SHA256() }
         output = ArchiveOutputThread(fileDescriptor: fileDescriptor)
         current = output.spare.receive()
     }

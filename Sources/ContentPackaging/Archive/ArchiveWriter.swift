@@ -44,15 +44,17 @@ public struct ArchiveWriter: ~Copyable {
     }
 
     /// Starts an archive cut into chunks by `chunking`, one zstd frame each (`nil`: one frame; see
-    /// ``init(fileDescriptor:displayPath:compressionLevel:)``).
+    /// ``init(fileDescriptor:displayPath:compressionLevel:)``); `expectedFiles`, the regular files to come, sizes
+    /// the list of their digests once.
     package init(
-        fileDescriptor: Int32, displayPath: String, compressionLevel: Int, chunking: ChunkingParameters?
+        fileDescriptor: Int32, displayPath: String, compressionLevel: Int, chunking: ChunkingParameters?,
+        expectedFiles: Int = 0
     ) throws(ArchiveError) {
         let sinkObject: ArchiveSink
         do {
             sinkObject = try ArchiveSink(
                 fileDescriptor: fileDescriptor, displayPath: displayPath, compressionLevel: compressionLevel,
-                chunking: chunking)
+                chunking: chunking, expectedFiles: expectedFiles)
         } catch {
             throw ArchiveError(message: error.message, path: displayPath)
         }

@@ -45,14 +45,15 @@ final class ChunkHashThread: Sendable {
     private let spare = BlockingChannel<PageAlignedBuffer>(capacity: blockCount)
     private let digests = BlockingChannel<Digests>(capacity: 1)
 
-    /// Fills the spare blocks and starts the thread.
-    init() {
+    /// Fills the spare blocks and starts the thread; `expectedFiles` reserves room for that many file digests
+    /// (a hundred thousand digests grown by doubling hold the old and the new array at once).
+    init(expectedFiles: Int = 0) {
         for _ in 0..<Self.blockCount { spare.send(.allocate(byteCount: Self.blockSize)) }
-        NamedThread.start("iap-pack-hash") { [self] in run() }
+        NamedThread.start("iap-pack-hash") { [self] in run(expectedFiles: expectedFiles) }
     }
 
-    private func run() {
-        var hashing = StreamHashing()
+    private func run(expectedFiles: Int) {
+        var hashing = StreamHashing(expectedFiles: expectedFiles)
         while true {
             switch work.receive() {
             case .bytes(let block, let count):
@@ -140,6 +141,10 @@ private struct StreamHashing: ~Copyable {
     /// Announced files not finished yet, in stream order, from ``next``.
     private var files: [ChunkHashThread.FileRange] = []
     private var next = 0
+
+    init(expectedFiles: Int) {
+        digests.files.reserveCapacity(expectedFiles)
+    }
 
     mutating func announce(_ ranges: [ChunkHashThread.FileRange]) {
         if next == files.count {

@@ -173,7 +173,7 @@ public struct Packer: Sendable {
         do {
             writer = try ArchiveWriter(
                 fileDescriptor: fd, displayPath: displayPath, compressionLevel: compressionLevel,
-                chunking: chunked ? chunking : nil)
+                chunking: chunked ? chunking : nil, expectedFiles: entries.count)
         } catch {
             throw .archive(error)
         }
