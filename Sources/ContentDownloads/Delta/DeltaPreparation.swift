@@ -18,6 +18,8 @@ struct DeltaPreparation {
     let installed: (chunks: InstalledChunks, folder: InstalledFolder)?
     let treePath: String
     let archiveLength: Int64
+    /// Whether ``admit(_:)`` already passed the package (the caller did, before reading the installed manifest).
+    var admitted = false
 
     /// Why a plan from the installed version is pointless (every chunk is local): the caller plans from nothing.
     static let nothingToFetch = "every chunk the new version needs is in the installed files; nothing to fetch"
@@ -25,13 +27,7 @@ struct DeltaPreparation {
     /// Builds the tree and keeps the plan; throws ``InstallError`` naming the path and the reason when the
     /// manifest is refused (before any archive byte is requested) or the tree cannot be built.
     func run() throws(InstallError) -> DeltaPlan {
-        guard let directories = DeltaPreparation.directories(of: package.manifest) else {
-            throw .archiveMismatch(path: treePath, reason: "the manifest does not list the package's empty folders")
-        }
-        if let problem = HeaderRegions.problems(in: package).first {
-            throw .archiveMismatch(path: "the signed package manifest", reason: "\(problem); the publisher must pack and publish it again")
-        }
-        try admit(directories)
+        let directories = admitted ? Self.directories(of: package.manifest) ?? [] : try Self.admit(package, treePath: treePath)
         var draft: DeltaDraft
         if let installed {
             draft = DeltaDraft.make(package: package, installed: installed.chunks) { path in
@@ -83,17 +79,27 @@ struct DeltaPreparation {
     /// Space kept free beyond the files an update writes (linked files take none).
     static let margin: Int64 = 64 << 20
 
-    /// Every path through the same rules as a download's headers (layout, names, collisions, caps).
-    private func admit(_ directories: [String]) throws(InstallError) {
+    /// The manifest's folders, its header regions, and every path through the same rules as a download's headers
+    /// (layout, names, collisions, caps); returns the folders to make. On its own, so that a caller can run it
+    /// before it reads the installed version's manifest: with a hundred thousand files, the paths remembered for
+    /// the collision check and two decoded manifests would otherwise be held at once.
+    static func admit(_ package: ChunkedPackage, treePath: String) throws(InstallError) -> [String] {
+        guard let directories = DeltaPreparation.directories(of: package.manifest) else {
+            throw .archiveMismatch(path: treePath, reason: "the manifest does not list the package's empty folders")
+        }
+        if let problem = HeaderRegions.problems(in: package).first {
+            throw .archiveMismatch(path: "the signed package manifest", reason: "\(problem); the publisher must pack and publish it again")
+        }
         var policy = EntryPolicy(
             limits: InstallLimits(maxTotalBytes: package.manifest.uncompressedSize, maxEntries: InstallLimits.maxEntriesCap),
-            keepsPlan: false)
+            keepsPlan: false, expectedEntries: directories.count + package.files.count)
         for directory in directories {
             _ = try policy.admit(ArchiveEntryHeader(path: directory, kind: .directory, size: 0, permissions: 0o755))
         }
         for file in package.files {
             _ = try policy.admit(ArchiveEntryHeader(path: file.path, kind: .regular, size: file.size, permissions: 0o644))
         }
+        return directories
     }
 
     /// Rebuilds each chunk from the installed files and writes it when it matches its signed hash; returns

@@ -45,7 +45,9 @@ struct InstalledChunks: Sendable {
     /// Indexes `manifest`, the manifest the installed version was installed from.
     init(manifest: PackageManifest) {
         self.manifest = manifest
-        let files = manifest.files.filter { $0.dataOffset != nil }.sorted { $0.dataOffset! < $1.dataOffset! }
+        // The files with data, in stream order, as indices: a copy of the records would be megabytes.
+        let files = manifest.files
+        let inStream = files.indices.filter { files[$0].dataOffset != nil }.sorted { files[$0].dataOffset! < files[$1].dataOffset! }
         var first: [Int: Int] = [:]
         var more: [Int: [Int]] = [:]
         var byPath: [String: Int] = [:]
@@ -59,7 +61,7 @@ struct InstalledChunks: Sendable {
         firstFileByContent = first
         moreFilesByContent = more
         fileIndexByPath = byPath
-        chunksBySHA = Self.rebuildable(chunks: manifest.chunks ?? [], files: files)
+        chunksBySHA = Self.rebuildable(chunks: manifest.chunks ?? [], files: files, inStream: inStream)
     }
 
     /// The installed file's manifest entry at `path`.
@@ -67,17 +69,19 @@ struct InstalledChunks: Sendable {
         fileIndexByPath[path].map { manifest.files[$0] }
     }
 
-    /// One walk over chunks and files (both in stream order).
-    private static func rebuildable(chunks: [ArchiveChunk], files: [PackageManifest.File]) -> [StoredSHA256: Source] {
+    /// One walk over chunks and files (both in stream order: `inStream` lists the indices of `files` with data).
+    private static func rebuildable(
+        chunks: [ArchiveChunk], files: [PackageManifest.File], inStream: [Int]
+    ) -> [StoredSHA256: Source] {
         var sources: [StoredSHA256: Source] = [:]
         var next = 0
         for (index, chunk) in chunks.enumerated() {
             let start = chunk.uncompressedOffset, end = start + chunk.uncompressedLength
-            while next < files.count, files[next].dataOffset! + files[next].size <= start { next += 1 }
-            guard next < files.count, files[next].dataOffset! <= start else { continue }
-            let file = files[next]
+            while next < inStream.count, files[inStream[next]].dataOffset! + files[inStream[next]].size <= start { next += 1 }
+            guard next < inStream.count, files[inStream[next]].dataOffset! <= start else { continue }
+            let file = files[inStream[next]]
             let fileEnd = file.dataOffset! + file.size
-            let isLast = index == chunks.count - 1 && next == files.count - 1
+            let isLast = index == chunks.count - 1 && next == inStream.count - 1
             guard end <= fileEnd || isLast else { continue }
             let source = Source(
                 path: file.path, fileOffset: start - file.dataOffset!, dataLength: min(end, fileEnd) - start,

@@ -43,11 +43,12 @@ package struct EntryPolicy: Sendable {
 
     /// A policy with the given caps; `keepsPlan` false when nothing needs ``finish()``'s entries;
     /// `remembersPaths` false when every path is matched against a list already checked as a whole (the
-    /// headers of a chunk plan against its manifest), so duplicates and collisions cannot arise.
-    package init(limits: InstallLimits, keepsPlan: Bool = true, remembersPaths: Bool = true) {
+    /// headers of a chunk plan against its manifest), so duplicates and collisions cannot arise; `expectedEntries`
+    /// the entries to come when known (sizes the remembered paths once).
+    package init(limits: InstallLimits, keepsPlan: Bool = true, remembersPaths: Bool = true, expectedEntries: Int = 0) {
         self.limits = limits
         self.keepsPlan = keepsPlan
-        layout = ArchiveLayoutRules(remembersPaths: remembersPaths)
+        layout = ArchiveLayoutRules(remembersPaths: remembersPaths, expectedEntries: expectedEntries)
     }
 
     /// Reads every header of `reader` (skipping data) and returns the plan, or throws at the first bad entry.

@@ -50,25 +50,22 @@ extension ContentQueue {
             return .wholeArchive
         }
         let metadata: Logger.Metadata = ["product": "\(id)", "version": "\(version)"]
-        var installed: (InstalledChunks, timespec?, URL)?
-        if let content = store.contentURL(forProductID: id) {
-            if let (manifest, seal) = store.installedManifest(productID: id), manifest.chunks != nil {
-                installed = (InstalledChunks(manifest: manifest), seal, content)
-            } else {
-                DownloadLog.transfer.debug(
-                    "the installed version has no chunk-indexed manifest in the store; fetching every chunk", metadata: metadata)
-            }
-        }
         await manager.forgetProgress(id, version: version)  // a stopped attempt's bytes belonged to the tree about to be built anew
-        let store = self.store, base = installed
+        let store = self.store
         let result = await BlockingCall.run(thread: "iap-update") { () -> Result<DeltaPlan, InstallError> in
             do throws(InstallError) {
                 let package = try Self.checkedPackage(manifestPath: manifestPath, product: product)
+                // Every path is checked before the installed version's manifest is read, so the two manifests and
+                // the paths the check remembers are never held at once.
+                _ = try DeltaPreparation.admit(package, treePath: tree)
+                let base = Self.installedChunks(of: id, in: store, metadata: metadata)
                 func plan(from base: (InstalledChunks, timespec?, URL)?) throws(InstallError) -> DeltaPlan {
                     let from = try base.map { base throws(InstallError) in
                         (base.0, try InstalledFolder(path: base.2.path, seal: base.1, distrusted: damaged))
                     }
-                    return try DeltaPreparation(package: package, installed: from, treePath: tree, archiveLength: product.length).run()
+                    return try DeltaPreparation(
+                        package: package, installed: from, treePath: tree, archiveLength: product.length, admitted: true
+                    ).run()
                 }
                 do throws(InstallError) { return .success(try plan(from: base)) } catch {
                     // Only a plan that has nothing to fetch is made again from nothing; anything else is refused.
@@ -100,6 +97,20 @@ extension ContentQueue {
             }
             return .refused(DownloadError(code: .install, message: "cannot install \(id) \(version): \(error)"))
         }
+    }
+
+    /// The installed version's chunk index, seal and folder, when it was installed from a chunk-indexed archive
+    /// whose manifest the store keeps; `nil` otherwise (every chunk is fetched).
+    nonisolated static func installedChunks(
+        of id: String, in store: Store, metadata: Logger.Metadata
+    ) -> (InstalledChunks, timespec?, URL)? {
+        guard let content = store.contentURL(forProductID: id) else { return nil }
+        guard let (manifest, seal) = store.installedManifest(productID: id), manifest.chunks != nil else {
+            DownloadLog.transfer.debug(
+                "the installed version has no chunk-indexed manifest in the store; fetching every chunk", metadata: metadata)
+            return nil
+        }
+        return (InstalledChunks(manifest: manifest), seal, content)
     }
 
     /// The kept manifest, decoded and checked against the catalog's product (identity, archive, chunk index).

@@ -40,9 +40,15 @@ package struct ArchiveLayoutRules: Sendable {
     package private(set) var hasContents = false
 
     /// Rules for a new archive walk: nothing seen yet. `remembersPaths` false checks each entry alone (kind,
-    /// name, place in the layout), not against earlier ones.
-    package init(remembersPaths: Bool = true) {
+    /// name, place in the layout), not against earlier ones. `expectedEntries`, when known (a manifest's count),
+    /// sizes the remembered paths once: grown by doubling, a hundred thousand of them hold the old and the new
+    /// table at once.
+    package init(remembersPaths: Bool = true, expectedEntries: Int = 0) {
         self.remembersPaths = remembersPaths
+        if remembersPaths, expectedEntries > 0 {
+            entryPaths.reserveCapacity(expectedEntries)
+            claims.reserveCapacity(expectedEntries)
+        }
     }
 
     /// The root entries a package must hold that were not seen: `ContentInfo.plist`, then `Contents`.
