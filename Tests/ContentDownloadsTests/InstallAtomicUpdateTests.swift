@@ -140,14 +140,20 @@ struct InstallAtomicUpdateTests {
         }
         let state = ReaderState()
         let group = DispatchGroup()
+        let started = DispatchSemaphore(value: 0)
         group.enter()
         Thread.detachNewThread {
             defer { group.leave() }
-            for _ in 0..<100_000 where !state.stop.load(ordering: .acquiring) {
+            started.signal()
+            // At least one recover, however late the thread is scheduled on a busy machine.
+            var rounds = 0
+            repeat {
                 if (try? ContentInstaller.recover(store: store)) == nil { state.mismatches.add(1, ordering: .relaxed) }
                 state.reads.add(1, ordering: .relaxed)
-            }
+                rounds += 1
+            } while rounds < 100_000 && !state.stop.load(ordering: .acquiring)
         }
+        started.wait()  // the installs start with the recovering thread running
         var failures: [String] = []
         for (url, product) in archives {
             do {

@@ -1,3 +1,4 @@
+internal import BitCollections
 internal import ContentPackaging
 
 /// What an update from the installed version to a new one needs, decided from the two manifests alone:
@@ -32,20 +33,25 @@ struct DeltaDraft: Sendable, Equatable {
     /// Bytes of archive the fetched chunks take.
     func fetchBytes(in package: ChunkedPackage) -> Int64 { fetch.reduce(0) { $0 + package.chunks[$1].length } }
 
-    /// Decides the update to `package` from `installed`; `usable` says whether an installed path may be
-    /// linked (asked at most once per path, only for paths the update could link).
-    static func make(package: ChunkedPackage, installed: InstalledChunks, usable: (String) -> Bool) -> DeltaDraft {
+    /// Decides the update to `package` from `installed`; `usable` says whether an installed file (its record in
+    /// the installed manifest) may be linked — asked at most once per file, only for files the update could link.
+    static func make(
+        package: ChunkedPackage, installed: InstalledChunks, usable: (PackageManifest.File) -> Bool
+    ) -> DeltaDraft {
         var draft = DeltaDraft()
-        var verdicts: [String: Bool] = [:]
-        func may(_ path: String) -> Bool {
-            if let known = verdicts[path] { return known }
-            let verdict = usable(path)
-            verdicts[path] = verdict
-            return verdict
+        // A bit per installed file, not a table of paths: a hundred thousand answers in 25 KB.
+        let count = installed.manifest.files.count
+        var asked = BitSet(reservingCapacity: count), linkable = BitSet(reservingCapacity: count)
+        func may(_ index: Int) -> Bool {
+            if asked.contains(index) { return linkable.contains(index) }
+            asked.insert(index)
+            guard usable(installed.manifest.files[index]) else { return false }
+            linkable.insert(index)
+            return true
         }
         for (index, file) in package.files.enumerated() {
-            if file.size > 0, let path = installed.paths(holding: file).first(where: may) {
-                draft.links.append(Link(file: index, installedPath: path))
+            if file.size > 0, let source = installed.files(holding: file).first(where: may) {
+                draft.links.append(Link(file: index, installedPath: installed.manifest.files[source].path))
             } else {
                 draft.written.append(index)
             }

@@ -30,8 +30,8 @@ struct DeltaPreparation {
         let directories = admitted ? Self.directories(of: package.manifest) ?? [] : try Self.admit(package, treePath: treePath)
         var draft: DeltaDraft
         if let installed {
-            draft = DeltaDraft.make(package: package, installed: installed.chunks) { path in
-                installed.chunks.file(at: path).map { installed.folder.holds($0, at: path) } ?? false
+            draft = DeltaDraft.make(package: package, installed: installed.chunks) { file in
+                installed.folder.holds(file, at: file.path)
             }
         } else {
             // From nothing: every file written, every chunk fetched (the headers between files are checked too).

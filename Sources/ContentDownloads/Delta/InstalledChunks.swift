@@ -39,8 +39,6 @@ struct InstalledChunks: Sendable {
     private let firstFileByContent: [Int: Int]
     /// The further files whose key hashes like an earlier one's.
     private let moreFilesByContent: [Int: [Int]]
-    /// Each installed file's index in the manifest's files, by path.
-    private let fileIndexByPath: [String: Int]
 
     /// Indexes `manifest`, the manifest the installed version was installed from.
     init(manifest: PackageManifest) {
@@ -50,23 +48,14 @@ struct InstalledChunks: Sendable {
         let inStream = files.indices.filter { files[$0].dataOffset != nil }.sorted { files[$0].dataOffset! < files[$1].dataOffset! }
         var first: [Int: Int] = [:]
         var more: [Int: [Int]] = [:]
-        var byPath: [String: Int] = [:]
         first.reserveCapacity(manifest.files.count)
-        byPath.reserveCapacity(manifest.files.count)
         for (index, file) in manifest.files.enumerated() {
             let key = FileKey(file).hashValue
             if first[key] == nil { first[key] = index } else { more[key, default: []].append(index) }
-            byPath[file.path] = index
         }
         firstFileByContent = first
         moreFilesByContent = more
-        fileIndexByPath = byPath
         chunksBySHA = Self.rebuildable(chunks: manifest.chunks ?? [], files: files, inStream: inStream)
-    }
-
-    /// The installed file's manifest entry at `path`.
-    func file(at path: String) -> PackageManifest.File? {
-        fileIndexByPath[path].map { manifest.files[$0] }
     }
 
     /// One walk over chunks and files (both in stream order: `inStream` lists the indices of `files` with data).
@@ -92,13 +81,12 @@ struct InstalledChunks: Sendable {
         return sources
     }
 
-    /// The installed paths holding `file`'s content, the same path first.
-    func paths(holding file: PackageManifest.File) -> [String] {
+    /// The installed files (indices into the manifest's files) holding `file`'s content, the one at the same path first.
+    func files(holding file: PackageManifest.File) -> [Int] {
         let key = FileKey(file)
         guard let first = firstFileByContent[key.hashValue] else { return [] }
-        let paths = ([first] + (moreFilesByContent[key.hashValue] ?? []))
-            .filter { FileKey(manifest.files[$0]) == key }
-            .map { manifest.files[$0].path }
-        return paths.contains(file.path) ? [file.path] + paths.filter { $0 != file.path } : paths
+        let found = ([first] + (moreFilesByContent[key.hashValue] ?? [])).filter { FileKey(manifest.files[$0]) == key }
+        guard let same = found.firstIndex(where: { manifest.files[$0].path == file.path }) else { return found }
+        return [found[same]] + found[..<same] + found[(same + 1)...]
     }
 }

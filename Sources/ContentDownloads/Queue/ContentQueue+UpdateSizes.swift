@@ -41,8 +41,8 @@ extension ContentQueue {
                     manifest: manifest, expectedLength: product.length, expectedSHA256: product.sha256, display: url.absoluteString)
                 let folder = try InstalledFolder(path: content.path, seal: seal)
                 let installedChunks = InstalledChunks(manifest: installed)
-                let draft = DeltaDraft.make(package: package, installed: installedChunks) { path in
-                    installedChunks.file(at: path).map { folder.holds($0, at: path) } ?? false
+                let draft = DeltaDraft.make(package: package, installed: installedChunks) { file in
+                    folder.holds(file, at: file.path)
                 }
                 return draft.fetchBytes(in: package) + reference.length
             }
