@@ -56,8 +56,7 @@ struct DeltaPreparation {
         let placement = ChunkPlacement(package: package, written: draft.written, tree: tree)
         for index in draft.written {
             let file = package.files[index]
-            let fd = try tree.openFile(file.path, truncate: true)
-            try tree.finish(fd, size: file.size, relative: file.path)
+            try tree.create(file.path, size: file.size)
         }
         let missed = try rebuild(draft.local, into: placement)
         CrashHook.reach(.prepare)
