@@ -117,7 +117,7 @@ enum CompactManifestDecoder {
         if let count = counts.directories {
             var list: [String] = []
             list.reserveCapacity(count)
-            try paths(&input, count: count, name: "directory") { list.append($0) }
+            try paths(&input, count: count, name: "directory") { list.append(String(decoding: $0, as: UTF8.self)) }
             directories = list
         }
         let chunks = try counts.chunks.map { (count) throws(ManifestFormatError) in try self.chunks(&input, count: count) }
@@ -167,9 +167,10 @@ enum CompactManifestDecoder {
     private static func files(
         _ input: inout ManifestBodyReader, count: Int, withOffsets: Bool
     ) throws(ManifestFormatError) -> [PackageManifest.File] {
-        var files: [PackageManifest.File] = []
-        files.reserveCapacity(count)
-        try paths(&input, count: count, name: "file") { files.append(PackageManifest.File(path: $0, size: 0, sha256: "")) }
+        // Every path in one buffer: a million files' paths are one allocation, not a million.
+        var builder = StoredPath.Builder(paths: count)
+        try paths(&input, count: count, name: "file") { builder.append($0) }
+        var files = builder.finish().map { PackageManifest.File(storedPath: $0, size: 0, storedSHA256: .text("")) }
         for index in files.indices { files[index].size = try input.count("file \(index)'s size", atMost: Int64.max) }
         if withOffsets {
             var end: Int64 = 0
@@ -189,9 +190,10 @@ enum CompactManifestDecoder {
         return files
     }
 
-    /// `count` front-coded paths, handed to `each` in order, each passing ``PathRules`` and strictly after the previous one byte-wise.
+    /// `count` front-coded paths, handed to `each` in order as their bytes, each passing ``PathRules`` and
+    /// strictly after the previous one byte-wise.
     private static func paths(
-        _ input: inout ManifestBodyReader, count: Int, name: String, _ each: (String) -> Void
+        _ input: inout ManifestBodyReader, count: Int, name: String, _ each: ([UInt8]) -> Void
     ) throws(ManifestFormatError) {
         var previous: [UInt8] = []
         previous.reserveCapacity(PathRules.maxPathBytes)
@@ -210,7 +212,7 @@ enum CompactManifestDecoder {
             if let problem = pathProblem(previous) {
                 throw input.error(field, at: offset, "'\(String(decoding: previous, as: UTF8.self))': \(problem); the manifest is damaged — pack it again")
             }
-            each(String(decoding: previous, as: UTF8.self))
+            each(previous)
         }
     }
 
