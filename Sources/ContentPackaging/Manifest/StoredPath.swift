@@ -117,23 +117,30 @@ package struct StoredPath: Sendable, Hashable {
             ends.append(UInt32(bytes.count))
         }
 
-        /// Every path appended, in order, sharing one buffer of exactly their bytes.
+        /// Every path appended, in order, sharing one buffer (copied to its exact size when much of it is unused).
         package consuming func finish() -> [StoredPath] {
-            // The buffer grew by doubling; an exact copy does not keep up to half of it unused for good.
-            let exact = bytes.count == bytes.capacity
+            finish { $0 }
+        }
+
+        /// `transform` of every path appended, in order, the paths sharing one buffer as ``finish()``'s do; makes
+        /// the records that hold them without a list of the paths besides.
+        package consuming func finish<Element>(_ transform: (StoredPath) -> Element) -> [Element] {
+            // A buffer that grew by doubling may be half unused; a copy of exactly the bytes does not keep
+            // that for good (one reserved to size is kept as it is).
+            let exact = bytes.capacity - bytes.count <= bytes.count / 8
                 ? bytes
                 : [UInt8](unsafeUninitializedCapacity: bytes.count) { target, initialized in
                     initialized = target.initialize(fromContentsOf: bytes)
                 }
             bytes = []
-            var paths: [StoredPath] = []
-            paths.reserveCapacity(ends.count)
+            var elements: [Element] = []
+            elements.reserveCapacity(ends.count)
             var start = 0
             for end in ends {
-                paths.append(StoredPath(buffer: exact, start: start, count: Int(end) - start))
+                elements.append(transform(StoredPath(buffer: exact, start: start, count: Int(end) - start)))
                 start = Int(end)
             }
-            return paths
+            return elements
         }
     }
 }

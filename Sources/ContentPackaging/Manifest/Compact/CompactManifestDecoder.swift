@@ -167,10 +167,10 @@ enum CompactManifestDecoder {
     private static func files(
         _ input: inout ManifestBodyReader, count: Int, withOffsets: Bool
     ) throws(ManifestFormatError) -> [PackageManifest.File] {
-        // Every path in one buffer: a million files' paths are one allocation, not a million.
-        var builder = StoredPath.Builder(paths: count)
+        // Every path in one buffer, sized beforehand: a million files' paths are one allocation, not a million.
+        var builder = StoredPath.Builder(paths: count, bytes: pathBytes(input, count: count))
         try paths(&input, count: count, name: "file") { builder.append($0) }
-        var files = builder.finish().map { PackageManifest.File(storedPath: $0, size: 0, storedSHA256: .text("")) }
+        var files = builder.finish { PackageManifest.File(storedPath: $0, size: 0, storedSHA256: .text("")) }
         for index in files.indices { files[index].size = try input.count("file \(index)'s size", atMost: Int64.max) }
         if withOffsets {
             var end: Int64 = 0
@@ -188,6 +188,24 @@ enum CompactManifestDecoder {
         }
         for index in files.indices { files[index].storedSHA256 = try input.storedDigest("file \(index)'s SHA-256") }
         return files
+    }
+
+    /// The bytes of the `count` front-coded paths at `input`'s position once rebuilt, from their lengths alone,
+    /// to size the buffer that holds them; the count so far where the bytes are damaged (a copy of the reader
+    /// reads them, so ``paths(_:count:name:_:)`` still meets the damage and reports it).
+    private static func pathBytes(_ input: ManifestBodyReader, count: Int) -> Int {
+        var input = input
+        var total = 0
+        var previous: Int64 = 0
+        for _ in 0..<count {
+            guard let shared = try? input.count("path", atMost: previous),
+                  let length = try? input.count("path", atMost: Int64(PathRules.maxPathBytes) - shared),
+                  (try? input.raw("path", count: Int(length))) != nil
+            else { break }
+            previous = shared + length
+            total += Int(previous)
+        }
+        return total
     }
 
     /// `count` front-coded paths, handed to `each` in order as their bytes, each passing ``PathRules`` and
