@@ -96,7 +96,8 @@ struct DeltaPreparation {
             _ = try policy.admit(ArchiveEntryHeader(path: directory, kind: .directory, size: 0, permissions: 0o755))
         }
         for file in package.files {
-            _ = try policy.admit(ArchiveEntryHeader(path: file.path, kind: .regular, size: file.size, permissions: 0o644))
+            _ = try policy.admit(
+                ArchiveEntryHeader(storedPath: file.storedPath, kind: .regular, size: file.size, permissions: 0o644))
         }
         return directories
     }

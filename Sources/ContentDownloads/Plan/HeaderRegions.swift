@@ -229,7 +229,7 @@ struct HeaderRegions {
                         reason: "is in the archive (\(planned.size) bytes, header at stream byte \(at(offset - block))) but not where the signed package manifest lists a file; the archive does not match its manifest — tell the publisher")
                 }
                 let expected = package.files[fileIndex]
-                guard expected.path == planned.path, expected.size == planned.size else {
+                guard expected.storedPath.utf8.elementsEqual(planned.path.utf8), expected.size == planned.size else {
                     throw .unsafeEntry(
                         path: planned.path,
                         reason: "the tar header (\(planned.size) bytes, data at stream byte \(at(offset))) disagrees with the signed package manifest, which lists \(expected.path) (\(expected.size) bytes) there; the archive does not match its manifest — tell the publisher")
@@ -245,11 +245,12 @@ struct HeaderRegions {
         }
     }
 
-    /// `entry` with its path spelled by the listed file's own `String` when its bytes are that path, so the
-    /// policy, which remembers every path, shares the manifest's storage instead of a decoded copy.
+    /// `entry` with its path spelled by the listed file's own stored path when its bytes are that path, so the
+    /// policy, when it remembers paths, shares the manifest's buffer instead of keeping a copy.
     private static func spelledAsListed(_ entry: ArchiveEntryHeader, file: PackageManifest.File?) -> ArchiveEntryHeader {
-        guard entry.kind == .regular, let file, file.path.utf8.elementsEqual(entry.pathBytes) else { return entry }
-        var spelled = ArchiveEntryHeader(path: file.path, kind: entry.kind, size: entry.size, permissions: entry.permissions)
+        guard entry.kind == .regular, let file, file.storedPath.utf8.elementsEqual(entry.pathBytes) else { return entry }
+        var spelled = ArchiveEntryHeader(
+            storedPath: file.storedPath, kind: entry.kind, size: entry.size, permissions: entry.permissions)
         spelled.linkTarget = entry.linkTarget
         return spelled
     }

@@ -57,9 +57,9 @@ extension Store {
         }
         var result = ContentVerification(
             productID: productID, contentVersion: version, damaged: [], missing: [], extra: [], filesChecked: 0, bytesChecked: 0)
-        var listed = Set<String>()
+        var listed = Set<StoredPath>()  // the manifest's own paths, not copies
         for file in manifest.files {
-            listed.insert(file.path)
+            listed.insert(file.storedPath)
             switch Self.check(file, in: url) {
             case .intact(let bytes):
                 result.filesChecked += 1
@@ -71,7 +71,7 @@ extension Store {
             case .missing: result.missing.append(file.path)
             }
         }
-        result.extra = Self.regularFiles(in: url).filter { !listed.contains($0) }.sorted()
+        result.extra = Self.regularFiles(in: url).filter { !listed.contains(StoredPath($0)) }.sorted()
         return result
     }
 

@@ -32,10 +32,13 @@ public struct ArchiveEntryHeader: Sendable, Equatable {
         didSet { spelledPath = nil }
     }
     /// The path decoded as UTF-8 (invalid sequences replaced); use ``pathBytes`` for checks.
-    public var path: String { spelledPath ?? String(decoding: pathBytes, as: UTF8.self) }
-    /// The path as a `String` a caller already holds for these bytes (a manifest's), so the rules that
-    /// remember paths share its storage instead of decoding a copy; `nil` decodes ``pathBytes``.
-    private var spelledPath: String?
+    public var path: String { String(decoding: pathBytes, as: UTF8.self) }
+    /// The path as a stored path: the one a caller made the header from (a manifest file's), else one sharing
+    /// ``pathBytes``; the rules that remember paths keep this, so neither copies the bytes.
+    package var storedPath: StoredPath { spelledPath ?? StoredPath(bytes: pathBytes) }
+    /// The stored path a caller already holds for these bytes (a manifest's, in a buffer shared with its other
+    /// paths); `nil` uses ``pathBytes``.
+    private var spelledPath: StoredPath?
     /// Object kind.
     public var kind: Kind
     /// Declared data size in bytes (0 for directories).
@@ -54,11 +57,16 @@ public struct ArchiveEntryHeader: Sendable, Equatable {
         self.linkTarget = linkTarget
     }
 
-    /// A header for `path`, a valid `String` the caller keeps (a manifest's path): ``path`` returns that
-    /// very string, so what remembers paths shares its storage.
+    /// A header for `path`, a valid `String`.
     package init(path: String, kind: Kind, size: Int64, permissions: UInt32) {
         self.init(pathBytes: Array(path.utf8), kind: kind, size: size, permissions: permissions)
-        spelledPath = path
+    }
+
+    /// A header for `storedPath`, a valid path the caller keeps (a manifest file's): ``storedPath`` returns that
+    /// very path, so what remembers paths shares its buffer.
+    package init(storedPath: StoredPath, kind: Kind, size: Int64, permissions: UInt32) {
+        self.init(pathBytes: Array(storedPath.utf8), kind: kind, size: size, permissions: permissions)
+        spelledPath = storedPath
     }
 
     /// Headers are equal when what they say is: the path's bytes, kind, size, permissions and link target.

@@ -77,22 +77,23 @@ public struct PackageInspector: Sendable {
                 mismatch("contentVersion", manifest.contentVersion.description, info.contentVersion.description)
             }
         }
-        let actual = Dictionary(report.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-        let expected = Dictionary(manifest.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        // Keyed by the stored bytes: no path is copied.
+        let actual = Dictionary(report.files.map { ($0.storedPath, $0) }, uniquingKeysWith: { first, _ in first })
+        let expected = Set(manifest.files.map(\.storedPath))
         for file in manifest.files {
-            guard let found = actual[file.path] else {
+            guard let found = actual[file.storedPath] else {
                 problems.append(ValidationProblem(path: file.path, message: "listed in the manifest but not in the archive"))
                 continue
             }
             if found.size != file.size {
                 problems.append(ValidationProblem(
                     path: file.path, message: "size is \(found.size) bytes; the manifest says \(file.size)"))
-            } else if found.sha256 != file.sha256 {
+            } else if found.storedSHA256 != file.storedSHA256 {
                 problems.append(ValidationProblem(
                     path: file.path, message: "SHA-256 is \(found.sha256); the manifest says \(file.sha256)"))
             }
         }
-        for file in report.files where expected[file.path] == nil {
+        for file in report.files where !expected.contains(file.storedPath) {
             problems.append(ValidationProblem(path: file.path, message: "in the archive but not in the manifest"))
         }
         return problems + directoryProblems(report, manifest)

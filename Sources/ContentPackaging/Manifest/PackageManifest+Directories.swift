@@ -11,7 +11,7 @@ extension PackageManifest {
     public func directoryProblems() -> [String] {
         guard let directories else { return [] }
         var problems: [String] = []
-        var listed = Set<[UInt8]>()
+        var listed = Set<StoredPath>()
         var keys = Set<String>()
         var previous: [UInt8]?
         for directory in directories {
@@ -22,22 +22,22 @@ extension PackageManifest {
             }
             previous = bytes
             // An exact repeat is reported as out of order above.
-            let isRepeat = !listed.insert(bytes).inserted
+            let isRepeat = !listed.insert(StoredPath(bytes: bytes)).inserted
             if !keys.insert(PathRules.collisionKey(directory)).inserted, !isRepeat {
                 problems.append("directory '\(directory)' collides with another directory ignoring case or normalization")
             }
         }
         for directory in directories {
-            if let parent = Self.parent(of: directory), !listed.contains(Array(parent.utf8)) {
+            if let parent = Self.parent(of: directory), !listed.contains(StoredPath(parent)) {
                 problems.append("directory '\(directory)' has a parent that is not listed ('\(parent)')")
             }
         }
-        for file in files {
-            if listed.contains(Array(file.path.utf8)) {
+        for file in files {  // by their stored bytes: no path is copied
+            if listed.contains(file.storedPath) {
                 problems.append("'\(file.path)' is listed as a file and as a directory")
             }
-            if let parent = Self.parent(of: file.path), !listed.contains(Array(parent.utf8)) {
-                problems.append("file '\(file.path)' has a parent directory that is not listed ('\(parent)')")
+            if let parent = file.storedPath.parent, !listed.contains(parent) {
+                problems.append("file '\(file.path)' has a parent directory that is not listed ('\(parent.string)')")
             }
         }
         if entryCount != files.count + directories.count {

@@ -44,7 +44,10 @@ public struct PackageManifest: Codable, Sendable, Equatable {
     /// One regular file inside the archive.
     public struct File: Codable, Sendable, Equatable {
         /// Path inside the archive, `/`-separated, no leading slash.
-        public var path: String
+        public var path: String {
+            get { storedPath.string }
+            set { storedPath = StoredPath(newValue) }
+        }
         /// Size in bytes.
         public var size: Int64
         /// Lowercase hex SHA-256 of the content.
@@ -57,18 +60,25 @@ public struct PackageManifest: Codable, Sendable, Equatable {
         public var dataOffset: Int64?
         /// ``sha256``, held as its bytes (a manifest of a million files keeps a million of them).
         package var storedSHA256: StoredSHA256
+        /// ``path``, held as bytes in a buffer it may share with the other files' paths.
+        package var storedPath: StoredPath
 
         /// Creates a file record.
         public init(path: String, size: Int64, sha256: String, dataOffset: Int64? = nil) {
-            self.path = path
+            self.init(storedPath: StoredPath(path), size: size, storedSHA256: StoredSHA256(sha256), dataOffset: dataOffset)
+        }
+
+        /// Creates a file record from a path and hash as the model holds them (no copy of either).
+        package init(storedPath: StoredPath, size: Int64, storedSHA256: StoredSHA256, dataOffset: Int64? = nil) {
+            self.storedPath = storedPath
             self.size = size
-            self.storedSHA256 = StoredSHA256(sha256)
+            self.storedSHA256 = storedSHA256
             self.dataOffset = dataOffset
         }
 
-        /// The JSON keys: the stored hash is `sha256`, as hex text.
+        /// The JSON keys: the stored path is `path` and the stored hash `sha256`, both as text.
         private enum CodingKeys: String, CodingKey {
-            case path, size, storedSHA256 = "sha256", dataOffset
+            case storedPath = "path", size, storedSHA256 = "sha256", dataOffset
         }
     }
 

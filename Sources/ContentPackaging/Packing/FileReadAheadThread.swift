@@ -108,7 +108,7 @@ final class FileReadAheadThread: Sendable {
         let file = try Self.openRegularFile(entry, path: path)
         defer { close(file.descriptor) }
         var reading = FileReading(
-            entryIndex: index, size: file.size, sniffing: PackageValidator.isContent(entry.pathBytes), hashing: hashing)
+            entryIndex: index, size: file.size, sniffing: PackageValidator.isContent(entry.storedPath.utf8), hashing: hashing)
         let changedSize = PackError.io(
             path: entry.path, errno: 0, message: "changed size while packing; pack again when it is stable")
         while reading.total < reading.size {

@@ -79,12 +79,13 @@ public struct Packer: Sendable {
         guard report.isValid, let info = report.contentInfo else {
             throw .invalid(everyProblem(in: folder, found: report.problems))
         }
-        // The entries go to the writer alone, which lets them go once written: with a hundred thousand files
-        // they are megabytes the manifest's encoding should not find still held.
-        let entries = report.entries
+        let entryCount = report.entries.count
+        let directories = chunked ? report.entries.filter { $0.kind == .directory }.map(\.path) : nil
+        // Every path once, in one buffer the manifest's file records share. The validator's list (an array per
+        // path) is let go here, before the archive is written, and the entries go to the writer alone, which
+        // lets them go once written: with a hundred thousand files each list is megabytes.
+        let entries = PackEntry.list(report.entries)
         report.entries = []
-        let entryCount = entries.count
-        let directories = chunked ? entries.filter { $0.kind == .directory }.map(\.path) : nil
         let directory = outputDirectory.standardizedFileURL.path
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -164,9 +165,8 @@ public struct Packer: Sendable {
     /// hashes each chunk and each file in one pass. Each hand-over is a bounded channel of fixed buffers,
     /// so memory stays flat; the bytes are the same as a single-threaded pack's.
     private func writeArchive(
-        entries folderEntries: consuming [FolderEntry], root: String, fd: Int32, displayPath: String
+        entries: [PackEntry], root: String, fd: Int32, displayPath: String
     ) throws(PackError) -> WrittenArchive {
-        let entries = folderEntries.map(PackEntry.init)  // the validator's list is let go here
         var files: [PackageManifest.File] = []
         files.reserveCapacity(entries.count)
         var writer: ArchiveWriter
@@ -241,7 +241,8 @@ public struct Packer: Sendable {
             }
             if slice.isLast {
                 return PackageManifest.File(
-                    path: entry.path, size: slice.fileSize, sha256: slice.sha256 ?? "", dataOffset: dataOffset)
+                    storedPath: entry.storedPath, size: slice.fileSize, storedSHA256: StoredSHA256(slice.sha256 ?? ""),
+                    dataOffset: dataOffset)
             }
         }
     }

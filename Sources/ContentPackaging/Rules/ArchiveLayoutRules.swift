@@ -13,7 +13,8 @@
 /// its implied parents, by ``PathRules/collisionKey(_:)``) and which root entries were present.
 ///
 /// **Memory.** It keeps hashes, not keys: per path a 64-bit hash of its bytes and one of its collision key
-/// (seeded per process), with the spelling it was given (shared with the caller's `String`). A million paths
+/// (seeded per process), with the spelling it was given (the header's ``StoredPath``, which shares the caller's
+/// buffer: a manifest's paths, or the header's own bytes, so nothing is copied). A million paths
 /// take about 60 MB instead of three copies of every path. Two different paths with the same hash make the
 /// second a duplicate or a collision — a refusal, never an acceptance: equal paths always hash equal, so
 /// nothing the exact comparison would refuse gets through (for a million paths, about one chance in 10^7 of
@@ -21,7 +22,7 @@
 package struct ArchiveLayoutRules: Sendable {
     /// A path the walk has met, as an entry or as the parent directory of one.
     private struct Claim: Sendable {
-        var spelling: String
+        var spelling: StoredPath
         var isDirectory: Bool
     }
 
@@ -68,9 +69,11 @@ package struct ArchiveLayoutRules: Sendable {
         let isDirectory = header.kind == .directory
         var path = header.path
         var bytes = header.pathBytes
+        var spelling = header.storedPath
         if isDirectory, bytes.count > 1, path.hasSuffix("/") {
             path.removeLast()
             bytes.removeLast()
+            spelling = spelling.prefix(spelling.count - 1)
         }
         var refusals: [ArchiveLayoutRefusal] = []
         if header.kind != .regular, !isDirectory { refusals.append(.unsupportedKind(header.kind)) }
@@ -82,7 +85,9 @@ package struct ArchiveLayoutRules: Sendable {
         if place == nil { refusals.append(.outsideLayout) }
         if remembersPaths {
             if nameProblems.isEmpty, let refusal = claimParents(of: components) { refusals.append(refusal) }
-            if let refusal = claimPath(path, bytes: bytes, isDirectory: isDirectory) { refusals.append(refusal) }
+            if let refusal = claimPath(path, spelling: spelling, bytes: bytes, isDirectory: isDirectory) {
+                refusals.append(refusal)
+            }
         }
         if place == .contentInfo { hasContentInfo = true }
         if place == .contentsDirectory || place == .content { hasContents = true }
@@ -106,31 +111,34 @@ package struct ArchiveLayoutRules: Sendable {
             parent = parent.isEmpty ? component : parent + "/" + component
             let key = PathRules.collisionKey(parent).hashValue
             guard let claim = claims[key] else {
-                claims[key] = Claim(spelling: parent, isDirectory: true)
+                claims[key] = Claim(spelling: StoredPath(parent), isDirectory: true)
                 continue
             }
-            if !claim.isDirectory { return .parentIsNotDirectory(parent: claim.spelling) }
+            if !claim.isDirectory { return .parentIsNotDirectory(parent: claim.spelling.string) }
             if !claim.spelling.utf8.elementsEqual(parent.utf8) {
-                return .parentCollides(parent: parent, other: claim.spelling)
+                return .parentCollides(parent: parent, other: claim.spelling.string)
             }
         }
         return nil
     }
 
-    /// Claims the entry's own path; the duplicate or collision it makes, if any.
+    /// Claims the entry's own path (`path` as text, `spelling` the same path kept for later messages); the
+    /// duplicate or collision it makes, if any.
     ///
     /// Only a duplicate by exact bytes is found for a name that is not valid UTF-8: collision
     /// keys need text.
-    private mutating func claimPath(_ path: String, bytes: [UInt8], isDirectory: Bool) -> ArchiveLayoutRefusal? {
+    private mutating func claimPath(
+        _ path: String, spelling: StoredPath, bytes: [UInt8], isDirectory: Bool
+    ) -> ArchiveLayoutRefusal? {
         guard entryPaths.insert(bytes.hashValue).inserted else { return .duplicate }
         guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
         let key = PathRules.collisionKey(path).hashValue
         if let claim = claims[key] {
-            if !claim.spelling.utf8.elementsEqual(path.utf8) { return .collides(other: claim.spelling) }
+            if !claim.spelling.utf8.elementsEqual(path.utf8) { return .collides(other: claim.spelling.string) }
             // The same spelling not yet an entry: the implied parent of an earlier entry.
             if !isDirectory { return .duplicate }
         }
-        claims[key] = Claim(spelling: path, isDirectory: isDirectory)
+        claims[key] = Claim(spelling: spelling, isDirectory: isDirectory)
         return nil
     }
 }

@@ -165,7 +165,7 @@ public struct PackageValidator: Sendable {
 
     /// Whether the entry at `pathBytes` is content (below `Contents/`), whose bytes must not be
     /// executable code.
-    static func isContent(_ pathBytes: [UInt8]) -> Bool {
+    static func isContent(_ pathBytes: some Collection<UInt8>) -> Bool {
         pathBytes.count > contentsPrefix.count && pathBytes.starts(with: contentsPrefix)
     }
 

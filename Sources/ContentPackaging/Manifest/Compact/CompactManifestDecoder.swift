@@ -117,7 +117,7 @@ enum CompactManifestDecoder {
         if let count = counts.directories {
             var list: [String] = []
             list.reserveCapacity(count)
-            try paths(&input, count: count, name: "directory") { list.append($0) }
+            try paths(&input, count: count, name: "directory") { list.append(String(decoding: $0, as: UTF8.self)) }
             directories = list
         }
         let chunks = try counts.chunks.map { (count) throws(ManifestFormatError) in try self.chunks(&input, count: count) }
@@ -167,9 +167,10 @@ enum CompactManifestDecoder {
     private static func files(
         _ input: inout ManifestBodyReader, count: Int, withOffsets: Bool
     ) throws(ManifestFormatError) -> [PackageManifest.File] {
-        var files: [PackageManifest.File] = []
-        files.reserveCapacity(count)
-        try paths(&input, count: count, name: "file") { files.append(PackageManifest.File(path: $0, size: 0, sha256: "")) }
+        // Every path in one buffer, sized beforehand: a million files' paths are one allocation, not a million.
+        var builder = StoredPath.Builder(paths: count, bytes: pathBytes(input, count: count))
+        try paths(&input, count: count, name: "file") { builder.append($0) }
+        var files = builder.finish { PackageManifest.File(storedPath: $0, size: 0, storedSHA256: .text("")) }
         for index in files.indices { files[index].size = try input.count("file \(index)'s size", atMost: Int64.max) }
         if withOffsets {
             var end: Int64 = 0
@@ -189,9 +190,28 @@ enum CompactManifestDecoder {
         return files
     }
 
-    /// `count` front-coded paths, handed to `each` in order, each passing ``PathRules`` and strictly after the previous one byte-wise.
+    /// The bytes of the `count` front-coded paths at `input`'s position once rebuilt, from their lengths alone,
+    /// to size the buffer that holds them; the count so far where the bytes are damaged (a copy of the reader
+    /// reads them, so ``paths(_:count:name:_:)`` still meets the damage and reports it).
+    private static func pathBytes(_ input: ManifestBodyReader, count: Int) -> Int {
+        var input = input
+        var total = 0
+        var previous: Int64 = 0
+        for _ in 0..<count {
+            guard let shared = try? input.count("path", atMost: previous),
+                  let length = try? input.count("path", atMost: Int64(PathRules.maxPathBytes) - shared),
+                  (try? input.raw("path", count: Int(length))) != nil
+            else { break }
+            previous = shared + length
+            total += Int(previous)
+        }
+        return total
+    }
+
+    /// `count` front-coded paths, handed to `each` in order as their bytes, each passing ``PathRules`` and
+    /// strictly after the previous one byte-wise.
     private static func paths(
-        _ input: inout ManifestBodyReader, count: Int, name: String, _ each: (String) -> Void
+        _ input: inout ManifestBodyReader, count: Int, name: String, _ each: ([UInt8]) -> Void
     ) throws(ManifestFormatError) {
         var previous: [UInt8] = []
         previous.reserveCapacity(PathRules.maxPathBytes)
@@ -210,7 +230,7 @@ enum CompactManifestDecoder {
             if let problem = pathProblem(previous) {
                 throw input.error(field, at: offset, "'\(String(decoding: previous, as: UTF8.self))': \(problem); the manifest is damaged — pack it again")
             }
-            each(String(decoding: previous, as: UTF8.self))
+            each(previous)
         }
     }
 

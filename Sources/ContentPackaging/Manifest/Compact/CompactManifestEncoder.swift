@@ -59,7 +59,7 @@ enum CompactManifestEncoder {
     private static func files(
         _ files: [PackageManifest.File], withOffsets: Bool, into out: inout ManifestBodyWriter
     ) throws(ManifestFormatError) {
-        try paths(files.lazy.map { $0.path.utf8 }, name: "file", into: &out)
+        try paths(files.lazy.map { $0.storedPath.utf8 }, name: "file", into: &out)
         for (index, file) in files.enumerated() { try out.varint(nonNegative(file.size, "file \(index)'s size", out)) }
         if withOffsets {
             var end: Int64 = 0
