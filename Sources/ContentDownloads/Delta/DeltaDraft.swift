@@ -12,7 +12,11 @@ struct DeltaDraft: Sendable, Equatable {
     /// A new file (index into the package's files, stream order) made a link to an installed path.
     struct Link: Sendable, Equatable {
         let file: Int
-        let installedPath: String
+        /// The installed file's path, sharing the installed manifest's path buffer (a hundred thousand links make
+        /// no string each).
+        let installed: StoredPath
+        /// ``installed`` as text.
+        var installedPath: String { installed.string }
     }
 
     /// A chunk rebuilt from installed files.
@@ -51,7 +55,7 @@ struct DeltaDraft: Sendable, Equatable {
         }
         for (index, file) in package.files.enumerated() {
             if file.size > 0, let source = installed.files(holding: file).first(where: may) {
-                draft.links.append(Link(file: index, installedPath: installed.manifest.files[source].path))
+                draft.links.append(Link(file: index, installed: installed.manifest.files[source].storedPath))
             } else {
                 draft.written.append(index)
             }

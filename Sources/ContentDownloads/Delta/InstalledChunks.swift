@@ -86,7 +86,7 @@ struct InstalledChunks: Sendable {
         let key = FileKey(file)
         guard let first = firstFileByContent[key.hashValue] else { return [] }
         let found = ([first] + (moreFilesByContent[key.hashValue] ?? [])).filter { FileKey(manifest.files[$0]) == key }
-        guard let same = found.firstIndex(where: { manifest.files[$0].path == file.path }) else { return found }
+        guard let same = found.firstIndex(where: { manifest.files[$0].storedPath == file.storedPath }) else { return found }
         return [found[same]] + found[..<same] + found[(same + 1)...]
     }
 }
