@@ -15,21 +15,22 @@
 /// **Memory.** It keeps hashes, not keys: per path a 64-bit hash of its bytes and one of its collision key
 /// (seeded per process), with the spelling it was given (the header's ``StoredPath``, which shares the caller's
 /// buffer: a manifest's paths, or the header's own bytes, so nothing is copied). A million paths
-/// take about 60 MB instead of three copies of every path. Two different paths with the same hash make the
+/// take about 60 MB (the hash table's 12-byte slots, two per path at its load, then the spellings and kinds in
+/// arrays of their own) instead of three copies of every path. Two different paths with the same hash make the
 /// second a duplicate or a collision — a refusal, never an acceptance: equal paths always hash equal, so
 /// nothing the exact comparison would refuse gets through (for a million paths, about one chance in 10^7 of
 /// refusing a sound package).
 package struct ArchiveLayoutRules: Sendable {
-    /// A path the walk has met, as an entry or as the parent directory of one.
-    private struct Claim: Sendable {
-        var spelling: StoredPath
-        var isDirectory: Bool
-    }
-
     /// The hash of the exact bytes of every entry path (trailing `/` of directories removed).
     private var entryPaths: Set<Int> = []
-    /// Entries and implied parent directories, by the hash of their collision key; the first spelling wins.
-    private var claims: [Int: Claim] = [:]
+    /// Entries and implied parent directories, by the hash of their collision key: the position of the first
+    /// spelling in ``spellings``. A slot is 12 bytes; the spellings and kinds are kept once each, in arrays of their
+    /// own size (a million paths: about 43 MB instead of 67 in one table of spellings).
+    private var claims: [Int: UInt32] = [:]
+    /// The claimed paths' spellings, by position.
+    private var spellings: [StoredPath] = []
+    /// Whether each claimed path is a directory, by position.
+    private var claimedDirectory: [Bool] = []
 
     /// Whether paths are remembered, for duplicates and collisions; a walk whose every path was already
     /// checked as a set (a manifest's) and is matched one by one against it needs only the per-entry rules.
@@ -49,7 +50,26 @@ package struct ArchiveLayoutRules: Sendable {
         if remembersPaths, expectedEntries > 0 {
             entryPaths.reserveCapacity(expectedEntries)
             claims.reserveCapacity(expectedEntries)
+            spellings.reserveCapacity(expectedEntries)
+            claimedDirectory.reserveCapacity(expectedEntries)
         }
+    }
+
+    /// The path claimed under collision-key hash `key`, if any.
+    private func claim(_ key: Int) -> (spelling: StoredPath, isDirectory: Bool)? {
+        claims[key].map { (spellings[Int($0)], claimedDirectory[Int($0)]) }
+    }
+
+    /// Claims `key` for `spelling`, replacing what it held.
+    private mutating func setClaim(_ key: Int, spelling: StoredPath, isDirectory: Bool) {
+        if let position = claims[key] {
+            spellings[Int(position)] = spelling
+            claimedDirectory[Int(position)] = isDirectory
+            return
+        }
+        claims[key] = UInt32(spellings.count)
+        spellings.append(spelling)
+        claimedDirectory.append(isDirectory)
     }
 
     /// The root entries a package must hold that were not seen: `ContentInfo.plist`, then `Contents`.
@@ -110,13 +130,13 @@ package struct ArchiveLayoutRules: Sendable {
         for component in components.dropLast() {
             parent = parent.isEmpty ? component : parent + "/" + component
             let key = PathRules.collisionKey(parent).hashValue
-            guard let claim = claims[key] else {
-                claims[key] = Claim(spelling: StoredPath(parent), isDirectory: true)
+            guard let existing = claim(key) else {
+                setClaim(key, spelling: StoredPath(parent), isDirectory: true)
                 continue
             }
-            if !claim.isDirectory { return .parentIsNotDirectory(parent: claim.spelling.string) }
-            if !claim.spelling.utf8.elementsEqual(parent.utf8) {
-                return .parentCollides(parent: parent, other: claim.spelling.string)
+            if !existing.isDirectory { return .parentIsNotDirectory(parent: existing.spelling.string) }
+            if !existing.spelling.utf8.elementsEqual(parent.utf8) {
+                return .parentCollides(parent: parent, other: existing.spelling.string)
             }
         }
         return nil
@@ -133,12 +153,12 @@ package struct ArchiveLayoutRules: Sendable {
         guard entryPaths.insert(bytes.hashValue).inserted else { return .duplicate }
         guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
         let key = PathRules.collisionKey(path).hashValue
-        if let claim = claims[key] {
-            if !claim.spelling.utf8.elementsEqual(path.utf8) { return .collides(other: claim.spelling.string) }
+        if let existing = claim(key) {
+            if !existing.spelling.utf8.elementsEqual(path.utf8) { return .collides(other: existing.spelling.string) }
             // The same spelling not yet an entry: the implied parent of an earlier entry.
             if !isDirectory { return .duplicate }
         }
-        claims[key] = Claim(spelling: spelling, isDirectory: isDirectory)
+        setClaim(key, spelling: spelling, isDirectory: isDirectory)
         return nil
     }
 }
