@@ -128,7 +128,7 @@ final class ChunkScheduler: EngineTransfer {
             throw .install("the download's plan beside \(target.treePath) is missing or does not match the download; run it again to plan it anew")
         }
         let manifest: PackageManifest
-        do { manifest = try PackageManifest.decode(try Data(contentsOf: URL(fileURLWithPath: target.manifestPath))) } catch {
+        do { manifest = try PackageManifest.decode(contentsOfFile: target.manifestPath) } catch {
             throw .install("cannot read the package manifest \(target.manifestPath): \(error); run the download again to fetch it")
         }
         let package: ChunkedPackage

@@ -116,7 +116,7 @@ extension ContentQueue {
     /// The kept manifest, decoded and checked against the catalog's product (identity, archive, chunk index).
     nonisolated static func checkedPackage(manifestPath: String, product: CatalogProduct) throws(InstallError) -> ChunkedPackage {
         let manifest: PackageManifest
-        do { manifest = try PackageManifest.decode(try Data(contentsOf: URL(fileURLWithPath: manifestPath))) } catch {
+        do { manifest = try PackageManifest.decode(contentsOfFile: manifestPath) } catch {
             throw .archiveMismatch(path: manifestPath, reason: "cannot be read: \(error)")
         }
         guard manifest.productID == product.productID, manifest.contentVersion == product.contentVersion else {

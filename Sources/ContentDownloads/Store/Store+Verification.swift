@@ -35,8 +35,7 @@ extension Store {
         let path = installedManifestFile(productID: productID).path
         var info = stat()
         guard let version = installedVersion(forProductID: productID), stat(path, &info) == 0,
-              let data = FileManager.default.contents(atPath: path), let manifest = try? PackageManifest.decode(data),
-              manifest.contentVersion == version
+              let manifest = try? PackageManifest.decode(contentsOfFile: path), manifest.contentVersion == version
         else { return nil }
         return (manifest, info.st_mtim)
     }
@@ -49,7 +48,7 @@ extension Store {
             throw DownloadError(code: .install, message: "\(productID) is not installed in \(root.path); nothing to verify")
         }
         let manifestPath = installedManifestFile(productID: productID).path
-        guard let data = FileManager.default.contents(atPath: manifestPath), let manifest = try? PackageManifest.decode(data) else {
+        guard let manifest = try? PackageManifest.decode(contentsOfFile: manifestPath) else {
             throw DownloadError(code: .install, message: "\(productID) \(version) has no manifest in \(installedManifestsDirectory.path) (it was installed from a one-frame archive); download it again from a chunk-indexed catalog to make it verifiable")
         }
         guard manifest.contentVersion == version else {

@@ -125,6 +125,16 @@ public struct PackageManifest: Codable, Sendable, Equatable {
         }
         return manifest
     }
+
+    /// Decodes the manifest file at `path`, in either encoding, as ``decode(_:)`` does; for the compact format the
+    /// file's bytes are let go once its body is decompressed, so a manifest of a million files never holds the
+    /// file, the body and the model at once.
+    /// - Throws: what ``decode(_:)`` throws, or the error reading the file.
+    public static func decode(contentsOfFile path: String) throws -> PackageManifest {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard isCompact(data) else { return try decode(data) }
+        return try CompactManifestDecoder.decode(contentsOfFile: consume data)
+    }
 }
 
 /// File names derived from a product and version; one place so every stage agrees.

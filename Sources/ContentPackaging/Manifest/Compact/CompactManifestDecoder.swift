@@ -26,6 +26,26 @@ enum CompactManifestDecoder {
     /// The manifest in `file`: the envelope is read, the body decompressed into a buffer of its declared
     /// length (freed on return), then decoded.
     static func decode(_ file: UnsafeRawBufferPointer) throws(ManifestFormatError) -> PackageManifest {
+        let body = try decompressedBody(file)
+        defer { body.deallocate() }
+        return try decodeBody(UnsafeRawBufferPointer(body))
+    }
+
+    /// The manifest in the file at `path`: its bytes are let go once the body is decompressed, so the file, the
+    /// body and the model are never held at once (a million files: 36 MB of file, 53 MB of body, the model).
+    static func decode(contentsOfFile data: consuming Data) throws(ManifestFormatError) -> PackageManifest {
+        let decompressed = data.withUnsafeBytes { raw in
+            Result { () throws(ManifestFormatError) -> UnsafeMutableRawBufferPointer in try decompressedBody(raw) }
+        }
+        data = Data()
+        let body = try decompressed.get()
+        defer { body.deallocate() }
+        return try decodeBody(UnsafeRawBufferPointer(body))
+    }
+
+    /// Reads the envelope of `file` and decompresses its body into a new buffer of exactly the declared length,
+    /// which the caller deallocates.
+    private static func decompressedBody(_ file: UnsafeRawBufferPointer) throws(ManifestFormatError) -> UnsafeMutableRawBufferPointer {
         let magic = CompactManifestFormat.magic
         guard file.count >= magic.count, file.prefix(magic.count).elementsEqual(magic) else {
             throw ManifestFormatError(field: "magic", offset: 0, inBody: false, reason: "the file does not start with the compact manifest's magic; it is not a manifest written by `iapcontent pack`")
@@ -48,9 +68,13 @@ enum CompactManifestDecoder {
         let frame = UnsafeRawBufferPointer(rebasing: file[head.position...])
         // Pages are only touched as the frame fills them: a frame that lies about its length costs what it decodes to.
         let body = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, length), alignment: 16)
-        defer { body.deallocate() }
-        try decompress(frame, into: body, length: length, at: head.position)
-        return try decodeBody(UnsafeRawBufferPointer(rebasing: body[0..<length]))
+        do {
+            try decompress(frame, into: body, length: length, at: head.position)
+        } catch {
+            body.deallocate()
+            throw error
+        }
+        return UnsafeMutableRawBufferPointer(rebasing: body[0..<length])
     }
 
     /// Decompresses `frame` into `body`: exactly `length` bytes, or a refusal.
