@@ -10,9 +10,10 @@ import TestSupport
 struct DurabilityOrderTests {
     static let strace: String? = ["/usr/bin/strace", "/bin/strace"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
-    /// One traced call: the path of its descriptor and what it did (`write` with the first bytes it wrote, or `fsync`).
+    /// One traced call: the path of its descriptor and what it did (`write` with the first bytes it wrote, `fsync`, or
+    /// `syncfs` of the file system holding it).
     struct Call: Equatable {
-        enum Kind: Equatable { case write(prefix: String), sync }
+        enum Kind: Equatable { case write(prefix: String), sync, syncFileSystem }
         let path: String
         let kind: Kind
     }
@@ -37,6 +38,7 @@ struct DurabilityOrderTests {
             let call: Call
             switch name {
             case "fsync", "fdatasync": call = Call(path: path, kind: .sync)
+            case "syncfs": call = Call(path: path, kind: .syncFileSystem)
             case "write", "pwrite64", "pwritev", "writev":
                 let rest = line[line.index(after: end)...]
                 let prefix = rest.firstIndex(of: "\"").map { quote in String(rest[rest.index(after: quote)...].prefix(4)) } ?? ""
@@ -66,11 +68,34 @@ struct DurabilityOrderTests {
                 case .sync: markAwaitingSync = false
                 case .write:
                     #expect(!markAwaitingSync, "the placed-chunks log was written on before its durable mark was fsynced")
+                case .syncFileSystem: break
                 }
             }
         }
         #expect(!markAwaitingSync, "the last durable mark was never fsynced")
         return marks
+    }
+
+    /// Whether the plan kept beside the tree (`.<tree name>.delta.tmp-…`, then renamed) is first written after a
+    /// `syncfs` of the tree: the files the preparation created are durable before the plan that names them.
+    static func planWrittenAfterTreeSync(_ calls: [Call], tree: String) -> Bool {
+        let temporary = "/." + URL(fileURLWithPath: tree).lastPathComponent + ".delta.tmp-"
+        guard let plan = calls.firstIndex(where: { call in
+            if case .write = call.kind { return call.path.contains(temporary) }
+            return false
+        }) else { return false }
+        return calls[..<plan].contains { $0.path == tree && $0.kind == .syncFileSystem }
+    }
+
+    @Test func thePlanCountsOnlyAfterASyncOfTheTree() {
+        let synced = Self.calls([
+            "12 syncfs(5</s/t.tree>) = 0",
+            "12 write(6</s/.t.tree.delta.tmp-1>, \"{\\\"co\"..., 90) = 90",
+        ].joined(separator: "\n"))
+        #expect(synced.count == 2)
+        #expect(Self.planWrittenAfterTreeSync(synced, tree: "/s/t.tree"))
+        #expect(!Self.planWrittenAfterTreeSync(Array(synced.reversed()), tree: "/s/t.tree"))
+        #expect(!Self.planWrittenAfterTreeSync([synced[1]], tree: "/s/t.tree"))
     }
 
     @Test func aCallAnotherThreadInterruptedCountsWhereItEnds() {
@@ -100,13 +125,14 @@ struct DurabilityOrderTests {
         let binary = try CommandRunner.builtExecutable()
         let run = try await Task.detached {
             try CommandRunner.run(Self.strace!, [
-                "-f", "-y", "-s", "4", "-e", "trace=write,pwrite64,pwritev,writev,fsync,fdatasync", "-o", trace.path,
+                "-f", "-y", "-s", "4", "-e", "trace=write,pwrite64,pwritev,writev,fsync,fdatasync,syncfs", "-o", trace.path,
                 binary.path, "download", productID, "--catalog", fixture.catalogURL, "--store", fixture.store.root.path,
             ])
         }.value
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
         let calls = Self.calls(try String(contentsOf: trace, encoding: .utf8))
         let tree = fixture.store.updateTreeDirectory(productID: productID, version: "1.0").path
+        #expect(Self.planWrittenAfterTreeSync(calls, tree: tree), "the plan was written before a syncfs of the tree")
         #expect(calls.contains { $0.path.hasPrefix(tree + "/") }, "the trace shows the tree's writes")
         let marks = Self.checkOrder(calls, tree: tree)
         #expect(marks >= 2, "checkpoints before the end: \(marks)")
