@@ -126,6 +126,27 @@ struct SchedulerPropertyTests {
         #expect(try PlacedChunks(treePath: tree, chunkCount: 8).placed == [1, 2])
     }
 
+    @Test func aRegionRecordPastAnyPackageIsIgnored() throws {
+        let root = try TemporaryDirectory.make(prefix: "placed-region")
+        let tree = root.appendingPathComponent("tree").path
+        try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
+        do {
+            let log = try PlacedChunks(treePath: tree, chunkCount: 8)
+            try log.recordRegion(3)
+        }
+        // A well-formed record naming region 2^32 − 1: kept as a bit, it would take 512 MiB.
+        let tag: UInt32 = 0x4844_5243, value = UInt32.max
+        var record: [UInt8] = []
+        for word in [tag, value, tag ^ value ^ 0xA5A5_A5A5] {
+            for byte in 0..<4 { record.append(UInt8((word >> (8 * UInt32(byte))) & 0xFF)) }
+        }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: PlacedChunks.path(treePath: tree)))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: record)
+        try handle.close()
+        #expect(Array(try PlacedChunks(treePath: tree, chunkCount: 8).passedRegions) == [3])
+    }
+
     @Test func theTunerStaysInItsBoundsAndBacksOff() async {
         await propertyCheck(input: Gen.uint64().array(of: 0...50)) { rates in
             var tuner = ConnectionTuner(initial: 8, maximum: 16)

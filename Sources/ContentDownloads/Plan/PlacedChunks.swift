@@ -120,7 +120,9 @@ final class PlacedChunks {
                 durable.formUnion(written)
                 written.removeAll()
             case .boot: boot = value
-            case .region: regions.insert(Int(value))
+            // A bit per region: a value past any package's regions (a damaged log) would cost memory, not a chunk.
+            case .region where Int(value) <= InstallLimits.maxEntriesCap: regions.insert(Int(value))
+            case .region: continue
             }
         }
         return (durable, written, boot, regions)
