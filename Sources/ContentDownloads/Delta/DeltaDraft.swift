@@ -12,11 +12,8 @@ struct DeltaDraft: Sendable, Equatable {
     /// A new file (index into the package's files, stream order) made a link to an installed path.
     struct Link: Sendable, Equatable {
         let file: Int
-        /// The installed file's path, sharing the installed manifest's path buffer (a hundred thousand links make
-        /// no string each).
-        let installed: StoredPath
-        /// ``installed`` as text.
-        var installedPath: String { installed.string }
+        /// The installed file (index into the installed manifest's files): 16 bytes a link, no path held.
+        let installedFile: Int
     }
 
     /// A chunk rebuilt from installed files.
@@ -53,9 +50,10 @@ struct DeltaDraft: Sendable, Equatable {
             linkable.insert(index)
             return true
         }
+        draft.links.reserveCapacity(package.files.count)  // most files of an update are unchanged
         for (index, file) in package.files.enumerated() {
             if file.size > 0, let source = installed.files(holding: file).first(where: may) {
-                draft.links.append(Link(file: index, installed: installed.manifest.files[source].storedPath))
+                draft.links.append(Link(file: index, installedFile: source))
             } else {
                 draft.written.append(index)
             }

@@ -47,11 +47,12 @@ struct DeltaPreparation {
         let tree = try StagingTree(path: treePath, wipe: true, expectedBytes: package.manifest.uncompressedSize)
         for directory in directories { try tree.makeDirectory(directory) }
         for link in draft.links {
-            guard let folder = installed?.folder else { break }
-            let made: Void? = try folder.withParent(of: link.installedPath) { parent, name throws(InstallError) in
+            guard let (chunks, folder) = installed else { break }
+            let installedPath = chunks.manifest.files[link.installedFile].path
+            let made: Void? = try folder.withParent(of: installedPath) { parent, name throws(InstallError) in
                 try tree.link(name, in: parent, as: package.files[link.file].path)
             }
-            guard made != nil else { throw .system(operation: "link", path: folder.path + "/" + link.installedPath, errno: ENOENT) }
+            guard made != nil else { throw .system(operation: "link", path: folder.path + "/" + installedPath, errno: ENOENT) }
         }
         let placement = ChunkPlacement(package: package, written: draft.written, tree: tree)
         for index in draft.written {
