@@ -32,13 +32,13 @@ struct InstalledChunks: Sendable {
     let manifest: PackageManifest
     /// Rebuildable chunks by their SHA-256.
     let chunksBySHA: [StoredSHA256: Source]
-    /// The first installed file (index into the manifest's files) of each content, by the hash of its key; files
-    /// after it with the same hash (the same content, or a clash) are in ``moreFilesByContent``. Hashes and
-    /// indices, not keys and paths: 16 bytes a slot, so a million files' index stays small; a lookup compares the
+    /// The hash of every installed file's content key, sorted, with the file (index into the manifest's files) each
+    /// came from in ``filesByContentHash``; equal hashes (the same content, or a clash) in file order. Two sorted
+    /// columns, not a table: 12 bytes a file, so a million files' index stays small; a lookup compares the
     /// candidates' keys exactly.
-    private let firstFileByContent: [Int: Int]
-    /// The further files whose key hashes like an earlier one's.
-    private let moreFilesByContent: [Int: [Int]]
+    private let contentHashes: [Int]
+    /// The file of each of ``contentHashes``.
+    private let filesByContentHash: [Int32]
 
     /// Indexes `manifest`, the manifest the installed version was installed from.
     init(manifest: PackageManifest) {
@@ -46,15 +46,10 @@ struct InstalledChunks: Sendable {
         // The files with data, in stream order, as indices: a copy of the records would be megabytes.
         let files = manifest.files
         let inStream = files.indices.filter { files[$0].dataOffset != nil }.sorted { files[$0].dataOffset! < files[$1].dataOffset! }
-        var first: [Int: Int] = [:]
-        var more: [Int: [Int]] = [:]
-        first.reserveCapacity(manifest.files.count)
-        for (index, file) in manifest.files.enumerated() {
-            let key = FileKey(file).hashValue
-            if first[key] == nil { first[key] = index } else { more[key, default: []].append(index) }
-        }
-        firstFileByContent = first
-        moreFilesByContent = more
+        let hashes = files.map { FileKey($0).hashValue }
+        let order = files.indices.map(Int32.init).sorted { (hashes[Int($0)], $0) < (hashes[Int($1)], $1) }
+        contentHashes = order.map { hashes[Int($0)] }
+        filesByContentHash = order
         chunksBySHA = Self.rebuildable(chunks: manifest.chunks ?? [], files: files, inStream: inStream)
     }
 
@@ -83,9 +78,18 @@ struct InstalledChunks: Sendable {
 
     /// The installed files (indices into the manifest's files) holding `file`'s content, the one at the same path first.
     func files(holding file: PackageManifest.File) -> [Int] {
-        let key = FileKey(file)
-        guard let first = firstFileByContent[key.hashValue] else { return [] }
-        let found = ([first] + (moreFilesByContent[key.hashValue] ?? [])).filter { FileKey(manifest.files[$0]) == key }
+        let key = FileKey(file), hash = key.hashValue
+        var low = 0, high = contentHashes.count
+        while low < high {
+            let middle = (low + high) / 2
+            if contentHashes[middle] < hash { low = middle + 1 } else { high = middle }
+        }
+        var found: [Int] = []
+        while low < contentHashes.count, contentHashes[low] == hash {
+            let index = Int(filesByContentHash[low])
+            if FileKey(manifest.files[index]) == key { found.append(index) }
+            low += 1
+        }
         guard let same = found.firstIndex(where: { manifest.files[$0].storedPath == file.storedPath }) else { return found }
         return [found[same]] + found[..<same] + found[(same + 1)...]
     }
