@@ -70,9 +70,7 @@ struct SchedulerPropertyTests {
 
     @Test func theLogTrustsUnsyncedChunksOnlyInTheBootThatWroteThem() async throws {
         await propertyCheck(input: Gen.uint64().array(of: 1...30)) { actions in
-            let root = try TemporaryDirectory.make(prefix: "placed")
-            let tree = root.appendingPathComponent("tree").path
-            try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
+            let tree = try Self.emptyTree("placed")
             var durable = Set<Int>(), written = Set<Int>()
             do {
                 let log = try PlacedChunks(treePath: tree, chunkCount: 64)
@@ -100,10 +98,20 @@ struct SchedulerPropertyTests {
         }
     }
 
-    @Test func afterAnotherBootOnlyDurableChunksCount() throws {
-        let root = try TemporaryDirectory.make(prefix: "placed-boot")
-        let tree = root.appendingPathComponent("tree").path
+    /// An empty tree folder for a placed-chunks log, in a new temporary directory.
+    private static func emptyTree(_ prefix: String) throws -> String {
+        let tree = try TemporaryDirectory.make(prefix: prefix).appendingPathComponent("tree").path
         try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
+        return tree
+    }
+
+    /// The 12 bytes of a well-formed log record: tag, value and check word, little-endian.
+    private static func record(tag: UInt32, value: UInt32) -> [UInt8] {
+        [tag, value, tag ^ value ^ 0xA5A5_A5A5].flatMap { word in (0..<4).map { UInt8((word >> (8 * UInt32($0))) & 0xFF) } }
+    }
+
+    @Test func afterAnotherBootOnlyDurableChunksCount() throws {
+        let tree = try Self.emptyTree("placed-boot")
         do {
             let log = try PlacedChunks(treePath: tree, chunkCount: 8)
             try log.record(1)
@@ -116,30 +124,20 @@ struct SchedulerPropertyTests {
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let records = bytes.count / 12
         for index in 0..<records where bytes[index * 12..<(index * 12 + 4)] == [0x54, 0x4F, 0x4F, 0x42] {  // "BOOT"
-            let other: UInt32 = 12345
-            let tag: UInt32 = 0x424F_4F54
-            for (at, word) in [(4, other), (8, tag ^ other ^ 0xA5A5_A5A5)] {
-                for byte in 0..<4 { bytes[index * 12 + at + byte] = UInt8((word >> (8 * UInt32(byte))) & 0xFF) }
-            }
+            bytes.replaceSubrange(index * 12..<(index * 12 + 12), with: Self.record(tag: 0x424F_4F54, value: 12345))
         }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         #expect(try PlacedChunks(treePath: tree, chunkCount: 8).placed == [1, 2])
     }
 
     @Test func aRegionRecordPastAnyPackageIsIgnored() throws {
-        let root = try TemporaryDirectory.make(prefix: "placed-region")
-        let tree = root.appendingPathComponent("tree").path
-        try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
+        let tree = try Self.emptyTree("placed-region")
         do {
             let log = try PlacedChunks(treePath: tree, chunkCount: 8)
             try log.recordRegion(3)
         }
         // A well-formed record naming region 2^32 − 1: kept as a bit, it would take 512 MiB.
-        let tag: UInt32 = 0x4844_5243, value = UInt32.max
-        var record: [UInt8] = []
-        for word in [tag, value, tag ^ value ^ 0xA5A5_A5A5] {
-            for byte in 0..<4 { record.append(UInt8((word >> (8 * UInt32(byte))) & 0xFF)) }
-        }
+        let record = Self.record(tag: 0x4844_5243, value: UInt32.max)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: PlacedChunks.path(treePath: tree)))
         try handle.seekToEnd()
         try handle.write(contentsOf: record)
