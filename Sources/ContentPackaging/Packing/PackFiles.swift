@@ -25,6 +25,29 @@ enum PackFiles {
         do { try DurableFile.write(data, to: url, permissions: nil, registry: registry) } catch { throw PackError(error) }
     }
 
+    /// Writes `DIR/name` crash-safe through `contents`, which writes the bytes to the temp file's descriptor
+    /// (named by the path it is given); on any error the temp file is removed.
+    static func write(
+        to name: String, in directory: String, registry: TemporaryFileRegistry?,
+        contents: (_ fd: Int32, _ path: String) throws(PackError) -> Void
+    ) throws(PackError) {
+        let (temporary, fd) = try createTemporary(in: directory, for: name, registry: registry)
+        defer { registry?.unregister(temporary) }
+        do {
+            try contents(fd, temporary)
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        do {
+            try commit(fd: fd, temporary: temporary, final: "\(directory)/\(name)")
+        } catch {
+            unlink(temporary)  // commit closed the descriptor
+            throw error
+        }
+    }
+
     /// A ``PackError/io(path:errno:message:)`` for `operation` on `path` from the current `errno`.
     static func ioError(_ path: String, _ operation: String) -> PackError {
         PackError(FileSystemError(operation: operation, path: path, errno: errno))

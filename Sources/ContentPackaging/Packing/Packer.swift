@@ -124,13 +124,26 @@ public struct Packer: Sendable {
             uncompressedSize: archive.files.reduce(0) { $0 + $1.size }, entryCount: entryCount,
             files: archive.files, directories: directories,
             chunking: chunked ? chunking.manifestDescription(fileGroups: fileGroups) : nil, chunks: chunked ? archive.chunks : nil)
-        let data: Data
-        do {
-            data = chunked ? try manifest.compactEncoded() : try manifest.encoded()
-        } catch {
-            throw .io(path: manifestName, errno: 0, message: "cannot encode manifest: \(error)")
+        if chunked {
+            // Compressed and written as it is made: a million files' body is about 50 MB and its frame 36 MB.
+            try PackFiles.write(to: manifestName, in: directory, registry: registry) { (fd, path) throws(PackError) in
+                do {
+                    try CompactManifestEncoder.encode(manifest) { try DurableFile.writeAll(fd, $0, path: path) }
+                } catch let error as FileSystemError {
+                    throw PackError(error)
+                } catch {
+                    throw .io(path: manifestName, errno: 0, message: "cannot encode manifest: \(error)")
+                }
+            }
+        } else {
+            let data: Data
+            do {
+                data = try manifest.encoded()
+            } catch {
+                throw .io(path: manifestName, errno: 0, message: "cannot encode manifest: \(error)")
+            }
+            try PackFiles.write(data, to: manifestName, in: directory, registry: registry)
         }
-        try PackFiles.write(data, to: manifestName, in: directory, registry: registry)
         // A manifest of the other encoding left by an earlier pack would describe another archive.
         unlink("\(directory)/\(chunked ? jsonName : compactName)")
         return PackResult(

@@ -9,15 +9,62 @@ enum CompactManifestEncoder {
     ///   byte-wise order, a hash that is not a SHA-256, chunks that do not follow each other, a body past
     ///   ``PackageManifest/largestCompactBody``.
     static func encode(_ manifest: PackageManifest) throws(ManifestFormatError) -> Data {
-        let body = try body(of: manifest)
-        guard body.count <= PackageManifest.largestCompactBody else {
-            throw refusal("body", 0, "is \(body.count) bytes, more than the \(PackageManifest.largestCompactBody)-byte limit of a compact manifest's body (PackageManifest.largestCompactBody); split the content into several products")
+        var data = Data()
+        do {
+            try encode(manifest) { data.append(contentsOf: $0) }
+        } catch let error as ManifestFormatError {
+            throw error
+        } catch {
+            preconditionFailure("appending to Data does not throw: \(error)")
         }
-        return try envelope(body)
+        return data
     }
 
-    /// The uncompressed body.
+    /// Hands the manifest's compact bytes to `output` in pieces of at most a few hundred KiB, never holding the
+    /// body or the compressed bytes whole: the body is made twice, once to learn its length (the envelope
+    /// declares it before the frame) and once into the compressor, whose output goes straight on. The bytes
+    /// are those of ``encode(_:)``, however `output` stores them.
+    /// - Throws: ``ManifestFormatError`` as ``encode(_:)`` does, or what `output` throws.
+    static func encode(_ manifest: PackageManifest, to output: (UnsafeRawBufferPointer) throws -> Void) throws {
+        var counter = ManifestBodyWriter(handingOnTo: { _ in })
+        try writeBody(of: manifest, into: &counter)
+        try counter.handOnRest()
+        let length = counter.offset
+        guard length <= PackageManifest.largestCompactBody else {
+            throw refusal("body", 0, "is \(length) bytes, more than the \(PackageManifest.largestCompactBody)-byte limit of a compact manifest's body (PackageManifest.largestCompactBody); split the content into several products")
+        }
+        let head = envelopeHead(bodyLength: length)
+        try head.withUnsafeBytes { try output($0) }
+        let compressor = try ManifestBodyCompressor(bodyLength: length, headLength: head.count)
+        try withoutActuallyEscaping(output) { output in
+            var body = ManifestBodyWriter(handingOnTo: { try compressor.compress($0, to: output) })
+            try writeBody(of: manifest, into: &body)
+            try body.handOnRest()
+            guard body.offset == length else {
+                preconditionFailure("the body is \(body.offset) bytes the second time, \(length) the first")
+            }
+            try compressor.end(to: output)
+        }
+    }
+
+    /// The uncompressed body, whole.
     static func body(of manifest: PackageManifest) throws(ManifestFormatError) -> [UInt8] {
+        var out = ManifestBodyWriter(
+            reserving: 256 + manifest.files.count * 48 + (manifest.directories?.count ?? 0) * 12
+                + (manifest.chunks?.count ?? 0) * 40)
+        do {
+            try writeBody(of: manifest, into: &out)
+        } catch let error as ManifestFormatError {
+            throw error
+        } catch {
+            preconditionFailure("a writer without a taker does not throw: \(error)")
+        }
+        return out.bytes
+    }
+
+    /// Writes the body — header, then each list as columns — into `out`, handing it on between records.
+    /// - Throws: ``ManifestFormatError``, or what `out`'s taker throws.
+    private static func writeBody(of manifest: PackageManifest, into out: inout ManifestBodyWriter) throws {
         typealias Flag = CompactManifestFormat.Flag
         let withOffsets = manifest.files.contains { $0.dataOffset != nil }
         var flags: UInt64 = 0
@@ -26,9 +73,6 @@ enum CompactManifestEncoder {
         if manifest.chunking != nil { flags |= Flag.chunking }
         if manifest.chunks != nil { flags |= Flag.chunks }
         if withOffsets { flags |= Flag.dataOffsets }
-        var out = ManifestBodyWriter(
-            reserving: 256 + manifest.files.count * 48 + (manifest.directories?.count ?? 0) * 12
-                + (manifest.chunks?.count ?? 0) * 40)
         out.varint(UInt64(max(0, manifest.schema)))
         out.varint(flags)
         out.string(manifest.productID)
@@ -52,107 +96,108 @@ enum CompactManifestEncoder {
             try paths(directories.lazy.map { $0.utf8 }, name: "directory", into: &out)
         }
         if let chunks = manifest.chunks { try self.chunks(chunks, into: &out) }
-        return out.bytes
     }
 
     /// The files as columns: paths, sizes, data offsets (each from where the previous file's data ended), SHA-256s.
     private static func files(
         _ files: [PackageManifest.File], withOffsets: Bool, into out: inout ManifestBodyWriter
-    ) throws(ManifestFormatError) {
+    ) throws {
         try paths(files.lazy.map { $0.storedPath.utf8 }, name: "file", into: &out)
-        for (index, file) in files.enumerated() { try out.varint(nonNegative(file.size, "file \(index)'s size", out)) }
+        for (index, file) in files.enumerated() {
+            try out.varint(nonNegative(file.size, "file \(index)'s size", out))
+            try out.handOnIfFull()
+        }
         if withOffsets {
             var end: Int64 = 0
             for (index, file) in files.enumerated() {
                 guard let start = file.dataOffset, start >= 0 else {
-                    throw refusal("file \(index)'s data offset", out.bytes.count, "is missing or negative while other files have one; pack it again")
+                    throw refusal("file \(index)'s data offset", out.offset, "is missing or negative while other files have one; pack it again")
                 }
                 out.signed(start &- end)
                 end = start &+ file.size
+                try out.handOnIfFull()
             }
         }
-        for (index, file) in files.enumerated() { try out.raw(digest(file.storedSHA256, "file \(index)'s SHA-256", out)) }
+        for (index, file) in files.enumerated() {
+            try out.digest(file.storedSHA256, "file \(index)'s SHA-256")
+            try out.handOnIfFull()
+        }
     }
 
     /// Paths front-coded, each strictly after the previous one byte-wise.
     private static func paths<Path: Collection<UInt8>>(
         _ paths: some Sequence<Path>, name: String, into out: inout ManifestBodyWriter
-    ) throws(ManifestFormatError) {
+    ) throws {
         var previous: [UInt8] = []
         for (index, path) in paths.enumerated() {
-            let bytes = Array(path)
-            guard index == 0 || previous.lexicographicallyPrecedes(bytes) else {
-                throw refusal("\(name) \(index)'s path", out.bytes.count, "'\(String(decoding: bytes, as: UTF8.self))' is out of byte-wise order or listed twice; pack it again")
+            guard index == 0 || previous.lexicographicallyPrecedes(path) else {
+                throw refusal("\(name) \(index)'s path", out.offset, "'\(String(decoding: Array(path), as: UTF8.self))' is out of byte-wise order or listed twice; pack it again")
             }
-            out.path(bytes, after: previous)
-            previous = bytes
+            out.path(path, after: previous)
+            previous.removeAll(keepingCapacity: true)
+            previous.append(contentsOf: path)
+            try out.handOnIfFull()
         }
     }
 
     /// The chunks as columns: frame lengths, uncompressed lengths, SHA-256s; offsets are the running sums.
-    private static func chunks(_ chunks: [ArchiveChunk], into out: inout ManifestBodyWriter) throws(ManifestFormatError) {
+    private static func chunks(_ chunks: [ArchiveChunk], into out: inout ManifestBodyWriter) throws {
         var offset: Int64 = 0
         var uncompressed: Int64 = 0
         for (index, chunk) in chunks.enumerated() {
             guard chunk.offset == offset, chunk.uncompressedOffset == uncompressed, chunk.length >= 0, chunk.uncompressedLength >= 0 else {
-                throw refusal("chunk \(index)", out.bytes.count, "does not start where chunk \(index - 1) ends (archive byte \(offset), tar-stream byte \(uncompressed)); pack it again")
+                throw refusal("chunk \(index)", out.offset, "does not start where chunk \(index - 1) ends (archive byte \(offset), tar-stream byte \(uncompressed)); pack it again")
             }
             offset += chunk.length
             uncompressed += chunk.uncompressedLength
         }
-        for chunk in chunks { out.varint(chunk.length) }
-        for chunk in chunks { out.varint(chunk.uncompressedLength) }
-        for (index, chunk) in chunks.enumerated() { try out.raw(digest(chunk.storedSHA256, "chunk \(index)'s SHA-256", out)) }
+        for chunk in chunks {
+            out.varint(chunk.length)
+            try out.handOnIfFull()
+        }
+        for chunk in chunks {
+            out.varint(chunk.uncompressedLength)
+            try out.handOnIfFull()
+        }
+        for (index, chunk) in chunks.enumerated() {
+            try out.digest(chunk.storedSHA256, "chunk \(index)'s SHA-256")
+            try out.handOnIfFull()
+        }
     }
 
     /// The envelope around `body`: magic, version, compression, body length, then the zstd frame.
     static func envelope(_ body: [UInt8]) throws(ManifestFormatError) -> Data {
+        let head = envelopeHead(bodyLength: body.count)
+        var data = Data(head)
+        do {
+            let compressor = try ManifestBodyCompressor(bodyLength: body.count, headLength: head.count)
+            let output: (UnsafeRawBufferPointer) throws -> Void = { data.append(contentsOf: $0) }
+            try body.withUnsafeBytes { try compressor.compress($0, to: output) }
+            try compressor.end(to: output)
+        } catch let error as ManifestFormatError {
+            throw error
+        } catch {
+            preconditionFailure("appending to Data does not throw: \(error)")
+        }
+        return data
+    }
+
+    /// What comes before the zstd frame: magic, version, compression, body length.
+    private static func envelopeHead(bodyLength: Int) -> [UInt8] {
         var head = ManifestBodyWriter(reserving: 24)
         head.raw(CompactManifestFormat.magic)
         head.byte(CompactManifestFormat.version)
         head.byte(CompactManifestFormat.zstdCompression)
-        head.varint(UInt64(body.count))
-        guard let context = ZSTD_createCCtx() else {
-            throw refusal("body", head.bytes.count, "libzstd could not allocate a compression context (out of memory?)")
-        }
-        defer { ZSTD_freeCCtx(context) }
-        ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, CompactManifestFormat.zstdLevel)
-        ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1)
-        ZSTD_CCtx_setParameter(context, ZSTD_c_contentSizeFlag, 1)
-        // The level's own tables for a body of megabytes take about ten times the body (51 MiB for 100 000 files);
-        // what repeats (a path's folder, neighbouring sizes) is near, so a 1 MiB window and small tables lose
-        // next to nothing.
-        ZSTD_CCtx_setParameter(context, ZSTD_c_windowLog, 20)
-        ZSTD_CCtx_setParameter(context, ZSTD_c_hashLog, 18)
-        ZSTD_CCtx_setParameter(context, ZSTD_c_chainLog, 18)
-        let bound = ZSTD_compressBound(body.count)
-        var output = [UInt8](repeating: 0, count: head.bytes.count + bound)
-        let headCount = head.bytes.count
-        let written = output.withUnsafeMutableBytes { out in
-            head.bytes.withUnsafeBytes { out.copyMemory(from: $0) }
-            return body.withUnsafeBytes { input in
-                ZSTD_compress2(context, out.baseAddress! + headCount, bound, input.baseAddress, input.count)
-            }
-        }
-        guard ZSTD_isError(written) == 0 else {
-            throw refusal("body", headCount, "libzstd could not compress it (\(String(cString: ZSTD_getErrorName(written))))")
-        }
-        return Data(output[0..<(headCount + written)])
+        head.varint(UInt64(bodyLength))
+        return head.bytes
     }
 
     /// `value`, refused when negative (the format holds sizes and counts unsigned).
     private static func nonNegative(_ value: Int64, _ field: String, _ out: ManifestBodyWriter) throws(ManifestFormatError) -> Int64 {
-        guard value >= 0 else { throw refusal(field, out.bytes.count, "is negative (\(value)); pack it again") }
+        guard value >= 0 else { throw refusal(field, out.offset, "is negative (\(value)); pack it again") }
         return value
     }
 
-    /// The 32 bytes of a SHA-256 the model holds: its bytes, or its text when that is not lowercase hex.
-    private static func digest(_ stored: StoredSHA256, _ field: String, _ out: ManifestBodyWriter) throws(ManifestFormatError) -> [UInt8] {
-        guard case .digest(let a, let b, let c, let d) = stored.caseFolded else {
-            throw refusal(field, out.bytes.count, "'\(stored.text)' is not a SHA-256 (64 hex digits); pack it again")
-        }
-        return [a, b, c, d].flatMap { word in (0..<8).map { UInt8(truncatingIfNeeded: word >> (56 - 8 * UInt64($0))) } }
-    }
 
     /// The 32 bytes of a 64-digit hex SHA-256.
     private static func digest(_ hex: String, _ field: String, _ out: ManifestBodyWriter) throws(ManifestFormatError) -> [UInt8] {
@@ -173,12 +218,24 @@ enum CompactManifestEncoder {
                 bytes.append(high << 4 | low)
             }
         }
-        guard bytes.count == 32 else { throw refusal(field, out.bytes.count, "'\(hex)' is not a SHA-256 (64 hex digits); pack it again") }
+        guard bytes.count == 32 else { throw refusal(field, out.offset, "'\(hex)' is not a SHA-256 (64 hex digits); pack it again") }
         return bytes
     }
 
     /// An encoding refusal of `field` at body offset `offset`.
-    private static func refusal(_ field: String, _ offset: Int, _ reason: String) -> ManifestFormatError {
+    static func refusal(_ field: String, _ offset: Int, _ reason: String) -> ManifestFormatError {
         ManifestFormatError(field: field, offset: offset, inBody: true, reason: reason)
+    }
+}
+
+extension ManifestBodyWriter {
+    /// The 32 bytes of a SHA-256 the model holds, big-endian words as they were read.
+    /// - Throws: ``ManifestFormatError`` when it is text that is not 64 hex digits.
+    mutating func digest(_ stored: StoredSHA256, _ field: String) throws(ManifestFormatError) {
+        guard case .digest(let a, let b, let c, let d) = stored.caseFolded else {
+            throw CompactManifestEncoder.refusal(field, offset, "'\(stored.text)' is not a SHA-256 (64 hex digits); pack it again")
+        }
+        let words = (a.bigEndian, b.bigEndian, c.bigEndian, d.bigEndian)
+        withUnsafeBytes(of: words) { raw($0) }
     }
 }

@@ -1,11 +1,47 @@
 /// Appends the fields of a compact manifest's body: varints, strings, raw digests.
+///
+/// Either it keeps the whole body (``init(reserving:)``), or it hands the bytes on in pieces of about
+/// ``handOnSize`` (``init(handingOnTo:)``) whenever the encoder calls ``handOnIfFull()`` between records, so a
+/// manifest of a million files is compressed and written as it is made instead of held whole (about 50 MB).
 struct ManifestBodyWriter {
-    /// The body so far.
-    private(set) var bytes: [UInt8] = []
+    /// The size of the pieces handed on: a few compressor blocks.
+    static let handOnSize = 256 << 10
 
-    /// Room for `count` bytes, so a large manifest grows its buffer once.
+    /// The bytes not handed on yet: the whole body so far when nothing takes them.
+    private(set) var bytes: [UInt8] = []
+    /// Bytes already handed on.
+    private var handedOn = 0
+    /// What takes each piece, if anything.
+    private let taker: ((UnsafeRawBufferPointer) throws -> Void)?
+
+    /// A writer that keeps the whole body, with room for `count` bytes so a large one grows its buffer once.
     init(reserving count: Int) {
+        taker = nil
         bytes.reserveCapacity(count)
+    }
+
+    /// A writer that hands its bytes to `taker` in pieces (``handOnIfFull()``, ``handOnRest()``).
+    init(handingOnTo taker: @escaping (UnsafeRawBufferPointer) throws -> Void) {
+        self.taker = taker
+        bytes.reserveCapacity(Self.handOnSize + 4096)
+    }
+
+    /// The body's length so far, handed on or not: where the next byte goes.
+    var offset: Int { handedOn + bytes.count }
+
+    /// Hands the bytes on when a piece is full (with a taker; otherwise keeps them).
+    /// - Throws: what the taker throws.
+    mutating func handOnIfFull() throws {
+        if taker != nil, bytes.count >= Self.handOnSize { try handOnRest() }
+    }
+
+    /// Hands every byte not handed on yet to the taker (with a taker; otherwise keeps them).
+    /// - Throws: what the taker throws.
+    mutating func handOnRest() throws {
+        guard let taker, !bytes.isEmpty else { return }
+        try bytes.withUnsafeBytes { try taker($0) }
+        handedOn += bytes.count
+        bytes.removeAll(keepingCapacity: true)
     }
 
     /// An unsigned LEB128 varint.
