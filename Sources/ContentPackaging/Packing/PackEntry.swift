@@ -28,7 +28,11 @@ struct PackEntry: Sendable {
     static func list(_ entries: [FolderEntry]) -> [PackEntry] {
         var builder = StoredPath.Builder(paths: entries.count, bytes: entries.reduce(0) { $0 + $1.pathBytes.count })
         for entry in entries { builder.append(entry.pathBytes) }
-        return zip(builder.finish(), entries).map { PackEntry(storedPath: $0, kind: $1.kind, size: $1.size) }
+        var index = 0
+        return builder.finish { path in
+            defer { index += 1 }
+            return PackEntry(storedPath: path, kind: entries[index].kind, size: entries[index].size)
+        }
     }
 
     /// The path as text, for messages and the file's location; made when asked.
