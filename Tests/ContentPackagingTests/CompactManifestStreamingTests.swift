@@ -1,10 +1,12 @@
 import Foundation
+import Glibc
 import Testing
 
 @testable import ContentPackaging
 
-/// The compact manifest made and compressed in pieces, as `pack` writes it: the same bytes as the body made whole
-/// and compressed in one call, handed on in pieces no larger than the compressor's buffer.
+/// The compact manifest made and compressed in pieces, as `pack` writes it — the same bytes as the body made whole
+/// and compressed in one call, handed on in pieces no larger than the compressor's buffer — and read back a window
+/// at a time, from memory or from its file, with every damage to the frame still refused.
 @Suite("compact manifest written in pieces")
 struct CompactManifestStreamingTests {
     /// A manifest whose body (about 1.4 MB) spans several hand-overs of the writer.
@@ -51,5 +53,79 @@ struct CompactManifestStreamingTests {
             try CompactManifestEncoder.encode(manifest) { handedOn += $0.count }
         }
         #expect(handedOn == 0)
+    }
+
+    @Test("a body of many windows decodes from its file and from memory to the manifest")
+    func decodesFromFileAndMemory() throws {
+        let data = try Self.manifest.compactEncoded()
+        let body = try CompactManifestEncoder.body(of: Self.manifest)
+        #expect(try body.withUnsafeBytes { try CompactManifestDecoder.decodeBody($0) } == Self.manifest)
+        #expect(try PackageManifest.decode(data) == Self.manifest)
+        let file = try Self.file(data)
+        #expect(try PackageManifest.decode(contentsOfFile: file) == Self.manifest)
+    }
+
+    @Test("a file cut short anywhere, or with bytes after its frame, is refused naming the body or the field")
+    func damagedFilesAreRefused() throws {
+        let data = try Self.manifest.compactEncoded()
+        for cut in [9, 20, 100, data.count / 3, data.count / 2, data.count - 5, data.count - 1] {
+            let error = Self.refusal(try Self.file(data.prefix(cut)))
+            #expect(error != nil, "cut at \(cut) of \(data.count)")
+        }
+        let trailing = Self.refusal(try Self.file(data + Data([0, 1, 2])))
+        #expect(trailing?.field == "body" && trailing?.description.contains("followed by 3 bytes") == true, "\(String(describing: trailing))")
+    }
+
+    @Test("a flipped byte in the frame fails its checksum or its decoding, never decodes to another manifest")
+    func flippedBytesAreRefused() throws {
+        let data = try Self.manifest.compactEncoded()
+        for offset in [data.count - 1, data.count - 3, data.count / 2, 40] {
+            var damaged = data
+            damaged[offset] ^= 0x20
+            let result = Result { try PackageManifest.decode(contentsOfFile: try Self.file(damaged)) }
+            if case .success(let decoded) = result {
+                Issue.record("byte \(offset) flipped decoded to a manifest of \(decoded.files.count) files")
+            }
+        }
+    }
+
+    @Test("a body that decodes to more or fewer bytes than the envelope declares is refused")
+    func wrongDeclaredLengthIsRefused() throws {
+        let body = try CompactManifestEncoder.body(of: Self.manifest)
+        for declared in [body.count - 1, body.count + 1, body.count + 100_000] {
+            var frame = try CompactManifestEncoder.envelope(body)
+            frame = Self.redeclared(frame, length: declared)
+            let error = Self.refusal(try Self.file(frame))
+            #expect(error?.field == "body" && error?.inBody == false, "declared \(declared) of \(body.count): \(String(describing: error))")
+        }
+    }
+
+    /// `data` written to a temporary file; its path.
+    private static func file(_ data: Data) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("manifest-\(UUID().uuidString)").path
+        try data.write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// The refusal decoding the manifest file at `path` throws, or `nil` when it decodes.
+    private static func refusal(_ path: String) -> ManifestFormatError? {
+        defer { unlink(path) }
+        do {
+            _ = try PackageManifest.decode(contentsOfFile: path)
+            return nil
+        } catch {
+            return error as? ManifestFormatError
+        }
+    }
+
+    /// `data` with its envelope's body length replaced by `length` (the frame's own header still says the old one
+    /// for lengths the frame header holds; either disagreement is refused).
+    private static func redeclared(_ data: Data, length: Int) -> Data {
+        let bytes = Array(data)
+        var position = CompactManifestFormat.magic.count + 2
+        while bytes[position] & 0x80 != 0 { position += 1 }
+        var writer = ManifestBodyWriter(reserving: 10)
+        writer.varint(UInt64(length))
+        return Data(Array(bytes[0..<(CompactManifestFormat.magic.count + 2)]) + writer.bytes + bytes[(position + 1)...])
     }
 }

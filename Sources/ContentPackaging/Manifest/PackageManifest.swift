@@ -126,14 +126,16 @@ public struct PackageManifest: Codable, Sendable, Equatable {
         return manifest
     }
 
-    /// Decodes the manifest file at `path`, in either encoding, as ``decode(_:)`` does; for the compact format the
-    /// file's bytes are let go once its body is decompressed, so a manifest of a million files never holds the
-    /// file, the body and the model at once.
+    /// Decodes the manifest file at `path`, in either encoding, as ``decode(_:)`` does; the compact format is read
+    /// and decompressed a piece at a time as it is decoded, so a manifest of a million files holds the model and
+    /// a few small buffers, never the file (36 MB) or the body (53 MB).
     /// - Throws: what ``decode(_:)`` throws, or the error reading the file.
     public static func decode(contentsOfFile path: String) throws -> PackageManifest {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        guard isCompact(data) else { return try decode(data) }
-        return try CompactManifestDecoder.decode(contentsOfFile: consume data)
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        let start = try handle.read(upToCount: CompactManifestFormat.magic.count) ?? Data()
+        try handle.close()
+        if isCompact(start) { return try CompactManifestDecoder.decode(fileAt: path) }
+        return try decode(Data(contentsOf: URL(fileURLWithPath: path)))
     }
 }
 

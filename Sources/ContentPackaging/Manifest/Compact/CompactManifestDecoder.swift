@@ -1,12 +1,14 @@
 import CZstd
 internal import Foundation
+import Glibc
 
 /// Reads the compact format (docs/MANIFEST-FORMAT.md) as something hostile may have written it.
 ///
 /// Every number is checked before it is used: a count must fit the bytes left (each record takes a
-/// known minimum), so nothing is allocated for records the input cannot hold; the body is decompressed
-/// into exactly the length the envelope declares, at most ``PackageManifest/largestCompactBody``, and a
-/// frame that would decode to more is refused; offsets are rebuilt from lengths with checked sums; every
+/// known minimum), so nothing is allocated for records the input cannot hold; the body is decompressed a
+/// window at a time as it is read (``ManifestBodyInflater``) and must come to exactly the length the envelope
+/// declares, at most ``PackageManifest/largestCompactBody``: a frame that would decode to more or to less, or
+/// that fails its checksum, is refused; offsets are rebuilt from lengths with checked sums; every
 /// path passes ``PathRules`` in strict byte-wise order; and a manifest with a chunk index is returned only
 /// when ``PackageManifest/chunkIndexProblems()`` finds nothing.
 enum CompactManifestDecoder {
@@ -23,29 +25,57 @@ enum CompactManifestDecoder {
         return try result.get()
     }
 
-    /// The manifest in `file`: the envelope is read, the body decompressed into a buffer of its declared
-    /// length (freed on return), then decoded.
+    /// The manifest in `file` (envelope and compressed body, in memory): the body is decompressed a window at a
+    /// time as it is decoded, never whole.
     static func decode(_ file: UnsafeRawBufferPointer) throws(ManifestFormatError) -> PackageManifest {
-        let body = try decompressedBody(file)
-        defer { body.deallocate() }
-        return try decodeBody(UnsafeRawBufferPointer(body))
+        let (length, frameOffset) = try envelope(file)
+        let source = ManifestBodyInflater.Source.memory(UnsafeRawBufferPointer(rebasing: file[frameOffset...]))
+        return try decode(source, length: length, frameOffset: frameOffset)
     }
 
-    /// The manifest in the file at `path`: its bytes are let go once the body is decompressed, so the file, the
-    /// body and the model are never held at once (a million files: 36 MB of file, 53 MB of body, the model).
-    static func decode(contentsOfFile data: consuming Data) throws(ManifestFormatError) -> PackageManifest {
-        let decompressed = data.withUnsafeBytes { raw in
-            Result { () throws(ManifestFormatError) -> UnsafeMutableRawBufferPointer in try decompressedBody(raw) }
+    /// The manifest in the file at `path`, read and decompressed a piece at a time as it is decoded: neither the
+    /// file's bytes nor the body are ever held whole (a million files: 36 MB of file, 53 MB of body).
+    /// - Throws: ``ManifestFormatError`` for a manifest that cannot be read or is not sound.
+    static func decode(fileAt path: String) throws(ManifestFormatError) -> PackageManifest {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ManifestFormatError(field: "file", offset: 0, inBody: false, reason: "cannot be opened (\(String(cString: strerror(errno)))); fetch the manifest again")
         }
-        data = Data()
-        let body = try decompressed.get()
-        defer { body.deallocate() }
-        return try decodeBody(UnsafeRawBufferPointer(body))
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw ManifestFormatError(field: "file", offset: 0, inBody: false, reason: "cannot be read (\(String(cString: strerror(errno)))); fetch the manifest again")
+        }
+        // The envelope is at most the magic, two bytes and a 10-byte varint.
+        var head = [UInt8](repeating: 0, count: CompactManifestFormat.magic.count + 12)
+        let count = head.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        let found = head.withUnsafeBytes { bytes in
+            Result { () throws(ManifestFormatError) in try envelope(UnsafeRawBufferPointer(rebasing: bytes[0..<max(0, count)])) }
+        }
+        let (length, frameOffset) = try found.get()
+        let source = ManifestBodyInflater.Source.file(
+            descriptor: descriptor, offset: frameOffset, length: max(0, Int(status.st_size) - frameOffset))
+        return try decode(source, length: length, frameOffset: frameOffset)
     }
 
-    /// Reads the envelope of `file` and decompresses its body into a new buffer of exactly the declared length,
-    /// which the caller deallocates.
-    private static func decompressedBody(_ file: UnsafeRawBufferPointer) throws(ManifestFormatError) -> UnsafeMutableRawBufferPointer {
+    /// The manifest whose body of `length` bytes is the frame in `source`, decoded as it is decompressed. The
+    /// file paths' total length, which sizes their one buffer, is learnt by a second inflater reading ahead.
+    private static func decode(
+        _ source: ManifestBodyInflater.Source, length: Int, frameOffset: Int
+    ) throws(ManifestFormatError) -> PackageManifest {
+        let inflater = try ManifestBodyInflater(source, declared: length, frameOffset: frameOffset)
+        var input = ManifestBodyReader(inflating: inflater)
+        let manifest = try decodeBody(&input) { (position, count) throws(ManifestFormatError) in
+            var scout = ManifestBodyReader(inflating: try ManifestBodyInflater(source, declared: length, frameOffset: frameOffset))
+            try scout.skip(to: position)
+            return pathBytes(&scout, count: count)
+        }
+        try inflater.finish()
+        return manifest
+    }
+
+    /// The body's length and where its frame starts, from the envelope at the start of `file`.
+    private static func envelope(_ file: UnsafeRawBufferPointer) throws(ManifestFormatError) -> (length: Int, frameOffset: Int) {
         let magic = CompactManifestFormat.magic
         guard file.count >= magic.count, file.prefix(magic.count).elementsEqual(magic) else {
             throw ManifestFormatError(field: "magic", offset: 0, inBody: false, reason: "the file does not start with the compact manifest's magic; it is not a manifest written by `iapcontent pack`")
@@ -64,46 +94,24 @@ enum CompactManifestDecoder {
         guard declared <= UInt64(PackageManifest.largestCompactBody) else {
             throw head.error("body length", at: lengthOffset, "declares \(declared) bytes, more than the \(PackageManifest.largestCompactBody) a reader decompresses (PackageManifest.largestCompactBody); the manifest is damaged, or its content must be split into several products")
         }
-        let length = Int(declared)
-        let frame = UnsafeRawBufferPointer(rebasing: file[head.position...])
-        // Pages are only touched as the frame fills them: a frame that lies about its length costs what it decodes to.
-        let body = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, length), alignment: 16)
-        do {
-            try decompress(frame, into: body, length: length, at: head.position)
-        } catch {
-            body.deallocate()
-            throw error
-        }
-        return UnsafeMutableRawBufferPointer(rebasing: body[0..<length])
-    }
-
-    /// Decompresses `frame` into `body`: exactly `length` bytes, or a refusal.
-    private static func decompress(
-        _ frame: UnsafeRawBufferPointer, into body: UnsafeMutableRawBufferPointer, length: Int, at offset: Int
-    ) throws(ManifestFormatError) {
-        func refusal(_ reason: String) -> ManifestFormatError {
-            ManifestFormatError(field: "body", offset: offset, inBody: false, reason: reason)
-        }
-        guard let context = ZSTD_createDCtx() else { throw refusal("libzstd could not allocate a decompression context (out of memory?)") }
-        defer { ZSTD_freeDCtx(context) }
-        let declared = ZSTD_getFrameContentSize(frame.baseAddress, frame.count)
-        if declared != ZSTD_CONTENTSIZE_UNKNOWN, declared != ZSTD_CONTENTSIZE_ERROR, declared != UInt64(length) {
-            throw refusal("the zstd frame says it holds \(declared) bytes but the envelope declares \(length); the manifest is damaged — fetch or pack it again")
-        }
-        let result = ZSTD_decompressDCtx(context, body.baseAddress, length, frame.baseAddress, frame.count)
-        if ZSTD_isError(result) != 0 {
-            let name = String(cString: ZSTD_getErrorName(result))
-            throw refusal("is not a zstd frame of the declared \(length) bytes (\(name)); the manifest is damaged, cut short or decompresses past its declared length — fetch or pack it again")
-        }
-        guard result == length else {
-            throw refusal("decompresses to \(result) bytes, not the \(length) the envelope declares; the manifest is damaged — fetch or pack it again")
-        }
+        return (Int(declared), head.position)
     }
 
     /// The manifest in an uncompressed body.
     static func decodeBody(_ body: UnsafeRawBufferPointer) throws(ManifestFormatError) -> PackageManifest {
-        typealias Format = CompactManifestFormat
         var input = ManifestBodyReader(body)
+        return try decodeBody(&input) { (position, count) throws(ManifestFormatError) in
+            var scout = ManifestBodyReader(body, at: position)
+            return pathBytes(&scout, count: count)
+        }
+    }
+
+    /// The manifest in the body `input` reads; `sizingPaths` gives the rebuilt bytes of the `count` file paths
+    /// that start at a body offset (a reader of its own reads them ahead).
+    private static func decodeBody(
+        _ input: inout ManifestBodyReader, sizingPaths: (_ position: Int, _ count: Int) throws(ManifestFormatError) -> Int
+    ) throws(ManifestFormatError) -> PackageManifest {
+        typealias Format = CompactManifestFormat
         let schemaOffset = input.position
         let schema = Int(try input.count("schema", atMost: Int64(PackageManifest.currentSchema)))
         guard schema >= 1 else { throw input.error("schema", at: schemaOffset, "is 0; the manifest is damaged — pack it again") }
@@ -136,7 +144,9 @@ enum CompactManifestDecoder {
         }
         let counts = try Counts(&input, flags: flags)
         // In body order: files, directories, chunks.
-        let files = try files(&input, count: counts.files, withOffsets: flags & Format.Flag.dataOffsets != 0)
+        let files = try files(
+            &input, count: counts.files, withOffsets: flags & Format.Flag.dataOffsets != 0,
+            pathBytes: try sizingPaths(input.position, counts.files))
         var directories: [String]?
         if let count = counts.directories {
             var list: [String] = []
@@ -189,10 +199,10 @@ enum CompactManifestDecoder {
 
     /// The file columns: paths, sizes, data offsets, SHA-256s.
     private static func files(
-        _ input: inout ManifestBodyReader, count: Int, withOffsets: Bool
+        _ input: inout ManifestBodyReader, count: Int, withOffsets: Bool, pathBytes: Int
     ) throws(ManifestFormatError) -> [PackageManifest.File] {
         // Every path in one buffer, sized beforehand: a million files' paths are one allocation, not a million.
-        var builder = StoredPath.Builder(paths: count, bytes: pathBytes(input, count: count))
+        var builder = StoredPath.Builder(paths: count, bytes: pathBytes)
         try paths(&input, count: count, name: "file") { builder.append($0) }
         var files = builder.finish { PackageManifest.File(storedPath: $0, size: 0, storedSHA256: .text("")) }
         for index in files.indices { files[index].size = try input.count("file \(index)'s size", atMost: Int64.max) }
@@ -215,10 +225,9 @@ enum CompactManifestDecoder {
     }
 
     /// The bytes of the `count` front-coded paths at `input`'s position once rebuilt, from their lengths alone,
-    /// to size the buffer that holds them; the count so far where the bytes are damaged (a copy of the reader
+    /// to size the buffer that holds them; the count so far where the bytes are damaged (a reader of its own
     /// reads them, so ``paths(_:count:name:_:)`` still meets the damage and reports it).
-    private static func pathBytes(_ input: ManifestBodyReader, count: Int) -> Int {
-        var input = input
+    private static func pathBytes(_ input: inout ManifestBodyReader, count: Int) -> Int {
         var total = 0
         var previous: Int64 = 0
         for _ in 0..<count {

@@ -2,23 +2,66 @@
 /// refused with a ``ManifestFormatError`` naming the field and its body offset when the bytes run out or
 /// say something impossible.
 ///
-/// It reads memory the caller owns (the body buffer) and copies only what a field returns.
+/// It reads memory the caller owns (the body buffer), or a window an inflater refills as the body is
+/// decompressed (``init(inflating:)``), and copies only what a field returns. An inflating reader is not copied:
+/// its copies would share the inflater.
 struct ManifestBodyReader {
-    private let bytes: UnsafeRawBufferPointer
+    /// The bytes at hand: the whole input, or the inflater's window.
+    private var bytes: UnsafeRawBufferPointer
+    /// The offset of `bytes[0]` in the input.
+    private var base = 0
+    /// The next byte to read in `bytes`.
+    private var index: Int
+    /// The input's length: the bytes given, or the body length an inflater decodes to.
+    private let length: Int
     /// Whether offsets count bytes of the decompressed body (else of the file: the envelope).
     private let inBody: Bool
-    /// The offset of the next byte to read.
-    private(set) var position: Int
+    /// Where more bytes come from, for a body decompressed as it is read.
+    private let inflater: ManifestBodyInflater?
 
     /// A reader of `bytes` from `position`; `inBody` says what its offsets count in messages.
     init(_ bytes: UnsafeRawBufferPointer, at position: Int = 0, inBody: Bool = true) {
         self.bytes = bytes
-        self.position = position
+        self.index = position
+        self.length = bytes.count
         self.inBody = inBody
+        inflater = nil
     }
 
+    /// A reader of the body `inflater` decompresses, from its start.
+    init(inflating inflater: ManifestBodyInflater) {
+        bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+        index = 0
+        length = inflater.declared
+        inBody = true
+        self.inflater = inflater
+    }
+
+    /// The offset of the next byte to read.
+    var position: Int { base + index }
+
     /// How many bytes are left to read.
-    var remaining: Int { bytes.count - position }
+    var remaining: Int { length - position }
+
+    /// Makes `count` bytes (no more than are left) readable at `index`, refilling an inflater's window.
+    private mutating func make(_ count: Int) throws(ManifestFormatError) {
+        guard bytes.count - index < count, let inflater else { return }
+        let window = try inflater.refill(keeping: index, of: bytes.count, needing: count)
+        base += index
+        index = 0
+        bytes = window
+        guard bytes.count >= count else {
+            throw error("body", "the body ends inside this field; the manifest is cut short — fetch or pack it again")
+        }
+    }
+
+    /// Skips to `offset` of the input (forward only).
+    mutating func skip(to offset: Int) throws(ManifestFormatError) {
+        while position < offset {
+            let step = min(offset - position, ManifestBodyInflater.largestField)
+            _ = try raw("body", count: step)
+        }
+    }
 
     /// A refusal of `field` at `offset` (the current position by default).
     func error(_ field: String, at offset: Int? = nil, _ reason: String) -> ManifestFormatError {
@@ -31,11 +74,12 @@ struct ManifestBodyReader {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while true {
-            guard position < bytes.count else {
+            guard position < length else {
                 throw error(field(), at: start, "the body ends inside this number; the manifest is cut short — fetch or pack it again")
             }
-            let byte = bytes[position]
-            position += 1
+            try make(1)
+            let byte = bytes[index]
+            index += 1
             let part = UInt64(byte & 0x7F)
             // The 10th byte may only carry the 64th bit.
             guard shift < 63 || (shift == 63 && part <= 1) else {
@@ -65,20 +109,22 @@ struct ManifestBodyReader {
 
     /// One byte.
     mutating func byte(_ field: @autoclosure () -> String) throws(ManifestFormatError) -> UInt8 {
-        guard position < bytes.count else {
+        guard position < length else {
             throw error(field(), "the body ends here; the manifest is cut short — fetch or pack it again")
         }
-        defer { position += 1 }
-        return bytes[position]
+        try make(1)
+        defer { index += 1 }
+        return bytes[index]
     }
 
-    /// The next `count` bytes, in place (valid while the body is).
+    /// The next `count` bytes, in place: valid while the body is, or for an inflating reader until the next read.
     mutating func raw(_ field: @autoclosure () -> String, count: Int) throws(ManifestFormatError) -> UnsafeRawBufferPointer {
         guard count >= 0, count <= remaining else {
             throw error(field(), "needs \(count) bytes but the body has \(remaining) left; the manifest is cut short or lies about a length — fetch or pack it again")
         }
-        defer { position += count }
-        return UnsafeRawBufferPointer(rebasing: bytes[position..<(position + count)])
+        try make(count)
+        defer { index += count }
+        return UnsafeRawBufferPointer(rebasing: bytes[index..<(index + count)])
     }
 
     /// A length-prefixed UTF-8 string of at most `limit` bytes.
