@@ -128,4 +128,31 @@ struct CompactManifestStreamingTests {
         writer.varint(UInt64(length))
         return Data(Array(bytes[0..<(CompactManifestFormat.magic.count + 2)]) + writer.bytes + bytes[(position + 1)...])
     }
+
+    @Test("decoded beside a reference, a file's path shares the reference's bytes when the two paths are equal")
+    func pathsShareTheReference() throws {
+        var next = Self.manifest
+        // The next version: every tenth file renamed, one added, one removed.
+        for index in stride(from: 0, to: next.files.count, by: 10) { next.files[index].path += ".v2" }
+        let last = next.files.removeLast()
+        next.files.append(PackageManifest.File(path: "Contents/ünï/zz-new.bin", size: last.size, sha256: CompactManifestSamples.hex(1), dataOffset: last.dataOffset))
+        next.files.sort { $0.storedPath.precedes($1.storedPath) }
+        let reference = try PackageManifest.decode(next.compactEncoded()).files
+        let file = try Self.file(Self.manifest.compactEncoded())
+        defer { unlink(file) }
+        let alone = try PackageManifest.decode(contentsOfFile: file)
+        let beside = try PackageManifest.decode(contentsOfFile: file, sharingPathsWith: reference)
+        #expect(beside == alone && beside == Self.manifest)
+        let referenced = Dictionary(uniqueKeysWithValues: reference.map { ($0.storedPath, $0) })
+        var shared = 0
+        for file in beside.files {
+            if let equal = referenced[file.storedPath] {
+                #expect(file.storedPath.sharesBuffer(with: equal.storedPath), "\(file.path) is in the reference")
+                shared += 1
+            } else {
+                #expect(!file.storedPath.sharesBuffer(with: reference[0].storedPath), "\(file.path) is not")
+            }
+        }
+        #expect(shared > beside.files.count * 8 / 10, "\(shared) of \(beside.files.count) paths shared")
+    }
 }

@@ -58,7 +58,7 @@ extension ContentQueue {
                 // Every path is checked before the installed version's manifest is read, so the two manifests and
                 // the paths the check remembers are never held at once.
                 _ = try DeltaPreparation.admit(package, treePath: tree)
-                let base = Self.installedChunks(of: id, in: store, metadata: metadata)
+                let base = Self.installedChunks(of: id, in: store, sharingPathsWith: package.manifest.files, metadata: metadata)
                 func plan(from base: (InstalledChunks, timespec?, URL)?) throws(InstallError) -> DeltaPlan {
                     let from = try base.map { base throws(InstallError) in
                         (base.0, try InstalledFolder(path: base.2.path, seal: base.1, distrusted: damaged))
@@ -100,12 +100,13 @@ extension ContentQueue {
     }
 
     /// The installed version's chunk index, seal and folder, when it was installed from a chunk-indexed archive
-    /// whose manifest the store keeps; `nil` otherwise (every chunk is fetched).
+    /// whose manifest the store keeps; `nil` otherwise (every chunk is fetched). Its paths share the bytes of the
+    /// equal paths of `files` (the new manifest's): an update's two manifests hold most paths once.
     nonisolated static func installedChunks(
-        of id: String, in store: Store, metadata: Logger.Metadata
+        of id: String, in store: Store, sharingPathsWith files: [PackageManifest.File], metadata: Logger.Metadata
     ) -> (InstalledChunks, timespec?, URL)? {
         guard let content = store.contentURL(forProductID: id) else { return nil }
-        guard let (manifest, seal) = store.installedManifest(productID: id), manifest.chunks != nil else {
+        guard let (manifest, seal) = store.installedManifest(productID: id, sharingPathsWith: files), manifest.chunks != nil else {
             DownloadLog.transfer.debug(
                 "the installed version has no chunk-indexed manifest in the store; fetching every chunk", metadata: metadata)
             return nil

@@ -30,12 +30,16 @@ extension Store {
     }
 
     /// The installed version's manifest and its seal (see ``keepInstalledManifest(productID:version:)``), when
-    /// the store keeps one for the version installed now.
-    func installedManifest(productID: String) -> (manifest: PackageManifest, seal: timespec)? {
+    /// the store keeps one for the version installed now; its file paths share the bytes of `reference`'s equal
+    /// ones (the manifest an update or repair is planned against).
+    func installedManifest(
+        productID: String, sharingPathsWith reference: [PackageManifest.File]? = nil
+    ) -> (manifest: PackageManifest, seal: timespec)? {
         let path = installedManifestFile(productID: productID).path
         var info = stat()
         guard let version = installedVersion(forProductID: productID), stat(path, &info) == 0,
-              let manifest = try? PackageManifest.decode(contentsOfFile: path), manifest.contentVersion == version
+              let manifest = try? PackageManifest.decode(contentsOfFile: path, sharingPathsWith: reference),
+              manifest.contentVersion == version
         else { return nil }
         return (manifest, info.st_mtim)
     }

@@ -131,10 +131,17 @@ public struct PackageManifest: Codable, Sendable, Equatable {
     /// a few small buffers, never the file (36 MB) or the body (53 MB).
     /// - Throws: what ``decode(_:)`` throws, or the error reading the file.
     public static func decode(contentsOfFile path: String) throws -> PackageManifest {
+        try decode(contentsOfFile: path, sharingPathsWith: nil)
+    }
+
+    /// ``decode(contentsOfFile:)``, where a compact manifest's file path that `reference` (files sorted byte-wise by
+    /// path, as a manifest's are) also lists shares that record's bytes: an update holds the installed version's
+    /// manifest beside the new one, and most of their paths are the same.
+    package static func decode(contentsOfFile path: String, sharingPathsWith reference: [File]?) throws -> PackageManifest {
         let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
         let start = try handle.read(upToCount: CompactManifestFormat.magic.count) ?? Data()
         try handle.close()
-        if isCompact(start) { return try CompactManifestDecoder.decode(fileAt: path) }
+        if isCompact(start) { return try CompactManifestDecoder.decode(fileAt: path, sharingPathsWith: reference) }
         return try decode(Data(contentsOf: URL(fileURLWithPath: path)))
     }
 }

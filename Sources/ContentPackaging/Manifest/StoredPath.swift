@@ -82,6 +82,12 @@ package struct StoredPath: Sendable, Hashable {
         withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 
+    /// Whether this path's bytes lie in the same buffer as `other`'s (paths decoded or built together, or shared
+    /// with another manifest), which is what lets a million paths cost their bytes once.
+    package func sharesBuffer(with other: StoredPath) -> Bool {
+        buffer.withUnsafeBufferPointer { mine in other.buffer.withUnsafeBufferPointer { $0.baseAddress == mine.baseAddress } }
+    }
+
     /// Whether this path sorts before `other` byte-wise (the order manifests list paths in).
     package func precedes(_ other: StoredPath) -> Bool {
         withUTF8 { left in other.withUTF8 { right in left.lexicographicallyPrecedes(right) } }

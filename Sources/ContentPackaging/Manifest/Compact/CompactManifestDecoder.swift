@@ -34,9 +34,10 @@ enum CompactManifestDecoder {
     }
 
     /// The manifest in the file at `path`, read and decompressed a piece at a time as it is decoded: neither the
-    /// file's bytes nor the body are ever held whole (a million files: 36 MB of file, 53 MB of body).
+    /// file's bytes nor the body are ever held whole (a million files: 36 MB of file, 53 MB of body). A file path
+    /// that `reference` (files sorted byte-wise by path) also lists shares that record's bytes instead of a copy.
     /// - Throws: ``ManifestFormatError`` for a manifest that cannot be read or is not sound.
-    static func decode(fileAt path: String) throws(ManifestFormatError) -> PackageManifest {
+    static func decode(fileAt path: String, sharingPathsWith reference: [PackageManifest.File]? = nil) throws(ManifestFormatError) -> PackageManifest {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw ManifestFormatError(field: "file", offset: 0, inBody: false, reason: "cannot be opened (\(String(cString: strerror(errno)))); fetch the manifest again")
@@ -55,17 +56,17 @@ enum CompactManifestDecoder {
         let (length, frameOffset) = try found.get()
         let source = ManifestBodyInflater.Source.file(
             descriptor: descriptor, offset: frameOffset, length: max(0, Int(status.st_size) - frameOffset))
-        return try decode(source, length: length, frameOffset: frameOffset)
+        return try decode(source, length: length, frameOffset: frameOffset, sharingPathsWith: reference)
     }
 
     /// The manifest whose body of `length` bytes is the frame in `source`, decoded as it is decompressed. The
     /// file paths' total length, which sizes their one buffer, is learnt by a second inflater reading ahead.
     private static func decode(
-        _ source: ManifestBodyInflater.Source, length: Int, frameOffset: Int
+        _ source: ManifestBodyInflater.Source, length: Int, frameOffset: Int, sharingPathsWith reference: [PackageManifest.File]? = nil
     ) throws(ManifestFormatError) -> PackageManifest {
         let inflater = try ManifestBodyInflater(source, declared: length, frameOffset: frameOffset)
         var input = ManifestBodyReader(inflating: inflater)
-        let manifest = try decodeBody(&input) { (position, count) throws(ManifestFormatError) in
+        let manifest = try decodeBody(&input, sharingPathsWith: reference) { (position, count) throws(ManifestFormatError) in
             var scout = ManifestBodyReader(inflating: try ManifestBodyInflater(source, declared: length, frameOffset: frameOffset))
             try scout.skip(to: position)
             return pathBytes(&scout, count: count)
@@ -109,7 +110,7 @@ enum CompactManifestDecoder {
     /// The manifest in the body `input` reads; `sizingPaths` gives the rebuilt bytes of the `count` file paths
     /// that start at a body offset (a reader of its own reads them ahead).
     private static func decodeBody(
-        _ input: inout ManifestBodyReader, sizingPaths: (_ position: Int, _ count: Int) throws(ManifestFormatError) -> Int
+        _ input: inout ManifestBodyReader, sharingPathsWith reference: [PackageManifest.File]? = nil, sizingPaths: (_ position: Int, _ count: Int) throws(ManifestFormatError) -> Int
     ) throws(ManifestFormatError) -> PackageManifest {
         typealias Format = CompactManifestFormat
         let schemaOffset = input.position
@@ -146,7 +147,7 @@ enum CompactManifestDecoder {
         // In body order: files, directories, chunks.
         let files = try files(
             &input, count: counts.files, withOffsets: flags & Format.Flag.dataOffsets != 0,
-            pathBytes: try sizingPaths(input.position, counts.files))
+            pathBytes: try sizingPaths(input.position, counts.files), sharingPathsWith: reference)
         var directories: [String]?
         if let count = counts.directories {
             var list: [String] = []
@@ -197,14 +198,42 @@ enum CompactManifestDecoder {
         }
     }
 
-    /// The file columns: paths, sizes, data offsets, SHA-256s.
+    /// The file columns: paths, sizes, data offsets, SHA-256s. A path `reference` also lists (both sorted byte-wise,
+    /// so one walk finds them) shares its bytes: an update's installed manifest then costs the paths that changed.
     private static func files(
-        _ input: inout ManifestBodyReader, count: Int, withOffsets: Bool, pathBytes: Int
+        _ input: inout ManifestBodyReader, count: Int, withOffsets: Bool, pathBytes: Int,
+        sharingPathsWith reference: [PackageManifest.File]? = nil
     ) throws(ManifestFormatError) -> [PackageManifest.File] {
         // Every path in one buffer, sized beforehand: a million files' paths are one allocation, not a million.
         var builder = StoredPath.Builder(paths: count, bytes: pathBytes)
-        try paths(&input, count: count, name: "file") { builder.append($0) }
-        var files = builder.finish { PackageManifest.File(storedPath: $0, size: 0, storedSHA256: .text("")) }
+        var files: [PackageManifest.File]
+        if let reference {
+            // For each file, the reference record holding its path, or -1: its path is the builder's next.
+            var shared: [Int32] = []
+            shared.reserveCapacity(count)
+            var cursor = 0
+            try paths(&input, count: count, name: "file") { path in
+                while cursor < reference.count, reference[cursor].storedPath.withUTF8({ $0.lexicographicallyPrecedes(path) }) {
+                    cursor += 1
+                }
+                if cursor < reference.count, reference[cursor].storedPath.withUTF8({ $0.elementsEqual(path) }) {
+                    shared.append(Int32(cursor))
+                } else {
+                    shared.append(-1)
+                    builder.append(path)
+                }
+            }
+            var own = builder.finish().makeIterator()
+            files = []
+            files.reserveCapacity(count)
+            for index in shared {
+                let path = index >= 0 ? reference[Int(index)].storedPath : own.next()!
+                files.append(PackageManifest.File(storedPath: path, size: 0, storedSHA256: .text("")))
+            }
+        } else {
+            try paths(&input, count: count, name: "file") { builder.append($0) }
+            files = builder.finish { PackageManifest.File(storedPath: $0, size: 0, storedSHA256: .text("")) }
+        }
         for index in files.indices { files[index].size = try input.count("file \(index)'s size", atMost: Int64.max) }
         if withOffsets {
             var end: Int64 = 0
