@@ -88,4 +88,33 @@ struct StoredPathTests {
         #expect(decoded == shared)
         #expect(try encoder.encode(decoded) == sharedJSON)
     }
+
+    @Test("a file record is 64 bytes, and keeps any path, offset and hash exactly")
+    func fileRecordLayout() throws {
+        #expect(MemoryLayout<PackageManifest.File>.stride == 64)
+        var builder = StoredPath.Builder()
+        builder.append(Array("Contents/a.txt".utf8))
+        builder.append(Array("Contents/b/c.txt".utf8))
+        let paths = builder.finish()
+        let shared = PackageManifest.File(storedPath: paths[1], size: 7, storedSHA256: StoredSHA256(String(repeating: "ab", count: 32)), dataOffset: 0)
+        #expect(shared.storedPath.sharesBuffer(with: paths[0]) && shared.path == "Contents/b/c.txt" && shared.dataOffset == 0)
+        // Longer than a record's 16-bit length: kept whole in its own buffer.
+        let long = "Contents/" + String(repeating: "x", count: 70_000)
+        var file = PackageManifest.File(path: long, size: -1, sha256: "NOT HEX", dataOffset: nil)
+        #expect(file.path == long && file.size == -1 && file.sha256 == "NOT HEX" && file.dataOffset == nil)
+        file.dataOffset = Int64.max
+        #expect(file.dataOffset == Int64.max)
+        let json = try JSONEncoder().encode(file)
+        #expect(try JSONDecoder().decode(PackageManifest.File.self, from: json) == file)
+        #expect(!String(decoding: try JSONEncoder().encode(shared.with(dataOffset: nil)), as: UTF8.self).contains("dataOffset"))
+    }
+}
+
+extension PackageManifest.File {
+    /// This record with `dataOffset`.
+    fileprivate func with(dataOffset: Int64?) -> Self {
+        var copy = self
+        copy.dataOffset = dataOffset
+        return copy
+    }
 }

@@ -42,14 +42,35 @@ public struct PackageManifest: Codable, Sendable, Equatable {
     public var chunks: [ArchiveChunk]?
 
     /// One regular file inside the archive.
+    ///
+    /// **Layout.** A manifest of a million files holds a million of these, so a record is 64 bytes: the SHA-256 (32
+    /// bytes and the tag of its rare malformed-text case), the path's start and length in the spare bytes after it,
+    /// the size, the data offset (`Int64.min` for none: an optional would add a tag and padding), and the path's
+    /// buffer, which many records share (``StoredPath``). `MemoryLayout<File>.stride` is checked by a test.
     public struct File: Codable, Sendable, Equatable {
+        /// ``sha256``, held as its bytes (a manifest of a million files keeps a million of them).
+        package var storedSHA256: StoredSHA256
+        /// The path's length in ``pathBuffer``, or ``wholeBuffer``: the path is all of it (a path too long to say).
+        private var pathLength: UInt16
+        /// Where the path starts in ``pathBuffer``.
+        private var pathStart: UInt32
+        /// Size in bytes.
+        public var size: Int64
+        /// ``dataOffset``, or ``noDataOffset``.
+        private var dataOffsetOrNone: Int64
+        /// The buffer holding the path, shared with other records' paths.
+        private var pathBuffer: [UInt8]
+
+        /// ``pathLength`` of a path that is all of its buffer.
+        private static let wholeBuffer = UInt16.max
+        /// ``dataOffsetOrNone`` without a data offset. No archive reaches it: offsets are at most the tar stream's length.
+        private static let noDataOffset = Int64.min
+
         /// Path inside the archive, `/`-separated, no leading slash.
         public var path: String {
             get { storedPath.string }
             set { storedPath = StoredPath(newValue) }
         }
-        /// Size in bytes.
-        public var size: Int64
         /// Lowercase hex SHA-256 of the content.
         public var sha256: String {
             get { storedSHA256.text }
@@ -57,11 +78,26 @@ public struct PackageManifest: Codable, Sendable, Equatable {
         }
         /// Where the file's data starts in the uncompressed tar stream (schema 2): with ``chunks`` it
         /// says which chunks hold the file, so a client can fetch or check one file alone.
-        public var dataOffset: Int64?
-        /// ``sha256``, held as its bytes (a manifest of a million files keeps a million of them).
-        package var storedSHA256: StoredSHA256
+        public var dataOffset: Int64? {
+            get { dataOffsetOrNone == Self.noDataOffset ? nil : dataOffsetOrNone }
+            set { dataOffsetOrNone = newValue ?? Self.noDataOffset }
+        }
         /// ``path``, held as bytes in a buffer it may share with the other files' paths.
-        package var storedPath: StoredPath
+        package var storedPath: StoredPath {
+            get {
+                pathLength == Self.wholeBuffer
+                    ? StoredPath(bytes: pathBuffer)
+                    : StoredPath(buffer: pathBuffer, start: Int(pathStart), count: Int(pathLength))
+            }
+            set {
+                let (buffer, start, count) = newValue.storage
+                if count < Int(Self.wholeBuffer), start <= Int(UInt32.max) {
+                    (pathBuffer, pathStart, pathLength) = (buffer, UInt32(start), UInt16(count))
+                } else {  // a path no manifest writer makes (PathRules allow 1 KiB): kept whole in a buffer of its own
+                    (pathBuffer, pathStart, pathLength) = (Array(newValue.utf8), 0, Self.wholeBuffer)
+                }
+            }
+        }
 
         /// Creates a file record.
         public init(path: String, size: Int64, sha256: String, dataOffset: Int64? = nil) {
@@ -70,15 +106,40 @@ public struct PackageManifest: Codable, Sendable, Equatable {
 
         /// Creates a file record from a path and hash as the model holds them (no copy of either).
         package init(storedPath: StoredPath, size: Int64, storedSHA256: StoredSHA256, dataOffset: Int64? = nil) {
-            self.storedPath = storedPath
-            self.size = size
             self.storedSHA256 = storedSHA256
-            self.dataOffset = dataOffset
+            self.size = size
+            self.dataOffsetOrNone = dataOffset ?? Self.noDataOffset
+            (pathBuffer, pathStart, pathLength) = ([], 0, 0)
+            self.storedPath = storedPath
         }
 
-        /// The JSON keys: the stored path is `path` and the stored hash `sha256`, both as text.
+        /// Same path (bytes), size, data offset and hash.
+        public static func == (lhs: File, rhs: File) -> Bool {
+            lhs.size == rhs.size && lhs.dataOffsetOrNone == rhs.dataOffsetOrNone && lhs.storedSHA256 == rhs.storedSHA256
+                && lhs.storedPath == rhs.storedPath
+        }
+
+        /// The JSON keys.
         private enum CodingKeys: String, CodingKey {
-            case storedPath = "path", size, storedSHA256 = "sha256", dataOffset
+            case path, size, sha256, dataOffset
+        }
+
+        /// Reads a JSON record: `path`, `size`, `sha256`, and `dataOffset` when present.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                storedPath: try container.decode(StoredPath.self, forKey: .path), size: try container.decode(Int64.self, forKey: .size),
+                storedSHA256: try container.decode(StoredSHA256.self, forKey: .sha256),
+                dataOffset: try container.decodeIfPresent(Int64.self, forKey: .dataOffset))
+        }
+
+        /// Writes the JSON record (no `dataOffset` key without one).
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(storedPath, forKey: .path)
+            try container.encode(size, forKey: .size)
+            try container.encode(storedSHA256, forKey: .sha256)
+            try container.encodeIfPresent(dataOffset, forKey: .dataOffset)
         }
     }
 

@@ -32,11 +32,14 @@ package struct StoredPath: Sendable, Hashable {
     }
 
     /// `count` bytes from `start` of `buffer`, which the caller no longer changes.
-    private init(buffer: [UInt8], start: Int, count: Int) {
+    package init(buffer: [UInt8], start: Int, count: Int) {
         self.buffer = buffer
         self.start = UInt32(start)
         self.length = UInt32(count)
     }
+
+    /// The buffer and the range of it this path is, for a record that keeps them apart (``PackageManifest/File``).
+    package var storage: (buffer: [UInt8], start: Int, count: Int) { (buffer, Int(start), Int(length)) }
 
     /// The path as text, decoded when asked (each call makes a new `String`).
     package var string: String {
