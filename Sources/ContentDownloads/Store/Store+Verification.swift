@@ -60,10 +60,10 @@ extension Store {
         }
         var result = ContentVerification(
             productID: productID, contentVersion: version, damaged: [], missing: [], extra: [], filesChecked: 0, bytesChecked: 0)
-        var listed = Set<StoredPath>()  // the manifest's own paths, not copies
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096)
+        defer { buffer.deallocate() }
         for file in manifest.files {
-            listed.insert(file.storedPath)
-            switch Self.check(file, in: url) {
+            switch Self.check(file, in: url, buffer: buffer) {
             case .intact(let bytes):
                 result.filesChecked += 1
                 result.bytesChecked += bytes
@@ -74,14 +74,38 @@ extension Store {
             case .missing: result.missing.append(file.path)
             }
         }
-        result.extra = Self.regularFiles(in: url).filter { !listed.contains(StoredPath($0)) }.sorted()
+        result.extra = Self.extraFiles(in: url, listed: manifest.files)
         return result
+    }
+
+    /// The regular files below `folder` that `files` does not list, sorted: one walk of the folder, each path
+    /// looked up in `files` (sorted byte-wise, as a manifest's are) as it is met, so a million installed paths are
+    /// never held at once.
+    private static func extraFiles(in folder: URL, listed files: [PackageManifest.File]) -> [String] {
+        let sorted = zip(files, files.dropFirst()).allSatisfy { $0.storedPath.precedes($1.storedPath) }
+        // An unsorted list (a manifest written by hand) is looked up through a set of its paths.
+        let lookup = sorted ? nil : Set(files.map(\.storedPath))
+        func lists(_ path: [UInt8]) -> Bool {
+            if let lookup { return lookup.contains(StoredPath(bytes: path)) }
+            var low = 0, high = files.count
+            while low < high {
+                let middle = (low + high) / 2
+                if files[middle].storedPath.withUTF8({ $0.lexicographicallyPrecedes(path) }) { low = middle + 1 } else { high = middle }
+            }
+            return low < files.count && files[low].storedPath.withUTF8 { $0.elementsEqual(path) }
+        }
+        var extra: [String] = []
+        var failures: [FolderWalker.Failure] = []
+        FolderWalker.visit(root: Array(folder.standardizedFileURL.path.utf8), failures: &failures) { relative, kind, _ in
+            if kind == .regular, !lists(relative) { extra.append(String(decoding: relative, as: UTF8.self)) }
+        }
+        return extra.sorted()
     }
 
     private enum FileCheck { case intact(Int64), damaged(Int64), missing }
 
-    /// Size, then SHA-256 of one file, read without following links.
-    private static func check(_ file: PackageManifest.File, in folder: URL) -> FileCheck {
+    /// Size, then SHA-256 of one file, read without following links through `buffer`.
+    private static func check(_ file: PackageManifest.File, in folder: URL, buffer: UnsafeMutableRawBufferPointer) -> FileCheck {
         let fd = open(folder.appendingPathComponent(file.path).path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return .missing }
         defer { close(fd) }
@@ -89,8 +113,6 @@ extension Store {
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return .missing }
         guard Int64(info.st_size) == file.size else { return .damaged(0) }
         var hasher = SHA256()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096)
-        defer { buffer.deallocate() }
         var total: Int64 = 0
         while true {
             let count = read(fd, buffer.baseAddress, buffer.count)
@@ -100,17 +122,5 @@ extension Store {
             total += Int64(count)
         }
         return total == file.size && hasher.finalizeHex() == file.sha256.lowercased() ? .intact(total) : .damaged(total)
-    }
-
-    /// Every regular file below `folder`, as `/`-separated relative paths.
-    private static func regularFiles(in folder: URL) -> [String] {
-        guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey]) else { return [] }
-        let base = folder.standardizedFileURL.path + "/"
-        var paths: [String] = []
-        for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
-            let path = url.standardizedFileURL.path
-            if path.hasPrefix(base) { paths.append(String(path.dropFirst(base.count))) }
-        }
-        return paths
     }
 }

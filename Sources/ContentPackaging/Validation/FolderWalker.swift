@@ -4,11 +4,13 @@ import Glibc
 ///
 /// Raw bytes matter: a name that is not valid UTF-8 must still be found (and reported), which
 /// `FileManager`'s `String` paths cannot do. Symbolic links are reported, never followed.
-enum FolderWalker {
+package enum FolderWalker {
     /// A failure to read a directory, with the path and `errno`.
-    struct Failure: Error {
-        var pathBytes: [UInt8]
-        var errno: Int32
+    package struct Failure: Error {
+        /// The path, relative to the root walked.
+        package var pathBytes: [UInt8]
+        /// Why it could not be read.
+        package var errno: Int32
     }
 
     /// `lstat` of `path` (absolute or relative to the working directory), as raw bytes.
@@ -42,6 +44,19 @@ enum FolderWalker {
         root: [UInt8], skip: ([UInt8], [UInt8]) -> Bool, failures: inout [Failure]
     ) -> [FolderEntry] {
         var entries: [FolderEntry] = []
+        visit(root: root, skip: skip, failures: &failures) { relative, kind, size in
+            entries.append(FolderEntry(pathBytes: relative, kind: kind, size: size))
+        }
+        return entries
+    }
+
+    /// Hands every entry below `root` (not `root` itself) to `visit`, depth first, as ``walk(root:skip:failures:)``
+    /// lists them — its path relative to `root`, its kind, its size for a regular file (else 0) — keeping none: a
+    /// check of a million installed files holds one path at a time.
+    package static func visit(
+        root: [UInt8], skip: ([UInt8], [UInt8]) -> Bool = { _, _ in false }, failures: inout [Failure],
+        _ visit: (_ relative: [UInt8], _ kind: FolderEntry.Kind, _ size: Int64) -> Void
+    ) {
         var pending: [[UInt8]] = [[]]
         while let relative = pending.popLast() {
             let directory = relative.isEmpty ? root : root + [UInt8(ascii: "/")] + relative
@@ -72,11 +87,9 @@ enum FolderWalker {
                     continue
                 }
                 let kind = kind(of: info)
-                entries.append(FolderEntry(
-                    pathBytes: childRelative, kind: kind, size: kind == .regular ? Int64(info.st_size) : 0))
+                visit(childRelative, kind, kind == .regular ? Int64(info.st_size) : 0)
                 if kind == .directory { pending.append(childRelative) }
             }
         }
-        return entries
     }
 }
