@@ -11,9 +11,18 @@ internal import ContentPackaging
 struct DeltaDraft: Sendable, Equatable {
     /// A new file (index into the package's files, stream order) made a link to an installed path.
     struct Link: Sendable, Equatable {
-        let file: Int
-        /// The installed file (index into the installed manifest's files): 16 bytes a link, no path held.
-        let installedFile: Int
+        /// The new file (index into the package's files).
+        var file: Int { Int(newIndex) }
+        /// The installed file (index into the installed manifest's files).
+        var installedFile: Int { Int(installedIndex) }
+        /// 8 bytes a link, no path held: an update of a million unchanged files holds a million links.
+        private let newIndex: Int32, installedIndex: Int32
+
+        /// A link of the new file `file` to the installed file `installedFile` (manifests count files in Int32).
+        init(file: Int, installedFile: Int) {
+            newIndex = Int32(file)
+            installedIndex = Int32(installedFile)
+        }
     }
 
     /// A chunk rebuilt from installed files.
