@@ -10,6 +10,7 @@ enum CompactManifestEncoder {
     ///   ``PackageManifest/largestCompactBody``.
     static func encode(_ manifest: PackageManifest) throws(ManifestFormatError) -> Data {
         var data = Data()
+        data.reserveCapacity(64 + manifest.files.count * 40 + (manifest.chunks?.count ?? 0) * 36)  // about what it compresses to
         do {
             try encode(manifest) { data.append(contentsOf: $0) }
         } catch let error as ManifestFormatError {
