@@ -24,18 +24,22 @@ extension ContentQueue {
         return updates
     }
 
-    /// The bytes an update to `product` fetches from what is installed now.
+    /// The bytes an update to `product` fetches from what is installed now. The new manifest is decoded first and
+    /// the installed one beside it, sharing its equal paths, as an update plans.
     private nonisolated static func updateBytes(
         _ product: CatalogProduct, store: Store, catalog: CatalogSource, transport: TransferSettings
     ) async -> Int64 {
-        guard let reference = product.manifest, let (installed, seal) = store.installedManifest(productID: product.productID),
-              installed.chunks != nil, let content = store.contentURL(forProductID: product.productID)
+        guard let reference = product.manifest, let content = store.contentURL(forProductID: product.productID),
+              FileManager.default.fileExists(atPath: store.installedManifestFile(productID: product.productID).path)
         else { return product.length }
         guard reference.length <= PackageManifest.largestCompactManifest else { return product.length }
         for url in manifestURLs(reference, catalog: catalog) {
             guard let data = try? await fetch(url, transport: transport, length: reference.length), Int64(data.count) == reference.length,
                   SHA256.hash(data: data).lowercaseHex == reference.sha256.lowercased(), let manifest = try? PackageManifest.decode(data)
             else { continue }
+            guard let (installed, seal) = store.installedManifest(productID: product.productID, sharingPathsWith: manifest.files),
+                  installed.chunks != nil
+            else { return product.length }
             let size = try? await BlockingCall.run(thread: "iap-measure") { () throws(InstallError) -> Int64 in
                 let package = try ChunkedPackage(
                     manifest: manifest, expectedLength: product.length, expectedSHA256: product.sha256, display: url.absoluteString)
