@@ -76,17 +76,45 @@ struct CompactManifestStreamingTests {
         #expect(trailing?.field == "body" && trailing?.description.contains("followed by 3 bytes") == true, "\(String(describing: trailing))")
     }
 
-    @Test("a flipped byte in the frame fails its checksum or its decoding, never decodes to another manifest")
+    @Test("a flipped byte in the frame is refused as damage to the frame (its checksum or its decoding), not as a body the packer wrote wrong")
     func flippedBytesAreRefused() throws {
         let data = try Self.manifest.compactEncoded()
         for offset in [data.count - 1, data.count - 3, data.count / 2, 40] {
             var damaged = data
             damaged[offset] ^= 0x20
-            let result = Result { try PackageManifest.decode(contentsOfFile: try Self.file(damaged)) }
-            if case .success(let decoded) = result {
-                Issue.record("byte \(offset) flipped decoded to a manifest of \(decoded.files.count) files")
-            }
+            let error = Self.refusal(try Self.file(damaged))
+            #expect(error?.field == "body" && error?.inBody == false, "byte \(offset) flipped: \(String(describing: error))")
         }
+    }
+
+    @Test("a frame that does not say how many bytes it holds is refused: the format requires its content size")
+    func frameWithoutContentSizeIsRefused() throws {
+        let body = try CompactManifestEncoder.body(of: Self.manifest)
+        let compressed = try Self.frameWithoutContentSize(body)
+        var head = ManifestBodyWriter(reserving: 24)
+        head.raw(CompactManifestFormat.magic)
+        head.byte(CompactManifestFormat.version)
+        head.byte(CompactManifestFormat.zstdCompression)
+        head.varint(UInt64(body.count))
+        let error = Self.refusal(try Self.file(Data(head.bytes) + compressed))
+        #expect(error?.field == "body" && error?.description.contains("does not say how many bytes") == true, "\(String(describing: error))")
+    }
+
+    /// `body` as a zstd frame without its content size, as `zstd` writes a stream of unknown length.
+    private static func frameWithoutContentSize(_ body: [UInt8]) throws -> Data {
+        let input = FileManager.default.temporaryDirectory.appendingPathComponent("body-\(UUID().uuidString)")
+        try Data(body).write(to: input)
+        defer { unlink(input.path) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "cat \"$0\" | zstd -q -c --no-content-size", input.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let frame = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0 && !frame.isEmpty, "zstd could not compress the body")
+        return frame
     }
 
     @Test("a body that decodes to more or fewer bytes than the envelope declares is refused")

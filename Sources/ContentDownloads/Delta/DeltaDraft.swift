@@ -20,6 +20,7 @@ struct DeltaDraft: Sendable, Equatable {
 
         /// A link of the new file `file` to the installed file `installedFile` (manifests count files in Int32).
         init(file: Int, installedFile: Int) {
+            precondition(file <= Int(Int32.max) && installedFile <= Int(Int32.max), "a manifest lists at most 2^31 files")
             newIndex = Int32(file)
             installedIndex = Int32(installedFile)
         }

@@ -5,8 +5,9 @@ extension PackageManifest {
     /// paths like `levels/world-00/zone-04/item-007.json` take about 40 MiB (docs/MANIFEST-FORMAT.md).
     public static let largestCompactManifest = 64 << 20
 
-    /// The largest body a compact manifest may declare, decompressed: 256 MiB. A reader allocates it before
-    /// decompressing and refuses a frame that decodes to more, so a small file cannot inflate past it.
+    /// The largest body a compact manifest may declare, decompressed: 256 MiB. A reader decompresses a window
+    /// at a time and refuses a frame that decodes to more (or less) than declared, so a small file cannot inflate
+    /// past it.
     public static let largestCompactBody = 256 << 20
 
     /// The manifest in the compact format (docs/MANIFEST-FORMAT.md): a binary body — header, front-coded

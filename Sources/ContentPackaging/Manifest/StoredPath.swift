@@ -33,6 +33,7 @@ package struct StoredPath: Sendable, Hashable {
 
     /// `count` bytes from `start` of `buffer`, which the caller no longer changes.
     package init(buffer: [UInt8], start: Int, count: Int) {
+        precondition(start >= 0 && count >= 0 && start + count <= buffer.count && start + count <= Int(UInt32.max), "a path within its buffer, at most 4 GiB in")
         self.buffer = buffer
         self.start = UInt32(start)
         self.length = UInt32(count)

@@ -66,13 +66,19 @@ enum CompactManifestDecoder {
     ) throws(ManifestFormatError) -> PackageManifest {
         let inflater = try ManifestBodyInflater(source, declared: length, frameOffset: frameOffset)
         var input = ManifestBodyReader(inflating: inflater)
-        let manifest = try decodeBody(&input, sharingPathsWith: reference) { (position, count) throws(ManifestFormatError) in
-            var scout = ManifestBodyReader(inflating: try ManifestBodyInflater(source, declared: length, frameOffset: frameOffset))
-            try scout.skip(to: position)
-            return pathBytes(&scout, count: count)
+        do {
+            let manifest = try decodeBody(&input, sharingPathsWith: reference) { (position, count) throws(ManifestFormatError) in
+                // Beside a reference most paths are shared: the few others grow their buffer as they come.
+                guard reference == nil else { return 0 }
+                var scout = ManifestBodyReader(inflating: try ManifestBodyInflater(source, declared: length, frameOffset: frameOffset))
+                try scout.skip(to: position)
+                return pathBytes(&scout, count: count)
+            }
+            try inflater.finish()
+            return manifest
+        } catch {
+            throw inflater.damageAhead() ?? error
         }
-        try inflater.finish()
-        return manifest
     }
 
     /// The body's length and where its frame starts, from the envelope at the start of `file`.

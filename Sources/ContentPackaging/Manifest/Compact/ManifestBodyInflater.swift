@@ -54,6 +54,9 @@ final class ManifestBodyInflater {
             throw ManifestFormatError(field: "body", offset: frameOffset, inBody: false, reason: "libzstd could not allocate a decompression context (out of memory?)")
         }
         self.context = context
+        // The frames `pack` writes use a 1 MiB window; a frame asking for more than 64 MiB is refused before
+        // libzstd allocates it (its default allows 128 MiB).
+        ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, 26)
         window = .allocate(byteCount: Self.windowSize + Self.largestField, alignment: 16)
         switch source {
         case .memory(let frame):
@@ -113,6 +116,21 @@ final class ManifestBodyInflater {
         }
     }
 
+    /// What is wrong with the rest of the frame, if anything: decompresses it to its end (its checksum checked),
+    /// discarding the bytes. When a body fails to decode, damage in transit (a checksum that fails) is the better
+    /// explanation than a body the packer wrote wrong.
+    func damageAhead() -> ManifestFormatError? {
+        while !frameEnded {
+            do {
+                let out = try step(into: window.baseAddress!, room: window.count)
+                produced += out
+            } catch {
+                return error
+            }
+        }
+        return nil
+    }
+
     /// One `ZSTD_decompressStream` call into `room` bytes at `target`, reading more of a file first when the
     /// input is used up; returns the bytes produced.
     private func step(into target: UnsafeMutableRawPointer, room: Int) throws(ManifestFormatError) -> Int {
@@ -169,7 +187,10 @@ final class ManifestBodyInflater {
             available = header.withUnsafeMutableBytes { max(0, pread(descriptor, $0.baseAddress, count, off_t(offset))) }
         }
         let size = header.withUnsafeBytes { ZSTD_getFrameContentSize($0.baseAddress, available) }
-        if size != ZSTD_CONTENTSIZE_UNKNOWN, size != ZSTD_CONTENTSIZE_ERROR, size != UInt64(declared) {
+        if size == ZSTD_CONTENTSIZE_UNKNOWN {
+            throw refusal("the zstd frame does not say how many bytes it holds (the format requires it); the manifest was not written by `iapcontent pack` — pack it again")
+        }
+        if size != ZSTD_CONTENTSIZE_ERROR, size != UInt64(declared) {
             throw refusal("the zstd frame says it holds \(size) bytes but the envelope declares \(declared); the manifest is damaged — fetch or pack it again")
         }
     }
