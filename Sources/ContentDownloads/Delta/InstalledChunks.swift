@@ -1,4 +1,5 @@
 internal import ContentPackaging
+internal import BitCollections
 
 /// What an installed version can give an update without the network: its files by content (SHA-256 and size,
 /// so a renamed file is still found), and the chunks of its archive whose bytes can be rebuilt from its files.
@@ -45,12 +46,35 @@ struct InstalledChunks: Sendable {
         self.manifest = manifest
         // The files with data, in stream order, as indices: a copy of the records would be megabytes.
         let files = manifest.files
-        let inStream = files.indices.filter { files[$0].dataOffset != nil }.sorted { files[$0].dataOffset! < files[$1].dataOffset! }
-        let hashes = files.map { FileKey($0).hashValue }
+        chunksBySHA = Self.rebuildable(
+            chunks: manifest.chunks ?? [], files: files,
+            inStream: files.indices.filter { files[$0].dataOffset != nil }.sorted { files[$0].dataOffset! < files[$1].dataOffset! })
+        var hashes = files.map { FileKey($0).hashValue }
         let order = files.indices.map(Int32.init).sorted { (hashes[Int($0)], $0) < (hashes[Int($1)], $1) }
-        contentHashes = order.map { hashes[Int($0)] }
+        Self.permute(&hashes, by: order)
+        contentHashes = hashes
         filesByContentHash = order
-        chunksBySHA = Self.rebuildable(chunks: manifest.chunks ?? [], files: files, inStream: inStream)
+    }
+
+    /// Puts `values` in `order` in place (`values[p]` becomes the old `values[order[p]]`), one cycle of the
+    /// permutation at a time: no sorted copy beside the column (8 MB for a million files).
+    static func permute(_ values: inout [Int], by order: [Int32]) {
+        precondition(values.count == order.count, "one position per value")
+        var done = BitSet(reservingCapacity: values.count)
+        for start in values.indices where !done.contains(start) {
+            let first = values[start]
+            var position = start
+            while true {
+                done.insert(position)
+                let source = Int(order[position])
+                if source == start {
+                    values[position] = first
+                    break
+                }
+                values[position] = values[source]
+                position = source
+            }
+        }
     }
 
     /// One walk over chunks and files (both in stream order: `inStream` lists the indices of `files` with data).
