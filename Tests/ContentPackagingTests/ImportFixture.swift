@@ -42,8 +42,8 @@ struct ImportFixture {
     }
 
     /// The Xcode project of the original at `project/`.
-    func xcodeProject(extra: [XcodeProjectFixture.Reference] = []) throws -> XcodeProjectFixture {
-        try XcodeProjectFixture(content: original, root: directory.appending("project"), extra: extra)
+    func xcodeProject(extra: [XcodeProjectFixture.Reference] = [], infoPlistFile: String? = nil) throws -> XcodeProjectFixture {
+        try XcodeProjectFixture(content: original, root: directory.appending("project"), extra: extra, infoPlistFile: infoPlistFile)
     }
 
     /// The package `productbuild --content` makes of the original, written by libarchive, at `Levels.pkg`.

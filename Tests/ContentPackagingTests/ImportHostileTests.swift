@@ -99,6 +99,26 @@ struct ImportHostileTests {
         ])
     }
 
+    @Test("a PackageInfo that declares no payload size is refused before the payload is read")
+    func undeclaredPayload() throws {
+        let fixture = try ImportFixture()
+        let payload = try fixture.payload().data()
+        var xar = XarBuilder()
+        for member in AppleContentFixture.productMembers(payload: payload, component: "Levels.pkg", numberOfFiles: 1, installKBytes: 1) {
+            guard let data = member.data else { xar.directory(member.name); continue }
+            if member.name.hasSuffix("/PackageInfo") {
+                xar.file(member.name, Data(#"<?xml version="1.0" encoding="utf-8"?><pkg-info format-version="2" identifier="Levels" version="0"/>"#.utf8))
+            } else {
+                xar.file(member.name, data)
+            }
+        }
+        let url = fixture.directory.appending("undeclared.pkg")
+        try xar.write(to: url)
+        expectRefused(fixture, url, [
+            "refused undeclared.pkg: Levels.pkg/PackageInfo: declares no payload size", "pkgutil --expand-full",
+        ])
+    }
+
     @Test("a payload member longer than the xar's table of contents declares")
     func xarSizeLie() throws {
         let fixture = try ImportFixture()
@@ -157,5 +177,19 @@ struct ImportHostileTests {
             "reached through a symbolic link",
             "refused \(pbxproj)Menu.xib: Xcode compiles .xib files",
         ])
+    }
+
+    @Test("a project whose ContentInfo.plist (INFOPLIST_FILE) lies outside it, by a relative or an absolute path")
+    func infoPlistOutside() throws {
+        let fixture = try ImportFixture()
+        let outside = fixture.directory.appending("ContentInfo.plist")
+        try FileManager.default.copyItem(at: fixture.original.appendingPathComponent("ContentInfo.plist"), to: outside)
+        for setting in ["../ContentInfo.plist", outside.path] {
+            try? FileManager.default.removeItem(at: fixture.directory.appending("project"))
+            let project = try fixture.xcodeProject(infoPlistFile: setting)
+            expectRefused(fixture, project.root, [
+                "Levels.xcodeproj/project.pbxproj: INFOPLIST_FILE \(setting)", "points outside the project folder",
+            ])
+        }
     }
 }

@@ -50,6 +50,39 @@ struct ImportSourceTests {
         try fixture.expectSameAsOriginal(fixture.output)
     }
 
+    @Test("an XML ContentInfo.plist with keys of its own is kept byte for byte, from each of the three sources")
+    func xmlContentInfoKept() throws {
+        let fixture = try ImportFixture()
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            <dict>
+            \t<key>ContentVersion</key>
+            \t<string>1.2</string>
+            \t<key>Folder</key>
+            \t<string>Levels</string>
+            \t<key>IAPProductIdentifier</key>
+            \t<string>com.example.levels</string>
+            \t<key>Tags</key>
+            \t<array><string>maps</string><string>art</string></array>
+            </dict>
+            </plist>
+
+            """
+        let bytes = Data(xml.utf8)
+        try bytes.write(to: fixture.original.appendingPathComponent("ContentInfo.plist"))
+        let project = try fixture.xcodeProject()
+        let sources = [try fixture.builtTarget(), project.root, try fixture.productArchive()]
+        for source in sources {
+            let output = fixture.outputParent.appendingPathComponent(source.lastPathComponent + "-xml")
+            let result = try ContentImporter().importContent(from: source, to: output)
+            #expect(try Data(contentsOf: output.appendingPathComponent("ContentInfo.plist")) == bytes, "\(result.sourceKind)")
+            #expect(result.contentInfo.otherKeys["Folder"] == "Levels")
+            try fixture.expectSameAsOriginal(output)
+        }
+    }
+
     @Test("a hand-built package (stored members, newc cpio) imports the same")
     func handBuiltPackage() throws {
         let fixture = try ImportFixture()

@@ -5,9 +5,9 @@ internal import Foundation
 /// If a driver runs, the command is left in the journal and the driver applies it within its poll
 /// interval (≤ ~0.3 s). If none runs, this process briefly takes the driver lock and applies it to
 /// the journal itself, so `status` shows it at once and the next `download` honours it.
-public enum StoreCommands {
+package enum StoreCommands {
     /// What happened to one product's command.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// Left for the running driver.
         case sentToDriver
         /// Applied directly (no driver running).
@@ -17,7 +17,7 @@ public enum StoreCommands {
     }
 
     /// Sends `command` for each product.
-    public static func send(_ command: RequestedCommand, productIDs: [String], store: Store) throws -> [String: Outcome] {
+    package static func send(_ command: RequestedCommand, productIDs: [String], store: Store) throws -> [String: Outcome] {
         let journal = try store.journal()
         var outcomes: [String: Outcome] = [:]
         let lock = DriverLock.attempt(store: store)

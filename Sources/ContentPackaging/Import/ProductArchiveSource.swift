@@ -14,7 +14,8 @@ import Glibc
 /// Checks, before a byte is written: every xar member's name through ``PathRules`` and its kind (regular
 /// files and folders only); then, entry by entry, every cpio member through ``ImportStaging`` (the tar
 /// rules), the entry count against `numberOfFiles` and the file bytes against `installKBytes` × 1024
-/// (pkgbuild rounds each file up to 512-byte blocks, so real payloads never exceed it). Payloads that
+/// (pkgbuild rounds each file up to 512-byte blocks, so real payloads never exceed it); a `PackageInfo` that
+/// declares neither is refused, since nothing but the importer's size cap would then bound the payload. Payloads that
 /// newer tools compress with pbzx are refused with a message: libarchive 3.6 does not read pbzx.
 enum ProductArchiveSource {
     /// Largest `Distribution` or `PackageInfo` read.
@@ -49,6 +50,11 @@ enum ProductArchiveSource {
         let members = try listMembers(fd: fd, name: name)
         let component = try component(of: members, name: name)
         let declared = declaredPayload(members.packageInfos[component + "PackageInfo"] ?? "")
+        guard declared.numberOfFiles != nil, declared.installKBytes != nil else {
+            throw .refused([ImportNote(
+                .refused, entry: name + ": " + component + "PackageInfo",
+                reason: "declares no payload size (<payload numberOfFiles=\"…\" installKBytes=\"…\"/>, which pkgbuild and productbuild always write), so the payload cannot be held to it; expand the package on a Mac (pkgutil --expand-full) and import the folder, or rebuild it with productbuild")])
+        }
         if members.names.contains(component + "Scripts") {
             staging.dropScripts(name + ": " + component + "Scripts")
         }

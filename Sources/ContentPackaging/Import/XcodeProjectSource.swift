@@ -54,7 +54,7 @@ enum XcodeProjectSource {
                 path: display, reason: "the content target sets no INFOPLIST_FILE; set it to its ContentInfo.plist in Xcode")
         }
         let plistLocation = infoPlistLocation(infoPlist)
-        if let path = resolve(plistLocation, in: folder, display: "INFOPLIST_FILE \(infoPlist)", staging: &staging) {
+        if let path = resolve(plistLocation, in: folder, display: "\(display): INFOPLIST_FILE \(infoPlist)", staging: &staging) {
             try DiskEntries.add(Array(path.utf8), as: Array(ContentInfo.fileName.utf8), origin: path, to: &staging)
         }
         try staging.add(
