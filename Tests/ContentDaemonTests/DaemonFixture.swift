@@ -13,6 +13,8 @@ final class DaemonFixture: @unchecked Sendable {
     let storeURL: URL
     let socketPath: String
     private var catalogVersion: UInt64 = 1
+    /// Signs every catalog ``publish(_:version:size:)`` writes (and the daemon then needs `--public-key`).
+    var signingKey: SigningKey?
     private var daemons: [DaemonProcess] = []
 
     /// `locationConfig` goes into nginx's `location /` (e.g. `limit_rate 1m;`).
@@ -42,7 +44,9 @@ final class DaemonFixture: @unchecked Sendable {
         let packed = root.appendingPathComponent("packed", isDirectory: true)
         _ = try Packer(chunked: true).pack(folder: folder, outputDirectory: packed)
         catalogVersion += 1
-        _ = try CatalogBuilder(inputDirectory: packed, outputDirectory: nginx.root, catalogVersion: catalogVersion).build()
+        _ = try CatalogBuilder(
+            inputDirectory: packed, outputDirectory: nginx.root, catalogVersion: catalogVersion, signingKey: signingKey
+        ).build()
         return folder
     }
 

@@ -83,6 +83,26 @@ struct FrameMemoryTests {
         memory.giveBack(queued, handedOver: true)
     }
 
+    @Test func segmentsBeyondTheSmallerBudgetGoBackToTheKernel() {
+        let now = Mutex(100.0)
+        let memory = FrameMemory(
+            budgetBytes: 8 * FrameMemory.segmentBytes, queuedBytes: 2 * FrameMemory.segmentBytes, clock: { now.withLock { $0 } }, wake: {})
+        now.withLock { $0 += 2 }  // the network is the bottleneck: the whole budget serves
+        let owner = Owner()
+        #expect(memory.admit(6, at: 0, for: owner))
+        let frame = Self.frame(memory, 6)
+        #expect(memory.usage.inUse == 6)
+        memory.giveBack(frame, handedOver: false)
+        #expect(memory.usage.kept == 2, "kept for reuse: what the verifiers cycle through; the rest is unmapped")
+        #expect(memory.admit(3, at: 10, for: owner))
+        let next = Self.frame(memory, 3)  // two reused, one mapped anew
+        #expect(memory.usage.kept == 0 && memory.usage.inUse == 3)
+        memory.giveBack(next, handedOver: false)
+        #expect(memory.usage.kept == 2)
+        memory.releaseFree()
+        #expect(memory.usage.kept == 0)
+    }
+
     /// Downloads `fixture` from `servers` with `transfer` settings.
     static func download(_ fixture: ChunkedFixture, _ servers: [FaultServer], _ configure: (inout TransferSettings) -> Void)
         async throws -> DownloadSnapshot?

@@ -29,7 +29,9 @@ final class FrameMemory: Sendable {
     let queuedLimit: Int
 
     private struct State {
-        /// Segments given back, kept for the next frames (resident).
+        /// Segments given back, kept for the next frames (resident): at most ``FrameMemory/queuedLimit``, what
+        /// the verifiers cycle through when they are the bottleneck; more go back to the kernel, so the memory
+        /// held follows the frames in flight and not their high-water mark (a daemon's downloads come and go).
         var free: [FrameSegment] = []
         /// Segments of the frames admitted and not given back.
         var admitted = 0
@@ -149,15 +151,18 @@ final class FrameMemory: Sendable {
         let admitted = (frame?.admitted ?? 0) + unused
         guard admitted > 0 || !segments.isEmpty else { return }
         let now = clock()
-        let wakeUp = state.withLock { state in
+        let (wakeUp, excess) = state.withLock { state in
             state.age(to: now)
             state.inUse -= segments.count
             state.admitted -= admitted
             if handedOver { state.handedOver -= frame?.admitted ?? 0 }
             state.free.append(contentsOf: segments)
+            let excess = state.free.count > queuedLimit ? Array(state.free[queuedLimit...]) : []
+            state.free.removeLast(excess.count)
             defer { state.waiting = false }
-            return state.waiting
+            return (state.waiting, excess)
         }
+        for segment in excess { segment.release() }
         if wakeUp { wake() }
     }
 
@@ -181,8 +186,10 @@ final class FrameMemory: Sendable {
         for segment in free { segment.release() }
     }
 
-    /// Segments admitted and taken now, and the most taken at once (tests).
-    var usage: (admitted: Int, inUse: Int, peak: Int) { state.withLock { ($0.admitted, $0.inUse, $0.peak) } }
+    /// Segments admitted and taken now, the most taken at once, and those kept for reuse (tests).
+    var usage: (admitted: Int, inUse: Int, peak: Int, kept: Int) {
+        state.withLock { ($0.admitted, $0.inUse, $0.peak, $0.free.count) }
+    }
 }
 
 /// One ``FrameMemory/segmentBytes`` piece of frame memory, mapped on its own (`mmap`), so that it goes back to
