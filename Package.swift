@@ -200,6 +200,7 @@ let package = Package(
             dependencies: [
                 "ContentDaemon", "ContentDownloads", "ContentDelivery", "ContentPackaging", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
         .testTarget(

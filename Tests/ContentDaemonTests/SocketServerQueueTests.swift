@@ -1,6 +1,7 @@
 @testable import ContentDaemon
 import Foundation
 import Glibc
+import Logging
 import Synchronization
 import Testing
 import TestSupport
@@ -10,10 +11,14 @@ import TestSupport
 /// everything.
 @Suite("Daemon: bounded client queues")
 struct SocketServerQueueTests {
-    static func startServer(_ limits: SocketServer.Limits) throws -> (SocketServer, String, TemporaryDirectory) {
+    static func startServer(
+        _ limits: SocketServer.Limits, log: CapturedLog = CapturedLog()
+    ) throws -> (SocketServer, String, TemporaryDirectory) {
         let folder = try TemporaryDirectory("rpc")
         let path = folder.url.appendingPathComponent("s.sock").path
-        let server = try SocketServer(listenFD: UnixSocket.listen(path: path), ownedPath: path, limits: limits)
+        let server = try SocketServer(
+            listenFD: UnixSocket.listen(path: path), ownedPath: path, limits: limits,
+            logger: Logger(label: "test") { _ in CapturedLog.Handler(log: log) })
         server.start()
         return (server, path, folder)
     }
@@ -38,7 +43,8 @@ struct SocketServerQueueTests {
     @Test func aClientThatNeverReadsIsDroppedAndOthersGetEverything() async throws {
         var limits = SocketServer.Limits()
         limits.maximumQueued = 64
-        let (server, path, folder) = try Self.startServer(limits)
+        let log = CapturedLog()
+        let (server, path, folder) = try Self.startServer(limits, log: log)
         defer { withExtendedLifetime(folder) {} }
         let reader = try RPCTestClient(path: path)
         try await Self.subscribe(reader, server)
@@ -63,6 +69,9 @@ struct SocketServerQueueTests {
         }
         #expect(await reading.value == Array(0..<4000), "the reading client lost or reordered a state change")
         #expect(sleeper.waitForClose(timeout: 20), "the client that never reads was not dropped")
+        let lines = log.lines.withLock { $0 }
+        #expect(lines.contains { $0.hasPrefix("warning daemon socket: dropped client ") && $0.contains("messages unread") }, "\(lines)")
+        #expect(lines.filter { $0.contains("dropped client") }.count == 1, "only the sleeper is dropped: \(lines)")
         await server.stop()
     }
 
@@ -85,5 +94,25 @@ struct SocketServerQueueTests {
         #expect(seen.dropLast().last == 3999, "the newest progress is delivered")
         #expect(seen.count < 4001, "progress was coalesced while unread")
         await server.stop()
+    }
+}
+
+/// What a logger was given, a line each (`<level> <message>`), for tests that check what the daemon logs.
+final class CapturedLog: Sendable {
+    let lines = Mutex<[String]>([])
+
+    struct Handler: LogHandler {
+        let log: CapturedLog
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            log.lines.withLock { $0.append("\(event.level) \(event.message)") }
+        }
     }
 }

@@ -54,12 +54,16 @@ final class SocketServer: Sendable {
     /// The socket file to remove when stopping (`nil` when systemd owns it).
     private let ownedPath: String?
     private let limits: Limits
-    private let logger = Logger(label: "iapcontent.daemon")
+    private let logger: Logger
     /// Ends when the loop has closed every socket.
     private let stopped = AsyncStream.makeStream(of: Void.self)
 
-    /// A server on the listening socket `listenFD`; it starts reading at ``start()``.
-    init(listenFD: Int32, ownedPath: String?, limits: Limits = Limits()) throws(DaemonError) {
+    /// A server on the listening socket `listenFD`; it starts reading at ``start()``. `logger` gets the lines
+    /// about clients refused and dropped.
+    init(
+        listenFD: Int32, ownedPath: String?, limits: Limits = Limits(), logger: Logger = Logger(label: "iapcontent.daemon")
+    ) throws(DaemonError) {
+        self.logger = logger
         let wake = CLinuxSystem_eventfd()
         guard wake >= 0 else { throw .socket(path: ownedPath ?? "fd \(listenFD)", reason: UnixSocket.lastError()) }
         wakeFD = wake
