@@ -1,5 +1,6 @@
 import ContentPackaging
 import Foundation
+import Glibc
 import Testing
 import TestSupport
 
@@ -81,6 +82,22 @@ struct ImportSourceTests {
             #expect(result.contentInfo.otherKeys["Folder"] == "Levels")
             try fixture.expectSameAsOriginal(output)
         }
+    }
+
+    @Test("the temporary folders a killed import left beside --output go with the next import; one being built stays")
+    func abandonedTemporaryFolders() throws {
+        let fixture = try ImportFixture()
+        let abandoned = fixture.outputParent.appendingPathComponent(".Levels.import-0123456789ab")
+        try FileManager.default.createDirectory(at: abandoned.appendingPathComponent("Contents"), withIntermediateDirectories: true)
+        try Data("half".utf8).write(to: abandoned.appendingPathComponent("Contents/part"))
+        let running = fixture.outputParent.appendingPathComponent(".Levels.import-ba9876543210")
+        try FileManager.default.createDirectory(at: running, withIntermediateDirectories: true)
+        let held = open(running.path, O_RDONLY | O_DIRECTORY)
+        #expect(held >= 0 && flock(held, LOCK_EX | LOCK_NB) == 0)
+        defer { close(held) }
+        _ = try ContentImporter().importContent(from: try fixture.builtTarget(), to: fixture.output)
+        #expect(fixture.leftovers() == [".Levels.import-ba9876543210", "Levels"])
+        try fixture.expectSameAsOriginal(fixture.output)
     }
 
     @Test("a hand-built package (stored members, newc cpio) imports the same")
