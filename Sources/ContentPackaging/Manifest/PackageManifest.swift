@@ -46,7 +46,7 @@ public struct PackageManifest: Codable, Sendable, Equatable {
     /// **Layout.** A manifest of a million files holds a million of these, so a record is 64 bytes: the SHA-256 (32
     /// bytes and the tag of its rare malformed-text case), the path's start and length in the spare bytes after it,
     /// the size, the data offset (`Int64.min` for none: an optional would add a tag and padding), and the path's
-    /// buffer, which many records share (``StoredPath``). `MemoryLayout<File>.stride` is checked by a test.
+    /// buffer, which many records share (`StoredPath`). `MemoryLayout<File>.stride` is checked by a test.
     public struct File: Codable, Sendable, Equatable {
         /// ``sha256``, held as its bytes (a manifest of a million files keeps a million of them).
         package var storedSHA256: StoredSHA256
