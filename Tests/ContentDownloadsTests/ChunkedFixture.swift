@@ -55,9 +55,9 @@ struct ChunkedFixture {
         let product = product(manifest: bytes)
         try store.keepManifest(bytes, of: product, reference: product.manifest!, from: "test")
         let version = manifest.contentVersion.description
-        let package = try ContentQueue.checkedPackage(
+        let package = try Planner.checkedPackage(
             manifestPath: store.manifestFile(productID: manifest.productID, version: version).path, product: product)
-        _ = try DeltaPreparation(package: package, installed: nil, treePath: tree.path, archiveLength: product.length).run()
+        _ = try PlanBuilder(package: package, installed: nil, treePath: tree.path, archiveLength: product.length).run()
     }
 
     /// The tree the download installs into.
@@ -76,4 +76,9 @@ struct ChunkedFixture {
         change(&copy)
         return try copy.encoded()
     }
+}
+
+extension PlanBuilder {
+    /// The decision, then its tree, as the queue plans (without its space check unless the test gives one).
+    func run() throws(InstallError) -> ChunkPlan { try TreeBuilder(decision: decide()).build() }
 }

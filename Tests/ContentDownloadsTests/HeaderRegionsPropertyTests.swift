@@ -48,7 +48,7 @@ struct HeaderRegionsPropertyTests {
     @Test func aPackedArchivePassesInAnyChunkOrder() async {
         await propertyCheck(count: 25, input: Gen.uint64().array(of: 1...6)) { seeds in
             let root = try TemporaryDirectory.make(prefix: "regions")
-            let packed = try DeltaPropertyTests.pack(Self.files(seeds), version: "1.0", in: root)
+            let packed = try PlanPropertyTests.pack(Self.files(seeds), version: "1.0", in: root)
             var order = Array(packed.package.chunks.indices)
             var state = seeds[0] | 1
             for index in order.indices.reversed() {  // a seeded shuffle
@@ -63,7 +63,7 @@ struct HeaderRegionsPropertyTests {
     @Test func aManifestThatLiesAboutAFileIsRefused() async {
         await propertyCheck(count: 25, input: Gen.uint64().array(of: 2...6), Gen.uint64()) { seeds, lie in
             let root = try TemporaryDirectory.make(prefix: "regions-lie")
-            let packed = try DeltaPropertyTests.pack(Self.files(seeds), version: "1.0", in: root)
+            let packed = try PlanPropertyTests.pack(Self.files(seeds), version: "1.0", in: root)
             var manifest = packed.package.manifest
             let index = Int(lie % UInt64(manifest.files.count))
             switch (lie >> 8) % 4 {

@@ -22,8 +22,8 @@ struct HostileUpdateManifestTests {
         ]
         var newFiles = files
         newFiles["Contents/c.bin"] = PackageFixture.bytes(count: 31_000, seed: 4)
-        let old = try DeltaPropertyTests.pack(files, version: "1.0", in: root)
-        let new = try DeltaPropertyTests.pack(newFiles, version: "2.0", in: root)
+        let old = try PlanPropertyTests.pack(files, version: "1.0", in: root)
+        let new = try PlanPropertyTests.pack(newFiles, version: "2.0", in: root)
         var manifest = new.package.manifest
         change(&manifest)
         let snapshot = try snapshotTree(old.folder)
@@ -35,13 +35,13 @@ struct HostileUpdateManifestTests {
         do {
             let package = try ChunkedPackage(
                 manifest: manifest, expectedLength: Int64(new.archive.count), expectedSHA256: manifest.archiveSHA256 ?? "", display: "manifest")
-            _ = try DeltaPreparation(
+            _ = try PlanBuilder(
                 package: package,
                 installed: (InstalledChunks(manifest: old.package.manifest), try InstalledFolder(path: old.folder.path, seal: seal)),
                 treePath: tree, archiveLength: Int64(new.archive.count)
             ).run()
         } catch {
-            #expect(!FileManager.default.fileExists(atPath: DeltaPlan.path(treePath: tree)), "no plan is kept")
+            #expect(!FileManager.default.fileExists(atPath: ChunkPlan.path(treePath: tree)), "no plan is kept")
             return "\(error)"
         }
         return nil
@@ -76,7 +76,7 @@ struct HostileUpdateManifestTests {
 
     @Test func aManifestForAnotherProductIsRefusedBeforeAnyRequest() throws {
         let root = try TemporaryDirectory.make(prefix: "hostile-update-product")
-        let new = try DeltaPropertyTests.pack(["Contents/a.bin": Data("a".utf8)], version: "2.0", in: root)
+        let new = try PlanPropertyTests.pack(["Contents/a.bin": Data("a".utf8)], version: "2.0", in: root)
         var manifest = new.package.manifest
         manifest.productID = "com.example.other"
         let path = root.appendingPathComponent("m.json")
@@ -86,7 +86,7 @@ struct HostileUpdateManifestTests {
             length: Int64(new.archive.count), sha256: sha256Hex(Array(new.archive)), uncompressedSize: new.package.manifest.uncompressedSize,
             entryCount: new.package.manifest.entryCount)
         #expect {
-            _ = try ContentQueue.checkedPackage(manifestPath: path.path, product: product)
+            _ = try Planner.checkedPackage(manifestPath: path.path, product: product)
         } throws: { "\($0)".contains("describes com.example.other 2.0, but the signed catalog offers com.example.delta 2.0") }
     }
 }

@@ -33,10 +33,10 @@ import TestSupport
             productID: "p", contentVersion: ContentVersion("1.0")!, path: "a", url: nil, length: 1, sha256: "", uncompressedSize: 1,
             entryCount: 1)
         let big = CatalogSource.maxCatalogBytes + 1
-        #expect(throws: DownloadError.self) { try ContentQueue.checkManifestSize(big, of: product, json: true) }
-        try ContentQueue.checkManifestSize(big, of: product)
+        #expect(throws: DownloadError.self) { try ManifestFetch.checkManifestSize(big, of: product, json: true) }
+        try ManifestFetch.checkManifestSize(big, of: product)
         let error = #expect(throws: DownloadError.self) {
-            try ContentQueue.checkManifestSize(PackageManifest.largestCompactManifest + 1, of: product)
+            try ManifestFetch.checkManifestSize(PackageManifest.largestCompactManifest + 1, of: product)
         }
         #expect(error?.message.contains("\(PackageManifest.largestCompactManifest) bytes") == true)
     }

@@ -70,7 +70,7 @@ struct OverlappedInstallTests {
         let archive = fixture.archives.appendingPathComponent("download.tar.zst")
         let install = OverlappedInstall(
             product: product, store: fixture.store, partialPath: partial.path, archivePath: archive.path,
-            options: InstallFixture.options)
+            options: InstallSettings(InstallFixture.options))
         return (install, FakeTransfer(partial: partial, archive: archive, bytes: bytes, feed: install.feed))
     }
 

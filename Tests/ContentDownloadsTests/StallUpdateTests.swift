@@ -14,7 +14,7 @@ extension DownloadManager {
             live[productID] = LiveState()
         }
         active.insert(productID)
-        let start = Transfer.now() - silentFor - 10
+        let start = MonotonicTime.now() - silentFor - 10
         var estimator = RateEstimator()
         estimator.start(at: start, bytes: 0)
         for second in 1...10 { estimator.record(bytes: bytes * Int64(second) / 10, at: start + Double(second)) }

@@ -52,7 +52,7 @@ struct HeaderRegions {
         regions = Self.regions(of: package)
         directories = Set(package.manifest.directories ?? [])
         // Every header is matched to the listed file or folder it must be, and the manifest's paths were checked
-        // as a set before the plan (`DeltaPreparation`): the policy checks each entry alone, and `seenDirectories`
+        // as a set before the plan (`PlanBuilder`): the policy checks each entry alone, and `seenDirectories`
         // refuses a folder entry met twice.
         policy = EntryPolicy(
             limits: InstallLimits(maxTotalBytes: package.manifest.uncompressedSize, maxEntries: InstallLimits.maxEntriesCap),

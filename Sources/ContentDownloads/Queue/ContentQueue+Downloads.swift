@@ -4,53 +4,22 @@ internal import Foundation
 internal import Logging
 
 extension ContentQueue {
-    /// Free space kept beyond the content for an install in place: the 64 MiB the install may use at most.
-    static let inPlaceMargin: Int64 = 64 << 20
-
-    /// Enqueues a transaction's content unless it is installed at its version (or newer);
-    /// preflights free space first (content + 64 MiB for a chunk-indexed archive installed in place;
-    /// archive still to fetch + uncompressed size + margin otherwise).
+    /// Enqueues a transaction's content unless it is installed at its version (or newer), once the plan stage
+    /// decided what the download is and checked its space (``plan(_:distrusting:)``).
     func startDownload(_ row: TransactionRow) async throws {
         let product = row.product
         localFailures[row.productID] = nil
         if let installed = store.installedVersion(forProductID: row.productID), installed >= product.contentVersion {
             return
         }
-        let existing = await manager.snapshot(of: row.productID)
-        let sameVersion = existing?.contentVersion == product.contentVersion.description
-        let have = sameVersion ? (existing?.downloadedBytes ?? 0) : 0
-        var update: DeltaPlan?
-        // A chunk plan (an install from nothing, or an update from the installed version) is checked and its tree
-        // built first (its own space check), then the chunks are fetched; without a manifest, the whole archive.
-        let chunked: Bool
-        do { chunked = try await prepareChunkedInstall(product) } catch {  // a manifest past a limit: no fallback
+        var update: ChunkPlan?
+        switch await plan(product) {
+        case .planned(let plan): update = plan
+        case .wholeArchive: break
+        case .refused(let error):
             localFailures[row.productID] = error
             await deliverDownload(row)
             return
-        }
-        if chunked {
-            switch await prepareUpdate(product) {
-            case .planned(let plan): update = plan
-            case .wholeArchive: break
-            case .refused(let error):
-                localFailures[row.productID] = error
-                await deliverDownload(row)
-                return
-            }
-        }
-        if let preflight = installOptions.spacePreflight, update == nil {
-            // The whole archive: what is still to fetch, then the content beside it.
-            let needed = preflight.required(archiveLength: max(0, product.length - have), uncompressedSize: product.uncompressedSize)
-            var available = SpacePreflight.availableBytes(atPath: store.root.path)
-            if available < needed, store.hasTrash, (try? store.emptyTrash()) != nil {
-                // Old versions and used archives awaiting deletion hold space that is free to take back.
-                available = SpacePreflight.availableBytes(atPath: store.root.path)
-            }
-            if available < needed {
-                localFailures[row.productID] = .insufficientSpace(needed: needed - available, path: store.root.path)
-                await deliverDownload(row)
-                return
-            }
         }
         // Mirrors: every candidate the current catalog gives for this exact archive, else the URL recorded with the purchase.
         let candidates = catalog.flatMap { source in

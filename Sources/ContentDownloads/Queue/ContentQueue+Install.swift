@@ -26,8 +26,8 @@ extension ContentQueue {
     /// The post-verify step: journal `installing`, install off the cooperative pool, return (the
     /// manager then records `finished` + `installed`).
     func install(_ archive: VerifiedArchive) async throws {
-        let started = Transfer.now()
-        defer { DownloadMetrics.installed(seconds: Transfer.now() - started) }
+        let started = MonotonicTime.now()
+        defer { DownloadMetrics.installed(seconds: MonotonicTime.now() - started) }
         CrashHook.reach(.verify)
         guard let product = product(archive.productID, version: archive.contentVersion) else {
             throw DownloadError(

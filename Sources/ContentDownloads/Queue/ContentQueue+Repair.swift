@@ -29,16 +29,13 @@ extension ContentQueue {
         let verification = try await verifyContent(productID: productID)
         guard !verification.isIntact else { return verification }
         let product = try repairableProduct(productID, version: verification.contentVersion)
-        guard try await prepareChunkedInstall(product) else {
-            throw DownloadError(code: .catalog, message: "cannot fetch the manifest of \(productID) \(product.contentVersion) from the catalog's mirrors; try again later")
-        }
         let damaged = Set(verification.damaged + verification.missing)
-        let plan: DeltaPlan
-        switch await prepareUpdate(product, distrusting: damaged) {
+        let plan: ChunkPlan
+        switch await self.plan(product, distrusting: damaged) {
         case .planned(let made): plan = made
         case .refused(let error): throw error
         case .wholeArchive:
-            throw DownloadError(code: .install, message: "cannot build the repaired folder of \(productID) from the intact files (see the log); download it again with `iapcontent delete` then `iapcontent download`")
+            throw DownloadError(code: .catalog, message: "cannot fetch the manifest of \(productID) \(product.contentVersion) from the catalog's mirrors, or cannot build the repaired folder from the intact files (see the log); try again later, or download it again with `iapcontent delete` then `iapcontent download`")
         }
         DownloadLog.queue.debug("repair", metadata: [
             "product": "\(productID)", "damaged": "\(verification.damaged.count)", "missing": "\(verification.missing.count)",

@@ -33,8 +33,8 @@ extension ContentQueue {
               FileManager.default.fileExists(atPath: store.installedManifestFile(productID: product.productID).path)
         else { return product.length }
         guard reference.length <= PackageManifest.largestCompactManifest else { return product.length }
-        for url in manifestURLs(reference, catalog: catalog) {
-            guard let data = try? await fetch(url, transport: transport, length: reference.length), Int64(data.count) == reference.length,
+        for url in ManifestFetch.manifestURLs(reference, catalog: catalog) {
+            guard let data = try? await ManifestFetch.fetch(url, transport: transport, length: reference.length), Int64(data.count) == reference.length,
                   SHA256.hash(data: data).lowercaseHex == reference.sha256.lowercased(), let manifest = try? PackageManifest.decode(data)
             else { continue }
             guard let (installed, seal) = store.installedManifest(productID: product.productID, sharingPathsWith: manifest.files),
@@ -45,7 +45,7 @@ extension ContentQueue {
                     manifest: manifest, expectedLength: product.length, expectedSHA256: product.sha256, display: url.absoluteString)
                 let folder = try InstalledFolder(path: content.path, seal: seal)
                 let installedChunks = InstalledChunks(manifest: installed)
-                let draft = DeltaDraft.make(package: package, installed: installedChunks) { file in
+                let draft = PlanDraft.make(package: package, installed: installedChunks) { file in
                     folder.holds(file, at: file.path)
                 }
                 return draft.fetchBytes(in: package) + reference.length

@@ -62,7 +62,7 @@ public actor ContentQueue {
         self.catalog = catalog
         self.installOptions = installOptions
         journal = try store.journal()
-        overlapped = OverlappedInstalls(store: store, options: installOptions)
+        overlapped = OverlappedInstalls(store: store, options: InstallSettings(installOptions))
         manager = try DownloadManager(store: store, options: options)
         self.options = options
     }
@@ -115,7 +115,7 @@ public actor ContentQueue {
         if installOptions.overlapWithDownload {
             for row in rows.values { overlapped.register(row.product) }
             let overlapped = self.overlapped
-            await manager.setTransferFeedProvider { request in overlapped.feed(for: request) }
+            await manager.setTransferFeedProvider { request in overlapped.feed(for: request.attempt) }
         }
         let updates = manager.updates  // before start: its first changes come from start itself
         try await manager.start()

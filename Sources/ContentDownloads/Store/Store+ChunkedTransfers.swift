@@ -28,7 +28,21 @@ extension Store {
     /// Whether the plan of a chunk-plan download of `version` is in the store (it is written durably before the
     /// download is journaled; a crash while planning leaves the tree or manifest without it).
     package func hasChunkPlan(productID: String, version: String) -> Bool {
-        FileManager.default.fileExists(atPath: DeltaPlan.path(treePath: updateTreeDirectory(productID: productID, version: version).path))
+        FileManager.default.fileExists(atPath: Store.planFile(treePath: updateTreeDirectory(productID: productID, version: version).path))
+    }
+
+    /// The plan kept beside the tree at `treePath` (`ChunkPlan`). The `.delta` suffix is the name earlier clients
+    /// wrote, kept so a download in flight across an upgrade resumes instead of planning again.
+    static func planFile(treePath: String) -> String { treePath + ".delta" }
+
+    /// The log of the chunks placed in the tree at `treePath` (`PlacedChunks`).
+    static func placedChunksFile(treePath: String) -> String { treePath + ".placed" }
+
+    /// Deletes the plan of the tree at `treePath`, then the log of the chunks placed by it (best effort): the log
+    /// means nothing without its plan, and a plan made anew starts with nothing placed.
+    static func discardPlan(treePath: String) {
+        unlink(planFile(treePath: treePath))
+        unlink(placedChunksFile(treePath: treePath))
     }
 
     /// Where a chunk plan for `productID` at `version` installs: its manifest and its tree.
@@ -42,7 +56,7 @@ extension Store {
     /// or a plan for its version (the only ways those files come to be), else the whole archive.
     func legacyPlanKind(productID: String, version: String) -> DownloadPlanKind {
         let tree = updateTreeDirectory(productID: productID, version: version).path
-        let kept = [tree, DeltaPlan.path(treePath: tree), manifestFile(productID: productID, version: version).path]
+        let kept = [tree, Store.planFile(treePath: tree), manifestFile(productID: productID, version: version).path]
         return kept.contains { FileManager.default.fileExists(atPath: $0) } ? .chunks : .wholeArchive
     }
 
@@ -58,13 +72,18 @@ extension Store {
     package func discardTransfer(productID: String, version: String, partialPath: String) {
         discardPartial(productID: productID, partialPath: partialPath)
         discardUpdate(productID: productID, version: version)
+        discardManifest(productID: productID, version: version)
+    }
+
+    /// Deletes the manifest kept for a download of `version` (refused, or not used: the archive comes whole).
+    package func discardManifest(productID: String, version: String) {
         unlink(manifestFile(productID: productID, version: version).path)
     }
 
     /// Deletes an update's plan, then its tree (best effort): without the plan the tree is never used.
     package func discardUpdate(productID: String, version: String) {
         let tree = updateTreeDirectory(productID: productID, version: version).path
-        DeltaPlan.remove(treePath: tree)
+        Store.discardPlan(treePath: tree)
         try? FileSystemCalls.removeTree(tree)
     }
 

@@ -27,6 +27,11 @@ extension IAPContent.Download {
         let updates = manager.updates  // before enqueueing: a download that ends at once is still seen
         do {
             for product in products {
+                // Only the archive is written (nothing is installed): its length, with the standard margin.
+                do { try SpacePreflight.standard.check(store: store, archiveLength: product.length, uncompressedSize: 0) } catch {
+                    Output.error("\(product.productID): \(error.description)")
+                    throw ExitStatus.failure
+                }
                 try await manager.enqueue(
                     product, candidates: source.archiveURLCandidates(for: product), catalogURL: source.location.absoluteString,
                     plan: .wholeArchive)  // the verified archive is what `--no-install` keeps

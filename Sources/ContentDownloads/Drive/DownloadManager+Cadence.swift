@@ -1,0 +1,45 @@
+internal import Logging
+
+extension DownloadManager {
+    /// Pauses a download like ``pause(_:)`` and returns once its transfer has stopped: no byte is written after
+    /// it returns, and the snapshot published last carries the bytes it kept.
+    package func pauseAndWait(_ productID: String) async {
+        pause(productID)
+        guard active.contains(productID), live[productID]?.stopIntent == .pause else { return }
+        await withCheckedContinuation { stopWaiters[productID, default: []].append($0) }
+    }
+
+    /// Wakes the callers waiting for a download's transfer to stop (it stopped, failed, was verified, or the
+    /// manager shut down).
+    func releaseStopWaiters(_ productID: String) {
+        for waiter in stopWaiters.removeValue(forKey: productID) ?? [] { waiter.resume() }
+    }
+
+    /// Publishes the snapshot of every active download whose last one is at least a progress interval old, so
+    /// progress (and `timeRemaining`) arrives at a steady cadence even when the server sends its bytes in bursts.
+    func tickProgress() {
+        let now = MonotonicTime.now()
+        for id in active where now - (live[id]?.lastEmit ?? 0) >= options.progressInterval {
+            emit(id, force: true)
+        }
+    }
+
+    /// How long the cadence task sleeps: a quarter interval while transfers run, else a second; `nil` once shut down.
+    func nextTickDelay() -> Double? {
+        guard !isShutDown else { return nil }
+        return active.isEmpty ? 1 : max(0.01, options.progressInterval / 4)
+    }
+}
+
+extension DownloadManager {
+    /// Forgets the finished download of a product whose content was removed (a withdrawn entitlement), so the
+    /// store's status no longer shows it `finished`. A download still in flight is left alone.
+    package func forgetFinished(_ productID: String) {
+        guard let record = records[productID], record.downloadState == .finished, !active.contains(productID) else { return }
+        records[productID] = nil
+        live[productID] = nil
+        do { try journal.removeRecord(productID) } catch {
+            DownloadLog.transfer.error("cannot write the journal", metadata: ["product": "\(productID)", "error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,296 @@
+internal import Foundation
+internal import Logging
+
+extension DownloadManager {
+    /// Starts waiting downloads while fewer than `concurrency` run, oldest first.
+    func admit() {
+        guard lock != nil, !isShutDown else { return }
+        let slots = max(1, options.concurrency)
+        // Called after every event: with every slot taken (the usual case) there is nothing to pick. Otherwise
+        // only the keys of waiting records are sorted — copying whole records here cost 5 % of the CPU of 200
+        // small packages (`perf`).
+        guard active.count < slots else { return rebalanceRates() }
+        let now = MonotonicTime.now()
+        var candidates: [(createdAt: Date, id: String)] = []
+        for (id, record) in records where record.downloadState == .waiting && !active.contains(id)
+            && (live[id]?.retryAt ?? 0) <= now
+        {
+            candidates.append((record.createdAt, id))
+        }
+        candidates.sort { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        for candidate in candidates {
+            guard active.count < slots else { break }
+            guard var record = records[candidate.id] else { continue }
+            let id = candidate.id
+            // A chunk plan whose plan file is gone waits until the queue plans it again (it would fetch the wrong bytes).
+            if needsPlanning(record) { continue }
+            record.downloadState = .active
+            save(&record)
+            active.insert(id)
+            live[id, default: LiveState()].retryAt = nil
+            live[id]?.stopIntent = nil
+            live[id]?.downloadedBytes = record.durableOffset
+            live[id]?.estimator.start(at: now, bytes: record.durableOffset)
+            DownloadLog.transfer.debug(
+                "start", metadata: ["product": "\(id)", "offset": "\(record.durableOffset)", "length": "\(record.expectedLength)",
+                                    "attempt": "\(record.attempts + 1)", "url": "\(record.url)"])
+            var request = TransferRequest(
+                id: id, url: record.url, partialPath: record.partialPath,
+                archivePath: store.archiveFile(productID: id, version: record.contentVersion).path,
+                offset: record.durableOffset, keepsWrittenTail: record.keepsWrittenTail, expectedLength: record.expectedLength,
+                expectedSHA256: record.expectedSHA256, validator: record.validator,
+                maxBytesPerSecond: rateCap(for: record),
+                chunked: record.planKind == .chunks ? store.chunkedTarget(productID: id, version: record.contentVersion) : nil)
+            request.mirrors = mirrors(of: id, first: record.url)
+            submit(request)
+            emit(id, force: true)
+        }
+        rebalanceRates()
+    }
+
+    /// Whether `record` is a chunk plan whose plan file is not (or no longer) in the store.
+    func needsPlanning(_ record: TransferRecord) -> Bool {
+        record.planKind == .chunks && !store.hasChunkPlan(productID: record.productID, version: record.contentVersion)
+    }
+
+    /// Whether the download of `productID` at `version` is a chunk plan that waits to be planned again.
+    package func needsPlanning(_ productID: String, version: String) -> Bool {
+        guard let record = records[productID], record.contentVersion == version else { return false }
+        return needsPlanning(record)
+    }
+
+    /// Every mirror of a download, `first` (the one in use) first: a chunk plan fetches from all at once. With a URL
+    /// authorizer only `first`, which the authorizer signs.
+    func mirrors(of id: String, first: String) -> [String] {
+        guard authorizer == nil, let candidates = routes[id]?.candidates, candidates.contains(first) else { return [first] }
+        return [first] + candidates.filter { $0 != first }
+    }
+
+    /// The cap for one transfer: its own, and its share of the global cap.
+    func rateCap(for record: TransferRecord) -> Int64 {
+        var caps: [Int64] = []
+        if record.maxBytesPerSecond > 0 { caps.append(record.maxBytesPerSecond) }
+        if options.maxBytesPerSecond > 0 { caps.append(max(1, options.maxBytesPerSecond / Int64(max(1, active.count)))) }
+        return caps.min() ?? 0
+    }
+
+    /// Re-divides the global cap among the transfers now running.
+    func rebalanceRates() {
+        guard options.maxBytesPerSecond > 0 else { return }
+        for id in active { if let record = records[id] { engine.setRate(id, bytesPerSecond: rateCap(for: record)) } }
+    }
+
+    /// Applies one engine event.
+    func handle(_ event: TransferEvent) async {
+        let now = MonotonicTime.now()
+        switch event {
+        case .started(let id, let offset, let restartedFromZero):
+            logStart(id, offset: offset, restartedFromZero: restartedFromZero)
+            if var record = records[id], record.writtenInBoot != BootIdentity.current, record.downloadState == .active {
+                // The file is now cut to what this attempt keeps; what it writes next is this boot's.
+                record.writtenInBoot = BootIdentity.current
+                save(&record)
+            }
+            live[id]?.downloadedBytes = offset
+            live[id]?.estimator.start(at: now, bytes: offset)
+            routeStarted(id)
+            emit(id, force: false)
+        case .progress(let id, let bytes):
+            DownloadMetrics.received(bytes: bytes - (live[id]?.downloadedBytes ?? bytes))
+            live[id]?.downloadedBytes = bytes
+            live[id]?.estimator.record(bytes: bytes, at: now)
+            emit(id, force: false)
+        case .checkpoint(let id, let offset, let validator):
+            checkpointed(id, offset: offset, validator: validator, at: now)
+        case .verified(let id, let archivePath):
+            active.remove(id)
+            rememberMirror(id)
+            // Every byte is on disk: say so first (progress 1), then free the transfer's slot — the
+            // next download starts while this one installs, and events keep flowing, so installs of
+            // several packages run side by side.
+            if let expected = records[id]?.expectedLength {
+                DownloadMetrics.received(bytes: expected - (live[id]?.downloadedBytes ?? expected))
+                live[id]?.downloadedBytes = expected
+            }
+            emit(id, force: true)
+            releaseStopWaiters(id)
+            admit()
+            postVerifyTasks[id] = Task {
+                await self.verified(id, archivePath: archivePath)
+                self.postVerifyTasks[id] = nil
+            }
+        case .failed(let id, let failure, let offset):
+            active.remove(id)
+            failed(id, failure: failure, offset: offset)
+            releaseStopWaiters(id)
+            admit()
+        case .stopped(let id, let offset, let deleted):
+            active.remove(id)
+            stopped(id, offset: offset, deleted: deleted)
+            releaseStopWaiters(id)
+            admit()
+        }
+        DownloadMetrics.active(active.count)
+    }
+
+    /// Journals a durable offset (the bytes below it are fsynced).
+    private func checkpointed(_ id: String, offset: Int64, validator: Validator?, at now: Double) {
+        guard var record = records[id], record.downloadState != .cancelled else { return }
+        record.durableOffset = offset
+        record.validator = validator
+        record.writtenInBoot = BootIdentity.current
+        if let state = live[id] {
+            record.timeRemaining = state.estimator.timeRemaining(remaining: record.expectedLength - offset, at: now)
+        }
+        records[id] = record
+        // Said before the journal write, so a trace of the process shows it after the fsync it relies on.
+        DownloadLog.transfer.trace("journaling a durable offset", metadata: ["product": "\(id)", "offset": "\(offset)"])
+        do {
+            try journal.recordCheckpoint(
+                id, offset: offset, validator: validator, timeRemaining: record.timeRemaining,
+                writtenInBoot: record.writtenInBoot)
+        } catch {
+            DownloadLog.transfer.error("cannot record a checkpoint", metadata: ["product": "\(id)", "error": "\(error)"])
+        }
+    }
+
+    private func verified(_ id: String, archivePath: String) async {
+        guard var record = records[id] else { return }
+        live[id]?.estimator.stop()
+        DownloadLog.transfer.debug("verified", metadata: ["product": "\(id)", "archive": "\(archivePath)"])
+        if record.downloadState == .cancelled {
+            store.discardTransfer(productID: id, version: record.contentVersion, partialPath: archivePath)
+            return
+        }
+        record.durableOffset = record.expectedLength
+        record.archivePath = archivePath
+        record.phase = TransferPhase.verified.rawValue
+        record.lastError = nil
+        record.lastErrorCode = nil
+        record.timeRemaining = 0
+        live[id]?.downloadedBytes = record.expectedLength
+        save(&record)
+        if let postVerify {
+            do {
+                try await postVerify(VerifiedArchive(
+                    productID: id, contentIdentifier: record.contentIdentifier,
+                    contentVersion: record.contentVersion, archivePath: archivePath, plan: record.planKind ?? .wholeArchive))
+            } catch {
+                guard var current = records[id] else { return }
+                let failure = error as? DownloadError ?? DownloadError(code: .io, message: "\(error)")
+                DownloadMetrics.failed(code: failure.code.rawValue)
+                current.downloadState = .failed
+                current.lastErrorCode = failure.code.rawValue
+                current.lastError = failure.message
+                save(&current)
+                emit(id, force: true)
+                return
+            }
+        }
+        guard var current = records[id], current.downloadState != .cancelled else { return }
+        current.downloadState = .finished
+        DownloadMetrics.finished()
+        if postVerify != nil { current.phase = TransferPhase.installed.rawValue }
+        save(&current)
+        emit(id, force: true)
+    }
+
+    private func failed(_ id: String, failure: TransferFailure, offset: Int64) {
+        guard var record = records[id] else { return }
+        live[id]?.estimator.stop()
+        guard record.downloadState == .active else { return }  // paused or cancelled meanwhile
+        record.durableOffset = max(0, offset)
+        live[id]?.downloadedBytes = record.durableOffset
+        let verdict = failure.verdict(for: &record)
+        var final = verdict.final
+        record.lastErrorCode = verdict.error.code.rawValue
+        record.lastError = verdict.error.message
+        if verdict.restartFromZero {
+            store.discardPartial(productID: id, partialPath: record.partialPath)
+            record.durableOffset = 0
+            record.validator = nil
+            live[id]?.downloadedBytes = 0
+        }
+        switch reroute(id, failure: failure, givingUp: final != nil || record.attempts + 1 >= options.maxAttempts, record: &record) {
+        case .unchanged:
+            break
+        case .retryNow:
+            record.downloadState = .waiting
+            live[id]?.retryAt = nil
+            save(&record)
+            emit(id, force: true)
+            return  // handle(_:) admits it again
+        case .fail(let error):
+            final = error
+        }
+        record.attempts += 1
+        if let final {
+            DownloadLog.transfer.debug("failed", metadata: ["product": "\(id)", "reason": "\(final.message)"])
+            DownloadMetrics.failed(code: final.code.rawValue)
+            record.downloadState = .failed
+            record.lastErrorCode = final.code.rawValue
+            record.lastError = final.message
+        } else if record.attempts >= options.maxAttempts {
+            DownloadMetrics.failed(code: verdict.error.code.rawValue)
+            record.downloadState = .failed
+        } else {
+            DownloadMetrics.retried()
+            DownloadLog.transfer.debug(
+                "retry", metadata: ["product": "\(id)", "attempt": "\(record.attempts)", "reason": "\(verdict.error.message)"])
+            record.downloadState = .waiting
+            scheduleRetry(id, attempt: record.attempts, verdict: verdict)
+        }
+        save(&record)
+        emit(id, force: true)
+    }
+
+    /// Sets when a failed download may be admitted again and wakes the admission then: at once after a
+    /// restart from zero (nothing to back off from), else after the backoff or the server's `Retry-After`.
+    private func scheduleRetry(_ id: String, attempt: Int, verdict: FailureVerdict) {
+        let delay = verdict.restartFromZero && verdict.retryAfter == nil
+            ? 0 : options.retryDelay(attempt: attempt, retryAfter: verdict.retryAfter)
+        live[id]?.retryAt = MonotonicTime.now() + delay
+        guard delay > 0 else { return }
+        Task { [weak self] in
+            try? await Task.sleep(for: .seconds(delay))
+            await self?.admit()
+        }
+    }
+
+    private func stopped(_ id: String, offset: Int64, deleted: Bool) {
+        guard var record = records[id] else { return }
+        live[id]?.estimator.stop()
+        let intent = live[id]?.stopIntent
+        live[id]?.stopIntent = nil
+        DownloadLog.transfer.debug(
+            "stopped", metadata: ["product": "\(id)", "offset": "\(offset)", "why": "\(intent.map { "\($0)" } ?? "interrupted")"])
+        if offset >= 0, !deleted, record.downloadState != .cancelled {
+            record.durableOffset = offset
+            // What the transfer kept: its last count, or the stop's offset when that is further (a whole archive's
+            // write buffer flushed); a chunk plan's offset counts only its contiguous prefix.
+            let kept = max(live[id]?.downloadedBytes ?? 0, offset)
+            live[id]?.downloadedBytes = kept
+        }
+        switch intent {
+        case .cancel, .pause:
+            break  // the state was set when the command arrived
+        case .none:
+            if record.downloadState == .active { record.downloadState = .waiting }  // interrupted: continue next run
+        }
+        if record.downloadState == .cancelled {
+            store.discardTransfer(productID: id, version: record.contentVersion, partialPath: record.partialPath)
+            record.durableOffset = 0
+            live[id]?.downloadedBytes = 0
+        }
+        save(&record)
+        emit(id, force: true)
+    }
+
+    /// Logs how a transfer attempt began: resumed with a range the server honoured, restarted from zero
+    /// because it sent the whole file (range ignored, or the file changed), or from the first byte.
+    private func logStart(_ id: String, offset: Int64, restartedFromZero: Bool) {
+        let decision = restartedFromZero ? "server sent the whole file: restarting from byte 0"
+            : offset > 0 ? "resuming at byte \(offset)" : "from byte 0"
+        DownloadLog.transfer.debug("range decision", metadata: ["product": "\(id)", "decision": "\(decision)"])
+    }
+}

@@ -1,0 +1,262 @@
+internal import Logging
+package import ContentDelivery
+internal import ContentPackaging
+internal import Foundation
+
+/// Drives the downloads of one store: admits up to `concurrency` transfers to the engine, applies
+/// engine events to the journal, retries, computes progress and `timeRemaining`, and applies
+/// pause/resume/cancel from this process or others.
+///
+/// Lifecycle: ``start()`` (takes the store's driver lock), then ``enqueue(_:url:)`` and commands,
+/// then ``shutdown()`` (pauses and checkpoints running transfers; they resume on the next start).
+/// Observe ``updates``: every state change is delivered, in order; progress of an active download every
+/// ``DownloadOptions/progressInterval`` (0.25 s), steadily, however the bytes arrive.
+package actor DownloadManager {
+    /// Snapshots as downloads change from now on, for one listener (each access adds one).
+    ///
+    /// Every state change is delivered, in order, including `timeRemaining` becoming -1 when a transfer
+    /// stalls; while a listener has not read them, progress-only snapshots of a download replace one
+    /// another, so its buffer stays bounded. Ends after ``shutdown()`` once read; cancelling the iterating
+    /// task or dropping the sequence removes the listener. Opaque so the implementation can change.
+    package nonisolated var updates: some AsyncSequence<DownloadSnapshot, Never> & Sendable { published.subscribe() }
+    nonisolated let published = UpdateBroadcaster<DownloadSnapshot>()
+    let store: Store
+    var options: DownloadOptions
+    let journal: SQLiteJournal
+    let engine: TransferEngine
+    var lock: DriverLock?
+    var records: [String: TransferRecord] = [:]
+    var live: [String: LiveState] = [:]
+    var active: Set<String> = []
+    var postVerify: PostVerifyStep?
+    /// Gives each transfer attempt a feed an overlapped install follows (`nil`: nobody follows).
+    var feedProvider: (@Sendable (TransferRequest) -> GrowingArchive?)?
+    var eventTask: Task<Void, Never>?
+    /// Post-verify steps (installs) in flight, by download; shutdown waits for them.
+    var postVerifyTasks: [String: Task<Void, Never>] = [:]
+    var pollTask: Task<Void, Never>?
+    /// Sends the progress of active downloads at ``DownloadOptions/progressInterval`` (``tickProgress()``).
+    var cadenceTask: Task<Void, Never>?
+    /// Callers of ``pauseAndWait(_:)`` waiting for their transfer's stop, by download.
+    var stopWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]
+    var isShutDown = false
+    var routes: [String: ArchiveRoute] = [:]
+    var authorizer: ArchiveURLAuthorizer?
+
+    /// Per-download state that only lives in memory.
+    struct LiveState {
+        var downloadedBytes: Int64 = 0
+        var estimator = RateEstimator()
+        var lastEmit: Double = 0
+        /// The `timeRemaining` of the last snapshot sent (a stall must be sent when it turns to -1).
+        var sentTimeRemaining: Double = downloadTimeRemainingUnknown
+        var retryAt: Double?
+        var stopIntent: StopIntent?
+    }
+
+    /// Why a stop was sent to the engine.
+    enum StopIntent { case pause, cancel }
+
+    /// Creates the engine over `store` (no thread, no lock yet); writes go through the store's one
+    /// journal connection, shared with the ``ContentQueue`` and everything else in this process.
+    package init(store: Store, options: DownloadOptions = DownloadOptions()) throws {
+        self.store = store
+        self.options = options
+        self.journal = try store.journal()
+        engine = try TransferEngine(settings: options.transfer)
+    }
+
+    /// Installs the step that runs after verification (the installer).
+    package func setPostVerifyStep(_ step: PostVerifyStep?) { postVerify = step }
+
+    /// Installs the hook that attaches a ``GrowingArchive`` to each request handed to the engine,
+    /// so the content queue can extract an archive while it downloads.
+    package func setTransferFeedProvider(_ provider: (@Sendable (TransferRequest) -> GrowingArchive?)?) {
+        feedProvider = provider
+    }
+
+    /// Takes the driver lock, reloads the journal (an `active` row means a crash: it waits again),
+    /// applies commands left by other processes, and starts transferring.
+    /// - Throws: ``DriverLockError/busy(store:pid:)`` when another process drives the store.
+    package func start() throws {
+        guard lock == nil else { return }
+        lock = try DriverLock(store: store)
+        for var record in try journal.records() {
+            var changed = false
+            if record.downloadState == .active {
+                record.downloadState = .waiting
+                changed = true
+            }
+            if record.planKind == nil {  // journaled before the column: resolved once, from what the download kept
+                record.planKind = store.legacyPlanKind(productID: record.productID, version: record.contentVersion)
+                changed = true
+            }
+            if changed { try journal.save(record) }
+            records[record.productID] = record
+            live[record.productID] = LiveState(downloadedBytes: record.durableOffset)
+        }
+        engine.start()
+        let events = engine.events
+        eventTask = Task { [weak self] in
+            for await event in events { await self?.handle(event) }
+        }
+        let interval = options.commandPollInterval
+        pollTask = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(interval))
+                await self?.pollCommands()
+                await self?.reportStalls()
+            }
+        }
+        cadenceTask = Task { [weak self] in
+            while !Task.isCancelled, let pause = await self?.nextTickDelay() {
+                try? await Task.sleep(for: .seconds(pause))
+                await self?.tickProgress()
+            }
+        }
+        pollCommands()
+        admit()
+    }
+
+    /// Pauses and checkpoints running transfers (their rows go back to `waiting`, so the next run
+    /// continues them), stops the engine and ends ``updates``.
+    package func shutdown() async {
+        guard !isShutDown else { return }
+        isShutDown = true
+        pollTask?.cancel()
+        cadenceTask?.cancel()
+        await engine.shutdown()
+        await eventTask?.value
+        for id in Array(stopWaiters.keys) { releaseStopWaiters(id) }
+        while let (_, task) = postVerifyTasks.first {  // installs finish; they are never cut off
+            await task.value
+        }
+        for id in active {
+            guard var record = records[id] else { continue }
+            record.downloadState = .waiting
+            save(&record)
+        }
+        active.removeAll()
+        published.finish()
+        lock = nil
+    }
+
+    /// Adds a product to the store's downloads, or reattaches to its existing download.
+    ///
+    /// An unfinished download of the same archive (same SHA-256, length and ``DownloadPlanKind``) keeps its bytes
+    /// and state (a paused one stays paused); a failed one is retried from its bytes; a cancelled one, or one for
+    /// a different archive or plan (a partial archive means nothing to a chunk plan), starts over.
+    /// `transactionID` links the download to the queue's transaction (kept when `nil`); `plan` is how the queue
+    /// decided to fetch it.
+    @discardableResult
+    package func enqueue(
+        _ product: CatalogProduct, url: String, transactionID: String? = nil, plan: DownloadPlanKind
+    ) throws -> DownloadSnapshot {
+        let id = product.productID
+        if var existing = records[id], existing.expectedSHA256 == product.sha256.lowercased(),
+           existing.expectedLength == product.length, existing.planKind == plan
+        {
+            existing.url = url
+            existing.transactionID = transactionID ?? existing.transactionID
+            // A verified archive kept by `--no-install` is installed from the file; a tree installed in place is
+            // never reused (a folder at that path is a new update's or repair's tree).
+            if existing.downloadState == .finished, plan == .wholeArchive, let archive = existing.archivePath,
+               FileManager.default.fileExists(atPath: archive)
+            {
+                save(&existing)
+                emit(id, force: true)  // observers waiting for a terminal state get one
+                return snapshot(of: id)!
+            }
+            existing.prepareToReattach()
+            save(&existing)
+            if live[id] == nil { live[id] = LiveState(downloadedBytes: existing.durableOffset) }
+            live[id]?.downloadedBytes = existing.durableOffset
+            emit(id, force: true)
+            admit()
+            return snapshot(of: id)!
+        }
+        if records[id] != nil, active.contains(id) {
+            engine.cancel(id)
+            live[id]?.stopIntent = .cancel
+        }
+        let partial = store.partialFile(productID: id).path
+        store.discardPartial(productID: id, partialPath: partial)
+        if let existing = records[id], existing.contentVersion != product.contentVersion.description {
+            store.discardUpdate(productID: id, version: existing.contentVersion)
+        }
+        var record = TransferRecord(product, url: url, partialPath: partial, transactionID: transactionID, plan: plan)
+        records[id] = record
+        live[id] = LiveState()
+        save(&record)
+        emit(id, force: true)
+        admit()
+        return snapshot(of: id)!
+    }
+
+    /// Caps the total receive rate in bytes per second (0 = none), divided among the running transfers like
+    /// ``DownloadOptions/maxBytesPerSecond``, which it replaces; applies to running transfers at once.
+    package func setTotalRateLimit(bytesPerSecond: Int64) {
+        options.maxBytesPerSecond = max(0, bytesPerSecond)
+        for id in active { if let record = records[id] { engine.setRate(id, bytesPerSecond: rateCap(for: record)) } }
+    }
+
+    /// Caps one download's receive rate in bytes per second (0 = none); applies to a running transfer at once.
+    package func setRateLimit(_ productID: String, bytesPerSecond: Int64) {
+        guard var record = records[productID] else { return }
+        record.maxBytesPerSecond = max(0, bytesPerSecond)
+        save(&record)
+        if active.contains(productID) { engine.setRate(productID, bytesPerSecond: rateCap(for: record)) }
+    }
+
+    /// The kind and kept bytes of an unfinished attempt of `productID` at `version` that kept bytes (waiting,
+    /// active, paused or failed), for the plan stage: a whole-archive attempt under way finishes as it began.
+    package func stoppedAttempt(of productID: String, version: String) -> (kind: DownloadPlanKind?, bytes: Int64)? {
+        guard let record = records[productID], record.contentVersion == version,
+              [.waiting, .active, .paused, .failed].contains(record.downloadState)
+        else { return nil }
+        let bytes = live[productID]?.downloadedBytes ?? record.durableOffset
+        return bytes > 0 ? (record.planKind, bytes) : nil
+    }
+
+    /// The current snapshot of one download.
+    package func snapshot(of productID: String) -> DownloadSnapshot? {
+        guard let record = records[productID] else { return nil }
+        var snapshot = DownloadSnapshot(record: record)
+        if let state = live[productID], record.downloadState != .finished {
+            snapshot.downloadedBytes = state.downloadedBytes
+            snapshot.progress = record.expectedLength > 0
+                ? min(1, Double(state.downloadedBytes) / Double(record.expectedLength)) : 0
+            snapshot.timeRemaining = record.downloadState == .active
+                ? state.estimator.timeRemaining(remaining: record.expectedLength - state.downloadedBytes, at: MonotonicTime.now())
+                : downloadTimeRemainingUnknown
+        }
+        return snapshot
+    }
+
+    /// Every download in the store.
+    package func snapshots() -> [DownloadSnapshot] {
+        records.values.sorted { ($0.createdAt, $0.productID) < ($1.createdAt, $1.productID) }
+            .compactMap { snapshot(of: $0.productID) }
+    }
+
+    // MARK: Internals shared by the extensions
+
+    func save(_ record: inout TransferRecord) {
+        record.updatedAt = Date()
+        records[record.productID] = record
+        do { try journal.save(record) } catch {
+            // The journal is the crash-recovery record; without it continuing would lie later.
+            DownloadLog.transfer.error(
+                "cannot write the journal", metadata: ["path": "\(store.journalFile.path)", "error": "\(error)"])
+        }
+    }
+
+    func emit(_ id: String, force: Bool) {
+        let now = MonotonicTime.now()
+        guard let snapshot = snapshot(of: id) else { return }
+        if !force, let last = live[id]?.lastEmit, now - last < options.progressInterval { return }
+        live[id]?.lastEmit = now
+        live[id]?.sentTimeRemaining = snapshot.timeRemaining
+        published.yield(snapshot)
+    }
+}

@@ -1,0 +1,290 @@
+internal import SystemSupport
+internal import CCurl
+
+/// One connection of a ``ChunkScheduler``: an easy handle fetching one ``FetchQueue/Run`` at a time from one
+/// mirror, cutting the body into whole chunk frames for the install pipeline.
+///
+/// The reply rules are the range rules of every archive request: 206 with exactly the range asked for (and the
+/// mirror's ETag, once it has shown one) continues; 200 means the server ignores `Range` — the body is the whole
+/// archive, and the connection takes from it every chunk the plan still waits for as it passes (nothing is
+/// fetched twice because of it); anything else ends the request with a failure the scheduler classifies. A run of
+/// several ranges is one multi-range request; its `multipart/byteranges` reply is read part by part
+/// (``MultipartByteranges``), each part exactly the next range asked for, or the connection stops and reports
+/// ``rangesRefused``.
+///
+/// - Important: Not thread-safe: created, used and destroyed on the transfer thread.
+final class ChunkConnection {
+    /// How the reply was judged.
+    enum Verdict {
+        /// Body bytes are taken.
+        case accept
+        /// The reply cannot serve the run; nothing of its body is taken.
+        case reject(TransferFailure)
+        /// The reply is not needed (another connection already reads this mirror's whole archive): no fault.
+        case drop
+    }
+
+    let easy: EasyHandle
+    /// The scheduler's mirror number.
+    let mirror: Int
+    /// The run in flight, and the position in it of the chunk arriving.
+    private(set) var run: FetchQueue.Run?
+    private(set) var nextInRun = 0
+    var head = ResponseHead()
+    private(set) var verdict: Verdict?
+    /// The server sends the whole archive (it ignored `Range`).
+    private(set) var wholeArchive = false
+    /// The archive offset of the next body byte.
+    private(set) var position: Int64 = 0
+    /// The frame being filled: its chunk and its bytes so far, in ``FrameMemory`` segments.
+    private var frame: (chunk: Int, data: SegmentedFrame)?
+    /// The next frame of the run, admitted to the engine's ``FrameMemory`` before its first byte: its chunk and
+    /// segments.
+    private var admitted: (chunk: Int, segments: Int)?
+    /// Reading stopped because everything asked for had arrived (libcurl then reports a write error).
+    private(set) var stoppedAtEnd = false
+    /// When the last body byte arrived (or the request started), for stall detection.
+    private(set) var lastBytes: Double
+    /// When the run in flight was requested.
+    private(set) var requested: Double = 0
+    /// Body bytes this connection received in all (for the mirror's throughput).
+    private(set) var received: Int64 = 0
+    /// Paused by the download's rate cap (``RateBucket``) until the scheduler resumes it.
+    var paused = false
+    /// Paused because the engine's frame memory had no room for a frame of this many segments at this archive
+    /// offset, until the scheduler resumes it (``FrameMemory/mayResume(_:at:for:)``); `nil` when not.
+    var waitsForMemory: (segments: Int, offset: Int64)?
+    /// The failure found while receiving (an overlong body), if any.
+    private(set) var failure: TransferFailure?
+    /// The reader of a multi-range reply, and the next of the run's ranges it must bring.
+    private var parts: MultipartByteranges?
+    private var nextRange = 0
+    /// Why a multi-range reply could not be read (malformed, or not the ranges asked for): the server does not
+    /// answer several ranges correctly.
+    private(set) var rangesRefused: String?
+    unowned let scheduler: ChunkScheduler
+
+    /// libcurl's receive buffer for each connection. Frames go to ``FrameMemory`` segments in libcurl's write-callback
+    /// pieces anyway, and a plan runs up to ``TransferSettings/maxConnections`` of them.
+    static let receiveBufferBytes = 64 << 10
+
+    init(mirror: Int, scheduler: ChunkScheduler) throws(CurlError) {
+        self.mirror = mirror
+        self.scheduler = scheduler
+        easy = try EasyHandle()
+        lastBytes = MonotonicTime.now()
+    }
+
+    /// Points the handle at `run` on `url`; the caller puts it on the multi handle. A run without chunks is a probe
+    /// (``FetchQueue/Run/probe``): a `HEAD` for its ranges, whose reply head alone says what the server does.
+    func start(_ run: FetchQueue.Run, url: String, settings: TransferSettings, rate: Int64, validator: Validator?) throws(CurlError) {
+        self.run = run
+        nextInRun = 0
+        head = ResponseHead()
+        verdict = nil
+        wholeArchive = false
+        stoppedAtEnd = false
+        paused = false
+        waitsForMemory = nil
+        failure = nil
+        parts = nil
+        nextRange = 0
+        rangesRefused = nil
+        position = run.range.lowerBound
+        lastBytes = MonotonicTime.now()
+        requested = lastBytes
+        try easy.configureArchiveRequest(
+            url: url, settings: settings, maxBytesPerSecond: rate, offset: run.range.lowerBound, last: run.range.upperBound - 1,
+            ifRange: validator?.ifRange, owner: Unmanaged.passUnretained(self).toOpaque(),
+            body: ChunkConnection.bodyCallback, header: ChunkConnection.headerCallback)
+        try easy.set(large: CURLOPT_MAX_RECV_SPEED_LARGE, 0)  // the download's cap is the scheduler's bucket
+        // Best effort, as in configureArchiveRequest: a smaller receive buffer than a single download's.
+        _ = CCurl_easy_setopt_long(
+            easy.raw, CURLOPT_BUFFERSIZE, min(Self.receiveBufferBytes, TransferSettings.receiveBufferSize(forCap: rate)))
+        try easy.set(CURLOPT_NOBODY, run.chunks.isEmpty ? 1 : 0)  // a probe (no chunks) asks for the head only
+        if run.chunks.isEmpty { try easy.set(CURLOPT_HTTPGET, 0) }
+        if run.ranges.count > 1 {
+            try easy.set(CURLOPT_RANGE, run.ranges.map { "\($0.lowerBound)-\($0.upperBound - 1)" }.joined(separator: ","))
+        }
+    }
+
+    /// The reply is `multipart/byteranges`: its body is read by `reader`, part by part.
+    func readParts(with reader: MultipartByteranges) {
+        parts = reader
+    }
+
+    /// The chunks of the run in flight whose frames have not been handed over whole: what a failed request
+    /// gives back. Ends the run (a partial frame is dropped).
+    func abandon() -> [Int] {
+        defer {
+            run = nil
+            scheduler.memory.giveBack(frame?.data, handedOver: false, unused: admitted?.segments ?? 0)
+            scheduler.memory.forget(self)
+            frame = nil
+            admitted = nil
+        }
+        guard let run else { return [] }
+        return Array(run.chunks[min(nextInRun, run.chunks.count)...])
+    }
+
+    /// Judges the reply head if no body byte did (an error reply with an empty body); with no reply head at all
+    /// (the request failed below HTTP) there is nothing to judge: the transport error is the reason.
+    func settleVerdict() {
+        if verdict == nil, run != nil, head.status != 0 { verdict = scheduler.judge(self) }
+    }
+
+    /// Whether the run in flight has arrived whole.
+    var runComplete: Bool { run.map { nextInRun == $0.chunks.count } ?? true }
+
+    /// Ends a run that arrived whole.
+    func endRun() {
+        run = nil
+        scheduler.memory.giveBack(nil, handedOver: false, unused: admitted?.segments ?? 0)
+        admitted = nil
+    }
+
+    /// Resumed after a pause: the stall clock starts again.
+    func resumed() { lastBytes = MonotonicTime.now() }
+
+    // MARK: Callbacks (transfer thread, inside curl_multi_perform)
+
+    static let bodyCallback: curl_write_callback = { data, size, count, user in
+        guard let user else { return 0 }
+        let connection = Unmanaged<ChunkConnection>.fromOpaque(user).takeUnretainedValue()
+        return connection.receive(UnsafeRawBufferPointer(start: data, count: size * count))
+    }
+
+    static let headerCallback: curl_write_callback = { data, size, count, user in
+        guard let user, let data else { return 0 }
+        let connection = Unmanaged<ChunkConnection>.fromOpaque(user).takeUnretainedValue()
+        connection.head.consume(line: String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self))
+        return size * count
+    }
+
+    private func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard run != nil else { return 0 }
+        if verdict == nil { verdict = scheduler.judge(self) }
+        guard case .accept = verdict else { return 0 }
+        if let refused = admitFrame() {
+            waitsForMemory = refused  // libcurl keeps these bytes; the scheduler resumes once a frame comes back
+            return Int(CURL_WRITEFUNC_PAUSE)
+        }
+        guard scheduler.admit(bytes.count) else {
+            paused = true  // libcurl keeps these bytes and hands them over again once resumed
+            return Int(CURL_WRITEFUNC_PAUSE)
+        }
+        if head.status == 200, !wholeArchive {
+            wholeArchive = true
+            position = 0
+        }
+        lastBytes = MonotonicTime.now()
+        received += Int64(bytes.count)
+        guard var reader = parts else { return take(bytes) ? bytes.count : 0 }
+        var going = true
+        let problem = reader.feed(bytes) { event in
+            switch event {
+            case .part(let range):
+                guard let run, nextRange < run.ranges.count, range == run.ranges[nextRange], frame == nil else {
+                    rangesRefused = "a part brought bytes \(range.lowerBound)-\(range.upperBound - 1), not the next range asked for"
+                    going = false
+                    return false
+                }
+                nextRange += 1
+                position = range.lowerBound
+                return true
+            case .data(let piece):
+                going = take(piece)
+                return going
+            }
+        }
+        parts = reader
+        if let problem { rangesRefused = problem }
+        return going && rangesRefused == nil ? bytes.count : 0
+    }
+
+    /// Admits the frame these bytes go to, before any is taken: the frame being filled if it started unadmitted
+    /// (it began inside the delivery that ended the previous one: one delivery's bytes, in one segment), else the
+    /// run's next frame. The frame refused when the engine's frame memory has no room for it now.
+    private func admitFrame() -> (segments: Int, offset: Int64)? {
+        if let frame {
+            guard frame.data.admitted == 0 else { return nil }
+            let range = scheduler.frameRange(of: frame.chunk), segments = FrameMemory.segments(for: Int(range.count))
+            guard scheduler.memory.admit(segments, at: range.lowerBound, for: self) else { return (segments, range.lowerBound) }
+            self.frame!.data.admitted = segments
+            return nil
+        }
+        guard admitted == nil, let run, nextInRun < run.chunks.count else { return nil }
+        let chunk = run.chunks[nextInRun]
+        let range = scheduler.frameRange(of: chunk), segments = FrameMemory.segments(for: Int(range.count))
+        guard scheduler.memory.admit(segments, at: range.lowerBound, for: self) else { return (segments, range.lowerBound) }
+        admitted = (chunk, segments)
+        return nil
+    }
+
+    /// Takes body bytes arriving at ``position``: reads through gaps, fills frames and hands whole ones over.
+    /// `false` when reading must stop (everything asked for is here, or the body skipped bytes of a frame).
+    private func take(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var rest = bytes[...]
+        while !rest.isEmpty {
+            guard nextInRun < run!.chunks.count || wholeArchive else {
+                stoppedAtEnd = true  // everything asked for is here; the server sends more (a whole archive)
+                return false
+            }
+            let chunk: Int
+            if nextInRun < run!.chunks.count {
+                chunk = run!.chunks[nextInRun]
+            } else if let claimed = scheduler.claim(at: position) {
+                chunk = claimed  // a whole archive passing by: take what the plan still waits for
+                run!.chunks.append(claimed)
+            } else {
+                guard let skip = scheduler.bytesToNextWaiting(from: position) else {
+                    stoppedAtEnd = true
+                    return false
+                }
+                let count = Int(min(Int64(rest.count), skip))
+                position += Int64(count)
+                rest = rest.dropFirst(count)
+                continue
+            }
+            let frameRange = scheduler.frameRange(of: chunk)
+            if position < frameRange.lowerBound + Int64(frame?.data.length ?? 0) {  // a gap the plan does not need
+                guard frame == nil else {
+                    failure = .cannotResume(reason: "the body skipped bytes of chunk \(chunk)")
+                    return false
+                }
+                let count = Int(min(Int64(rest.count), frameRange.lowerBound - position))
+                position += Int64(count)
+                rest = rest.dropFirst(count)
+                continue
+            }
+            guard position == frameRange.lowerBound + Int64(frame?.data.length ?? 0) else {
+                failure = .cannotResume(reason: "the body skipped bytes of chunk \(chunk)")
+                return false
+            }
+            if frame == nil {
+                frame = (chunk, SegmentedFrame())
+                if let admitted, admitted.chunk == chunk {
+                    frame!.data.admitted = admitted.segments
+                    self.admitted = nil
+                }
+            }
+            let need = Int(frameRange.count) - frame!.data.length
+            var count = 0
+            while count < min(need, rest.count) {
+                if frame!.data.room == 0 { frame!.data.append(scheduler.memory.segment()) }
+                count += frame!.data.fill(from: UnsafeRawBufferPointer(rebasing: rest.dropFirst(count).prefix(need - count)))
+            }
+            position += Int64(count)
+            rest = rest.dropFirst(count)
+            if count == need {
+                scheduler.frameArrived(chunk, frame: frame!.data, from: self)
+                frame = nil
+                nextInRun += 1
+            }
+        }
+        return true
+    }
+
+    /// Bytes of the frame being filled (progress counts them).
+    var partialBytes: Int64 { Int64(frame?.data.length ?? 0) }
+}

@@ -1,0 +1,44 @@
+import Glibc
+
+/// What a chunk plan reports from the transfer thread: progress at most 10 times a second, each new durable
+/// offset the install thread published (to be journaled), and the install's first failure.
+struct PipelineReports {
+    private var lastCheckpointOffset: Int64
+    private var lastProgressTime: Double = 0
+    private var reportedBytes: Int64 = 0
+
+    /// Reports start at `durable`, the offset the transfer starts from.
+    init(durable: Int64) { lastCheckpointOffset = durable }
+
+    /// Emits what changed since the last call; returns the install's failure, if any. Progress never goes back.
+    mutating func poll(
+        id: String, received: Int64, install: ChunkInstallPipeline, validator: Validator?, emit: (TransferEvent) -> Void
+    ) -> InstallError? {
+        let now = MonotonicTime.now()
+        if received > reportedBytes, now - lastProgressTime >= 0.1 {
+            lastProgressTime = now
+            reportedBytes = received
+            emit(.progress(id: id, bytesOnDisk: received))
+        }
+        let (durable, failed) = install.status
+        if durable > lastCheckpointOffset {
+            lastCheckpointOffset = durable
+            emit(.checkpoint(id: id, offset: durable, validator: validator))
+        }
+        return failed
+    }
+}
+
+extension TransferFailure {
+    /// How an install failure during a chunk plan is reported: a full disk or a failed system call as
+    /// ``io(operation:path:errno:)``, a chunk that failed its hash as ``badChunk(_:)``, anything else as ``install(_:)``
+    /// (a refusal: the archive disagrees with its signed manifest).
+    init(_ error: InstallError) {
+        switch error {
+        case .insufficientSpace: self = .io(operation: "write", path: "the store", errno: ENOSPC)
+        case .system(let operation, let path, let code): self = .io(operation: operation, path: path, errno: code)
+        case .archiveMismatch(let path, let reason) where path == PlacementLoop.badChunkPath: self = .badChunk(reason)
+        default: self = .install(error.description)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+/// What the engine needs to fetch one archive: where from, where to, and what it must be.
+///
+/// The engine never reads the journal; the manager builds this from a journal record.
+package struct TransferRequest: Sendable, Equatable {
+    /// The download's key (the product identifier).
+    package var id: String
+    /// The archive URL (`http`, `https` or `file`).
+    package var url: String
+    /// The partial file the bytes go to.
+    package var partialPath: String
+    /// Where the verified archive is renamed to.
+    package var archivePath: String
+    /// Bytes already durable on disk (from the journal); the file is truncated to this first…
+    package var offset: Int64
+    /// …unless the bytes past it were written in this boot (``TransferRecord/keepsWrittenTail``):
+    /// then the transfer resumes from the partial file's length and the first checkpoint's fsync
+    /// makes those bytes durable too. The final SHA-256 still covers every byte.
+    package var keepsWrittenTail: Bool
+    /// The exact archive length from the catalog.
+    package var expectedLength: Int64
+    /// The lowercase hex SHA-256 from the catalog.
+    package var expectedSHA256: String
+    /// The validator seen when the download started, sent as `If-Range`.
+    package var validator: Validator?
+    /// Receive-rate cap in bytes per second (0 = none).
+    package var maxBytesPerSecond: Int64
+    /// Told how far the partial file is written, so an overlapped install can follow it; `nil` = nobody follows.
+    package var feed: GrowingArchive?
+    /// Set for a chunk plan (its chunks fetched and installed in place, no archive file); `nil` fetches the archive file.
+    package var chunked: ChunkedInstallTarget?
+    /// Every URL of this archive (``url`` first) a chunk plan fetches from at once; empty = ``url`` only.
+    package var mirrors: [String] = []
+
+    /// Creates a request.
+    package init(
+        id: String, url: String, partialPath: String, archivePath: String, offset: Int64,
+        keepsWrittenTail: Bool = false, expectedLength: Int64, expectedSHA256: String, validator: Validator?, maxBytesPerSecond: Int64 = 0,
+        feed: GrowingArchive? = nil, chunked: ChunkedInstallTarget? = nil
+    ) {
+        self.id = id
+        self.url = url
+        self.partialPath = partialPath
+        self.archivePath = archivePath
+        self.offset = offset
+        self.keepsWrittenTail = keepsWrittenTail
+        self.expectedLength = expectedLength
+        self.expectedSHA256 = expectedSHA256
+        self.validator = validator
+        self.maxBytesPerSecond = maxBytesPerSecond
+        self.feed = feed
+        self.chunked = chunked
+    }
+}
+
+/// The HTTP validator identifying one version of the remote file (RFC 9110 §8.8).
+package struct Validator: Sendable, Equatable, Codable {
+    /// The strong entity tag, quotes included (`"abc"`); weak tags are never stored.
+    package var etag: String?
+    /// The `Last-Modified` date as sent, used only when there is no strong ETag.
+    package var lastModified: String?
+
+    /// Creates a validator.
+    package init(etag: String?, lastModified: String?) {
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+
+    /// The `If-Range` value: the strong ETag, else the date.
+    var ifRange: String? { etag ?? lastModified }
+}

@@ -1,0 +1,88 @@
+internal import SystemSupport
+internal import ContentPackaging
+internal import Logging
+internal import Foundation
+import Glibc
+
+/// The local half of a chunk plan, on the planning thread (`iap-update`) before any byte is fetched: it builds
+/// the new version's tree in `transfers/<product>-<version>.update` from a ``ChunkPlanDecision`` and keeps the
+/// plan for the rest.
+///
+/// In order: folders are made; unchanged files become links to the installed ones; every other file is created
+/// at its full size; each chunk the installed files hold is rebuilt, checked against the new signed chunk index
+/// and written where the new manifest says (a chunk that does not match is fetched instead); the tree is made
+/// durable; and only then is the plan written, durably. The installed folder is only read.
+struct TreeBuilder {
+    let decision: ChunkPlanDecision
+
+    private var package: ChunkedPackage { decision.package }
+    private var installed: (chunks: InstalledChunks, folder: InstalledFolder)? { decision.installed }
+    private var treePath: String { decision.treePath }
+
+    /// Builds the tree and keeps the plan; throws ``InstallError`` naming the path and the reason when the tree
+    /// cannot be built (``PlanBuilder/nothingToFetch`` when every chunk was rebuilt: the caller plans from nothing).
+    func build() throws(InstallError) -> ChunkPlan {
+        var draft = decision.draft
+        Store.discardPlan(treePath: treePath)
+        let tree = try StagingTree(path: treePath, wipe: true, expectedBytes: package.manifest.uncompressedSize)
+        for directory in decision.directories { try tree.makeDirectory(directory) }
+        for link in draft.links {
+            guard let (chunks, folder) = installed else { break }
+            let installedPath = chunks.manifest.files[link.installedFile].path
+            let made: Void? = try folder.withParent(of: installedPath) { parent, name throws(InstallError) in
+                try tree.link(name, in: parent, as: package.files[link.file].path)
+            }
+            guard made != nil else { throw .system(operation: "link", path: folder.path + "/" + installedPath, errno: ENOENT) }
+        }
+        let placement = ChunkPlacement(package: package, written: draft.written, tree: tree)
+        for index in draft.written {
+            let file = package.files[index]
+            try tree.create(file.path, size: file.size)
+        }
+        let missed = try rebuild(draft.local, into: placement)
+        CrashHook.reach(.prepare)
+        try placement.release()
+        try tree.sync()
+        draft.fetch = (draft.fetch + missed).sorted()
+        guard !draft.fetch.isEmpty else { throw .archiveMismatch(path: treePath, reason: PlanBuilder.nothingToFetch) }
+        let plan = ChunkPlan(
+            contentVersion: package.manifest.contentVersion.description, archiveLength: decision.archiveLength,
+            written: draft.written, fetch: draft.fetch, fetchBytes: draft.fetchBytes(in: package),
+            linkedFiles: draft.links.count, rebuiltChunks: draft.local.count - missed.count,
+            rebuiltBytes: draft.local.filter { !missed.contains($0.chunk) }.reduce(0) { $0 + $1.source.length })
+        do { try plan.keep(treePath: treePath) } catch {
+            throw .system(operation: error.operation, path: error.path, errno: error.errno)
+        }
+        return plan
+    }
+
+    /// Rebuilds each chunk from the installed files and writes it when it matches its signed hash; returns
+    /// the chunks that did not (to fetch).
+    private func rebuild(_ chunks: [PlanDraft.LocalChunk], into placement: ChunkPlacement) throws(InstallError) -> [Int] {
+        guard !chunks.isEmpty, let folder = installed?.folder else { return [] }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: package.largestChunk, alignment: 4096)
+        defer { buffer.deallocate() }
+        var missed: [Int] = []
+        for local in chunks {
+            let chunk = package.chunks[local.chunk], source = local.source
+            let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(chunk.uncompressedLength)])
+            guard folder.read(source.path, at: source.fileOffset, count: Int(source.dataLength), into: bytes) else {
+                missed.append(local.chunk)
+                continue
+            }
+            if source.dataLength < source.length {
+                UnsafeMutableRawBufferPointer(rebasing: bytes[Int(source.dataLength)...]).initializeMemory(as: UInt8.self, repeating: 0)
+            }
+            let digest = placement.digest(chunk: local.chunk, bytes: UnsafeRawBufferPointer(bytes))
+            guard digest.sha256 == chunk.sha256.lowercased() else {
+                DownloadLog.transfer.notice(
+                    "an installed file no longer holds a chunk it held; fetching it",
+                    metadata: ["file": "\(folder.path)/\(source.path)", "chunk": "\(local.chunk)"])
+                missed.append(local.chunk)
+                continue
+            }
+            try placement.place(chunk: local.chunk, bytes: UnsafeRawBufferPointer(bytes), digest: digest)
+        }
+        return missed
+    }
+}

@@ -1,0 +1,19 @@
+internal import SystemSupport
+internal import ContentPackaging
+internal import Logging
+internal import Foundation
+import Glibc
+
+/// What the plan stage decided for a chunk-indexed download (``PlanBuilder/decide()``): the place stage builds
+/// its tree from it (`TreeBuilder`).
+struct ChunkPlanDecision {
+    let package: ChunkedPackage
+    /// The installed version's chunks and folder; `nil` for an install from nothing.
+    let installed: (chunks: InstalledChunks, folder: InstalledFolder)?
+    /// The package's folders, admitted.
+    let directories: [String]
+    /// Links, written files, rebuilt and fetched chunks.
+    let draft: PlanDraft
+    let treePath: String
+    let archiveLength: Int64
+}

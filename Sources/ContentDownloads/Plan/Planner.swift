@@ -1,0 +1,111 @@
+internal import SystemSupport
+internal import ContentDelivery
+internal import ContentPackaging
+internal import Foundation
+internal import Logging
+
+/// The plan stage: decides what a download is, once, before any archive byte is requested.
+///
+/// A download is one of two kinds (``DownloadPlanKind``), decided by ``kind(manifestKept:keptPlan:journaled:)``
+/// and nowhere else: a **chunk plan** when the store keeps the signed manifest of a chunk-indexed archive
+/// (``ManifestFetch``), else the **whole archive**. An install from nothing, an update from the installed version
+/// and a repair are all chunk plans: ``decide(_:distrusting:metadata:)`` decodes and checks the manifest (product
+/// and version against the catalog, every path, folder, offset, size and count, the chunk index), drafts what is
+/// linked, rebuilt and fetched, and checks the free space with ``SpacePreflight`` — the one formula every kind uses
+/// (``checkWholeArchiveSpace(_:kept:)`` for the other kind). The place stage then builds the tree from the
+/// decision (`TreeBuilder`).
+///
+/// Owner: the caller's thread. ``decide(_:distrusting:metadata:)`` blocks (it reads manifests and the installed
+/// folder): the queue runs it on `iap-update`.
+struct Planner: Sendable {
+    let store: Store
+    /// The free-space rule (`nil`: not checked; tests on tiny file systems turn it off).
+    let space: SpacePreflight?
+
+    /// The kind of a download: a chunk plan kept for this version is followed; a whole-archive attempt of this
+    /// version that kept bytes (`journaled`) finishes as it began; otherwise a kept manifest makes a chunk plan.
+    static func kind(manifestKept: Bool, keptPlan: Bool, journaled: DownloadPlanKind?) -> DownloadPlanKind {
+        if keptPlan { return .chunks }
+        if journaled == .wholeArchive { return .wholeArchive }
+        return manifestKept ? .chunks : .wholeArchive
+    }
+
+    /// The checked decision for a chunk plan of `product` into `treePath`: from the installed version when it was
+    /// installed from a chunk-indexed archive whose manifest the store keeps (files named in `damaged` are never
+    /// linked or read), else from nothing; a plan from the installed version that has nothing to fetch is made
+    /// from nothing.
+    /// - Throws: ``InstallError`` naming the manifest or path and the reason; nothing is written.
+    func decide(_ product: CatalogProduct, distrusting damaged: Set<String>, metadata: Logger.Metadata) throws(InstallError) -> ChunkPlanDecision {
+        let id = product.productID, version = product.contentVersion.description
+        let manifestPath = store.manifestFile(productID: id, version: version).path
+        let tree = store.updateTreeDirectory(productID: id, version: version).path
+        let package = try Self.checkedPackage(manifestPath: manifestPath, product: product)
+        // Every path is checked before the installed version's manifest is read, so the two manifests and the
+        // paths the check remembers are never held at once.
+        _ = try PlanBuilder.admit(package, treePath: tree)
+        let base = Self.installedChunks(of: id, in: store, sharingPathsWith: package.manifest.files, metadata: metadata)
+        let installed = try base.map { base throws(InstallError) in
+            (chunks: base.0, folder: try InstalledFolder(path: base.2.path, seal: base.1, distrusted: damaged))
+        }
+        do throws(InstallError) {
+            return try builder(package, installed: installed, treePath: tree, archiveLength: product.length).decide()
+        } catch {
+            guard installed != nil, Self.isNothingToFetch(error) else { throw error }
+            return try fromNothing(package, treePath: tree, archiveLength: product.length)
+        }
+    }
+
+    /// The decision that fetches every chunk of `package`: an install from nothing.
+    func fromNothing(_ package: ChunkedPackage, treePath: String, archiveLength: Int64) throws(InstallError) -> ChunkPlanDecision {
+        try builder(package, installed: nil, treePath: treePath, archiveLength: archiveLength).decide()
+    }
+
+    /// Whether `error` says a plan from the installed version would fetch nothing.
+    static func isNothingToFetch(_ error: InstallError) -> Bool {
+        if case .archiveMismatch(_, let reason) = error { return reason == PlanBuilder.nothingToFetch }
+        return false
+    }
+
+    /// Refuses a whole-archive download of `product` when the store's file system cannot hold what is still to
+    /// fetch (`kept` bytes are on disk) and the content beside it; the trash is emptied first when that helps.
+    func checkWholeArchiveSpace(_ product: CatalogProduct, kept: Int64) throws(InstallError) {
+        try space?.check(store: store, archiveLength: max(0, product.length - kept), uncompressedSize: product.uncompressedSize)
+    }
+
+    private func builder(
+        _ package: ChunkedPackage, installed: (chunks: InstalledChunks, folder: InstalledFolder)?, treePath: String, archiveLength: Int64
+    ) -> PlanBuilder {
+        PlanBuilder(
+            package: package, installed: installed, treePath: treePath, archiveLength: archiveLength, space: space, store: store,
+            admitted: true)
+    }
+
+    /// The installed version's chunk index, seal and folder, when it was installed from a chunk-indexed archive
+    /// whose manifest the store keeps; `nil` otherwise (every chunk is fetched). Its paths share the bytes of the
+    /// equal paths of `files` (the new manifest's): an update's two manifests hold most paths once.
+    static func installedChunks(
+        of id: String, in store: Store, sharingPathsWith files: [PackageManifest.File], metadata: Logger.Metadata
+    ) -> (InstalledChunks, timespec?, URL)? {
+        guard let content = store.contentURL(forProductID: id) else { return nil }
+        guard let (manifest, seal) = store.installedManifest(productID: id, sharingPathsWith: files), manifest.chunks != nil else {
+            DownloadLog.transfer.debug(
+                "the installed version has no chunk-indexed manifest in the store; fetching every chunk", metadata: metadata)
+            return nil
+        }
+        return (InstalledChunks(manifest: manifest), seal, content)
+    }
+
+    /// The kept manifest, decoded and checked against the catalog's product (identity, archive, chunk index).
+    static func checkedPackage(manifestPath: String, product: CatalogProduct) throws(InstallError) -> ChunkedPackage {
+        let manifest: PackageManifest
+        do { manifest = try PackageManifest.decode(contentsOfFile: manifestPath) } catch {
+            throw .archiveMismatch(path: manifestPath, reason: "cannot be read: \(error)")
+        }
+        guard manifest.productID == product.productID, manifest.contentVersion == product.contentVersion else {
+            throw .archiveMismatch(
+                path: manifestPath,
+                reason: "describes \(manifest.productID) \(manifest.contentVersion), but the signed catalog offers \(product.productID) \(product.contentVersion) with it; the publisher must publish the right manifest")
+        }
+        return try ChunkedPackage(manifest: manifest, expectedLength: product.length, expectedSHA256: product.sha256, display: manifestPath)
+    }
+}

@@ -1,0 +1,105 @@
+internal import SystemSupport
+internal import ContentDelivery
+internal import ContentPackaging
+internal import Foundation
+internal import Logging
+
+/// What planning a download gave.
+enum PlanOutcome: Sendable {
+    /// A chunk plan, kept beside its tree: the download fetches its chunks.
+    case planned(ChunkPlan)
+    /// No manifest in the store (one-frame archive, or unreachable), or a whole-archive attempt of this version
+    /// under way: the archive is downloaded whole; its space was checked.
+    case wholeArchive
+    /// The manifest was read and refused, the tree cannot be built or the space is short: the download fails with
+    /// this error; the manifest and the tree are deleted, the installed version is untouched.
+    case refused(DownloadError)
+}
+
+extension ContentQueue {
+    /// The plan stage with this queue's store and space rule.
+    var planner: Planner { Planner(store: store, space: installOptions.spacePreflight) }
+
+    /// Plans the download of `product`, the one path from a purchase, an update or a repair to the fetch: the
+    /// signed manifest is fetched and kept (``ManifestFetch``), the kind decided (``Planner/kind(manifestKept:keptPlan:journaled:)``),
+    /// and then either the chunk plan is decided and its tree built, or the whole archive's space checked — all
+    /// before any archive byte is requested. A repair (the same version) names the installed files it found
+    /// `damaged`: they are never linked or read.
+    func plan(_ product: CatalogProduct, distrusting damaged: Set<String> = []) async -> PlanOutcome {
+        let id = product.productID, version = product.contentVersion.description
+        let manifestKept: Bool
+        do {
+            manifestKept = try await ManifestFetch(store: store, catalog: catalog, transport: await manager.options.transfer).keep(product)
+        } catch {
+            return .refused(error)  // a manifest past a limit: no fallback to the whole archive
+        }
+        let tree = store.updateTreeDirectory(productID: id, version: version).path
+        let keptPlan = ChunkPlan.load(treePath: tree).flatMap { plan in
+            plan.contentVersion == version && plan.archiveLength == product.length && FileManager.default.fileExists(atPath: tree)
+                ? plan : nil
+        }
+        let attempt = await manager.stoppedAttempt(of: id, version: version)
+        switch Planner.kind(manifestKept: manifestKept, keptPlan: keptPlan != nil, journaled: attempt?.kind) {
+        case .chunks:
+            if let keptPlan { return .planned(keptPlan) }
+            return await planChunks(product, distrusting: damaged)
+        case .wholeArchive:
+            if manifestKept { store.discardManifest(productID: id, version: version) }  // the attempt under way finishes as it is
+            do { try planner.checkWholeArchiveSpace(product, kept: attempt?.kind == .wholeArchive ? attempt?.bytes ?? 0 : 0) } catch {
+                return .refused(DownloadError.preflight(error, store: store.root.path) ?? DownloadError.install(error, store: store.root.path))
+            }
+            return .wholeArchive
+        }
+    }
+
+    /// Decides the chunk plan and builds its tree, one at a time per product.
+    private func planChunks(_ product: CatalogProduct, distrusting damaged: Set<String>) async -> PlanOutcome {
+        if let running = updatePreparations[product.productID] { _ = await running.value }
+        let task = Task { await self.buildPlan(product, distrusting: damaged) }
+        updatePreparations[product.productID] = task
+        let outcome = await task.value
+        if updatePreparations[product.productID] == task { updatePreparations[product.productID] = nil }
+        return outcome
+    }
+
+    /// ``planChunks(_:distrusting:)`` itself: the decision (plan stage), then the tree (place stage), on `iap-update`.
+    private func buildPlan(_ product: CatalogProduct, distrusting damaged: Set<String>) async -> PlanOutcome {
+        let id = product.productID, version = product.contentVersion.description
+        let metadata: Logger.Metadata = ["product": "\(id)", "version": "\(version)"]
+        await manager.forgetProgress(id, version: version)  // a stopped attempt's bytes belonged to the tree about to be built anew
+        let planner = self.planner
+        let result = await BlockingCall.run(thread: "iap-update") { () -> Result<ChunkPlan, InstallError> in
+            do throws(InstallError) {
+                let decision = try planner.decide(product, distrusting: damaged, metadata: metadata)
+                do throws(InstallError) { return .success(try TreeBuilder(decision: decision).build()) } catch {
+                    // Every chunk was rebuilt from the installed files: a plan must fetch, so it is made from nothing.
+                    guard decision.installed != nil, Planner.isNothingToFetch(error) else { throw error }
+                    let again = try planner.fromNothing(decision.package, treePath: decision.treePath, archiveLength: decision.archiveLength)
+                    return .success(try TreeBuilder(decision: again).build())
+                }
+            } catch {
+                return .failure(error)
+            }
+        }
+        // The plan's working set (the manifest decoded and checked, the installed version's index) is gone: its
+        // pages go back before the transfer builds its own.
+        ProcessMemory.returnFreePages()
+        switch result {
+        case .success(let plan):
+            DownloadLog.transfer.debug(
+                plan.linkedFiles + plan.rebuiltChunks > 0 ? "update: fetching only what changed" : "install: fetching every chunk",
+                metadata: metadata.merging([
+                    "linked": "\(plan.linkedFiles) files", "rebuilt": "\(plan.rebuiltChunks) chunks (\(plan.rebuiltBytes) bytes)",
+                    "fetch": "\(plan.fetch.count) chunks (\(plan.fetchBytes) of \(product.length) bytes)",
+                ]) { $1 })
+            return .planned(plan)
+        case .failure(let error):
+            store.discardUpdate(productID: id, version: version)
+            store.discardManifest(productID: id, version: version)  // refused: fetched again (and checked again) next time
+            DownloadLog.transfer.debug("the download is refused before any archive byte is fetched", metadata: metadata.merging(["reason": "\(error)"]) { $1 })
+            return .refused(
+                DownloadError.preflight(error, store: store.root.path)
+                    ?? DownloadError(code: .install, message: "cannot install \(id) \(version): \(error)"))
+        }
+    }
+}
