@@ -128,7 +128,7 @@ final class FaultServerTests {
         // A run that crashed after its last checkpoint: every byte durable, not yet verified.
         let journal = try layout.journal()
         let now = Date()
-        try journal.save(TransferRecord(
+        try Ledger(journal: journal).save(TransferRecord(
             productID: item.productID, contentIdentifier: item.productID, contentVersion: "1.0", url: server.url(),
             expectedLength: item.length, expectedSHA256: item.sha256, etag: "\"v1\"", lastModified: nil,
             durableOffset: item.length, state: "active", phase: "downloading", attempts: 0, checksumFailures: 0,

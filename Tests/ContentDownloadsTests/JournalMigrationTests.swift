@@ -11,7 +11,7 @@ import Testing
         defer { store.remove() }
         do {
             let journal = try store.journal()
-            try journal.save(TransferRecord(
+            try Ledger(journal: journal).save(TransferRecord(
                 productID: "com.example.old", contentIdentifier: "com.example.old", contentVersion: "1.0",
                 url: "http://127.0.0.1:8080/old.tar.zst", expectedLength: 9_000, expectedSHA256: String(repeating: "d", count: 64),
                 durableOffset: 4_096, writtenInBoot: "some-boot", state: "active", partialPath: "/tmp/old.partial"))
@@ -28,13 +28,13 @@ import Testing
 
         // The next process opens the store anew, and with it the journal.
         let journal = try Store(root: store.root).journal()
-        var record = try #require(try journal.record("com.example.old"))
+        var record = try #require(try Ledger(journal: journal).record("com.example.old"))
         #expect(record.durableOffset == 4_096)
         #expect(record.writtenInBoot == nil)
         #expect(!record.keepsWrittenTail)
         record.writtenInBoot = "next-boot"
-        try journal.save(record)
-        #expect(try journal.record("com.example.old")?.writtenInBoot == "next-boot")
+        try Ledger(journal: journal).save(record)
+        #expect(try Ledger(journal: journal).record("com.example.old")?.writtenInBoot == "next-boot")
     }
 
     /// A journal from before the plan kind: each row is resolved once, when a manager starts, from the files its
@@ -45,7 +45,7 @@ import Testing
         do {
             let journal = try store.journal()
             for id in ["com.example.chunks", "com.example.archive"] {
-                try journal.save(TransferRecord(
+                try Ledger(journal: journal).save(TransferRecord(
                     productID: id, contentIdentifier: id, contentVersion: "1.0", url: "http://127.0.0.1:9/\(id).tar.zst",
                     expectedLength: 9_000, expectedSHA256: String(repeating: "d", count: 64), planKind: nil,
                     state: "paused", partialPath: store.partialFile(productID: id).path))
@@ -63,18 +63,18 @@ import Testing
         try Data("{}".utf8).write(to: store.manifestFile(productID: "com.example.chunks", version: "1.0"))
 
         let reopened = try Store(root: store.root)
-        #expect(try reopened.journal().record("com.example.chunks")?.planKind == nil, "the migration adds the column only")
+        #expect(try Ledger(store: reopened).record("com.example.chunks")?.planKind == nil, "the migration adds the column only")
         let manager = try DownloadManager(store: reopened, options: fastOptions())
         try await manager.start()
         await manager.shutdown()
         let journal = try reopened.journal()
-        #expect(try journal.record("com.example.chunks")?.planKind == .chunks)
-        #expect(try journal.record("com.example.archive")?.planKind == .wholeArchive)
+        #expect(try Ledger(journal: journal).record("com.example.chunks")?.planKind == .chunks)
+        #expect(try Ledger(journal: journal).record("com.example.archive")?.planKind == .wholeArchive)
         // Resolved for good: the files going away later does not change it.
         try FileManager.default.removeItem(at: reopened.manifestFile(productID: "com.example.chunks", version: "1.0"))
         let again = try DownloadManager(store: reopened, options: fastOptions())
         try await again.start()
         await again.shutdown()
-        #expect(try reopened.journal().record("com.example.chunks")?.planKind == .chunks)
+        #expect(try Ledger(store: reopened).record("com.example.chunks")?.planKind == .chunks)
     }
 }

@@ -18,7 +18,7 @@ import Testing
             phase: "downloading", attempts: 2, checksumFailures: 1, lastErrorCode: "network", lastError: "reset",
             partialPath: "/tmp/p.partial", archivePath: "/tmp/a.tar.zst", transactionID: "t-1", requestedCommand: "pause",
             maxBytesPerSecond: 1_000, timeRemaining: 3.5, createdAt: created, updatedAt: created)
-        try journal.save(record)
+        try Ledger(journal: journal).save(record)
         try expectStored(record, in: journal)
 
         record.etag = nil
@@ -35,9 +35,9 @@ import Testing
         record.requestedCommand = nil
         record.maxBytesPerSecond = 0
         record.timeRemaining = -1
-        try journal.save(record)
+        try Ledger(journal: journal).save(record)
         try expectStored(record, in: journal)
-        #expect(try journal.records().count == 1)
+        #expect(try Ledger(journal: journal).records().count == 1)
     }
 
     /// A checkpoint records the offset and the boot that wrote it, and leaves every other column alone.
@@ -49,8 +49,8 @@ import Testing
             productID: "com.example.boot", contentIdentifier: "com.example.boot", contentVersion: "1.0",
             url: "http://127.0.0.1:8080/b.tar.zst", expectedLength: 9_000, expectedSHA256: String(repeating: "b", count: 64),
             state: "active", partialPath: "/tmp/b.partial", createdAt: Date(timeIntervalSince1970: 1_800_000_000))
-        try journal.save(record)
-        try journal.recordCheckpoint(
+        try Ledger(journal: journal).save(record)
+        try Ledger(journal: journal).recordCheckpoint(
             record.productID, offset: 4_096, validator: Validator(etag: "\"v\"", lastModified: nil), timeRemaining: 2,
             writtenInBoot: "boot-a")
         record.durableOffset = 4_096
@@ -60,8 +60,8 @@ import Testing
         try expectStored(record, in: journal)
     }
 
-    private func expectStored(_ expected: TransferRecord, in journal: some DownloadJournal) throws {
-        var back = try #require(try journal.record(expected.productID))
+    private func expectStored(_ expected: TransferRecord, in journal: SQLiteJournal) throws {
+        var back = try #require(try Ledger(journal: journal).record(expected.productID))
         #expect(abs(back.createdAt.timeIntervalSince(expected.createdAt)) < 0.0011)
         #expect(abs(back.updatedAt.timeIntervalSinceNow) < 60)  // save() stamps now
         back.createdAt = expected.createdAt

@@ -21,17 +21,17 @@ import Testing
         try await manager.enqueue(item, url: nginx.baseURL + "/p.bin", plan: .wholeArchive)
         // A checkpoint first (at 1 s), then more bytes after it, then the pause.
         let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, (try journal.record(item.productID)?.durableOffset ?? 0) == 0 {
+        while Date() < deadline, (try Ledger(journal: journal).record(item.productID)?.durableOffset ?? 0) == 0 {
             try await Task.sleep(for: .milliseconds(20))
         }
         try await Task.sleep(for: .milliseconds(300))
         await manager.pause(item.productID)
-        let right = try #require(try journal.record(item.productID))  // what `status` would read now
+        let right = try #require(try Ledger(journal: journal).record(item.productID))  // what `status` would read now
         var settled = right
         let settling = Date().addingTimeInterval(60)
         while Date() < settling, settled.state != "paused" {
             try await Task.sleep(for: .milliseconds(20))
-            settled = try #require(try journal.record(item.productID))
+            settled = try #require(try Ledger(journal: journal).record(item.productID))
         }
         await manager.shutdown()
         #expect(settled.state == "paused")

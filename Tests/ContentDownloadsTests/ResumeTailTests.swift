@@ -100,7 +100,7 @@ struct ResumeTailTests {
         let journal = try layout.journal()
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            last = try journal.record(item.productID)
+            last = try Ledger(journal: journal).record(item.productID)
             if let row = last, row.writtenInBoot == boot {
                 reset = row
                 break
@@ -149,7 +149,7 @@ struct ResumeTailTests {
             etag: etag, durableOffset: Int64(durableOffset), writtenInBoot: writtenInBoot, state: "active",
             partialPath: store.partialFile(productID: item.productID).path)
         if restartFromZero { record.durableOffset = 0 }  // what every restart from zero does
-        try store.journal().save(record)
+        try Ledger(store: store).save(record)
         try Data(partial).write(to: store.partialFile(productID: item.productID))
         return item
     }

@@ -16,8 +16,8 @@ import Testing
             lastModified: nil, durableOffset: 0, state: "waiting", phase: "downloading", attempts: 0, checksumFailures: 0,
             lastErrorCode: nil, lastError: nil, partialPath: "/tmp/x", archivePath: nil, transactionID: nil,
             requestedCommand: nil, maxBytesPerSecond: 0, timeRemaining: -1, createdAt: date, updatedAt: date)
-        try journal.save(record)
-        let back = try #require(try journal.record("com.example.dates"))
+        try Ledger(journal: journal).save(record)
+        let back = try #require(try Ledger(journal: journal).record("com.example.dates"))
         #expect(abs(back.createdAt.timeIntervalSince1970 - seconds) < 0.0011)  // milliseconds are stored
         #expect(abs(back.updatedAt.timeIntervalSinceNow) < 60)  // save() stamps now
     }

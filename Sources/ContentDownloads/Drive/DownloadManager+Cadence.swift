@@ -38,7 +38,7 @@ extension DownloadManager {
         guard let record = records[productID], record.downloadState == .finished, !active.contains(productID) else { return }
         records[productID] = nil
         live[productID] = nil
-        do { try journal.removeRecord(productID) } catch {
+        do { try ledger.remove(productID) } catch {
             DownloadLog.transfer.error("cannot write the journal", metadata: ["product": "\(productID)", "error": "\(error)"])
         }
     }

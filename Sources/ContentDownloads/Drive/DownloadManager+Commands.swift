@@ -4,57 +4,41 @@ extension DownloadManager {
     /// Pauses a waiting or active download (keeps its bytes). Idempotent.
     package func pause(_ productID: String) {
         guard var record = records[productID] else { return }
-        switch record.downloadState {
-        case .waiting:
-            record.downloadState = .paused
-        case .active:
+        let wasActive = record.downloadState == .active
+        guard record.apply(.pause) else { return }
+        if wasActive {
             // Paused at once for observers here; the journal row changes when the engine reports the
             // stop with its final checkpoint (`stopped`), so another process never reads "paused"
             // with an offset that then still moves. A crash in those milliseconds leaves it active.
-            record.downloadState = .paused
-            record.timeRemaining = -1
             records[productID] = record
             live[productID]?.stopIntent = .pause
             engine.pause(productID)
-            emit(productID, force: true)
-            return
-        case .paused, .finished, .failed, .cancelled:
-            return
+        } else {
+            save(&record)
         }
-        record.timeRemaining = -1
-        save(&record)
         emit(productID, force: true)
     }
 
-    /// Resumes a paused download with a new range request. Idempotent.
+    /// Resumes a paused download with a new range request (one still stopping is admitted once its stop
+    /// arrives). Idempotent.
     package func resume(_ productID: String) {
-        guard var record = records[productID], record.downloadState == .paused else { return }
-        if active.contains(productID) {
-            // Still stopping: the transfer is running until `.stopped` arrives; queue it again after.
-        }
-        record.downloadState = .waiting
-        record.attempts = 0
+        guard var record = records[productID], record.apply(.resume) else { return }
         save(&record)
         emit(productID, force: true)
         admit()
     }
 
-    /// Cancels a waiting, active or paused download and deletes its partial data. Idempotent.
+    /// Cancels a waiting, active, paused or failed download and deletes its partial data. Idempotent.
     package func cancel(_ productID: String) {
         guard var record = records[productID] else { return }
-        switch record.downloadState {
-        case .cancelled, .finished:
-            return
-        case .active:
+        let wasActive = record.downloadState == .active
+        guard record.apply(.cancel) else { return }
+        if wasActive {
             live[productID]?.stopIntent = .cancel
-            engine.cancel(productID)
-        case .waiting, .paused, .failed:
+            engine.cancel(productID)  // the fetch deletes what it wrote when it stops
+        } else {
             store.discardTransfer(productID: productID, version: record.contentVersion, partialPath: record.partialPath)
         }
-        record.downloadState = .cancelled
-        record.durableOffset = 0
-        record.validator = nil
-        record.timeRemaining = -1
         live[productID]?.downloadedBytes = 0
         save(&record)
         emit(productID, force: true)
@@ -66,15 +50,14 @@ extension DownloadManager {
         guard var record = records[productID], record.contentVersion == version, !active.contains(productID),
               record.downloadState != .finished, record.durableOffset > 0
         else { return }
-        record.durableOffset = 0
-        record.validator = nil
+        record.restartFromZero()
         live[productID]?.downloadedBytes = 0
         save(&record)
     }
 
     /// Applies commands other processes left in the journal.
     func pollCommands() {
-        guard !isShutDown, let commands = try? journal.takeRequestedCommands() else { return }
+        guard !isShutDown, let commands = try? ledger.takeRequestedCommands() else { return }
         for (id, command) in commands {
             switch command {
             case .pause: pause(id)

@@ -90,9 +90,7 @@ extension DownloadManager {
             active.remove(id)
             live[id]?.estimator.stop()
             let failure = DownloadError.authorizerFailed(productID: id, url: record.url, error: error)
-            record.downloadState = .failed
-            record.lastErrorCode = failure.code.rawValue
-            record.lastError = failure.message
+            record.fail(with: failure)
             save(&record)
             emit(id, force: true)
             admit()

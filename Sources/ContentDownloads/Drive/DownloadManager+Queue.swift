@@ -146,7 +146,7 @@ extension DownloadManager {
         // Said before the journal write, so a trace of the process shows it after the fsync it relies on.
         DownloadLog.transfer.trace("journaling a durable offset", metadata: ["product": "\(id)", "offset": "\(offset)"])
         do {
-            try journal.recordCheckpoint(
+            try ledger.recordCheckpoint(
                 id, offset: offset, validator: validator, timeRemaining: record.timeRemaining,
                 writtenInBoot: record.writtenInBoot)
         } catch {
@@ -162,12 +162,7 @@ extension DownloadManager {
             store.discardTransfer(productID: id, version: record.contentVersion, partialPath: archivePath)
             return
         }
-        record.durableOffset = record.expectedLength
-        record.archivePath = archivePath
-        record.phase = TransferPhase.verified.rawValue
-        record.lastError = nil
-        record.lastErrorCode = nil
-        record.timeRemaining = 0
+        record.markVerified(archivePath: archivePath)
         live[id]?.downloadedBytes = record.expectedLength
         save(&record)
         if let postVerify {
@@ -179,9 +174,7 @@ extension DownloadManager {
                 guard var current = records[id] else { return }
                 let failure = error as? DownloadError ?? DownloadError(code: .io, message: "\(error)")
                 DownloadMetrics.failed(code: failure.code.rawValue)
-                current.downloadState = .failed
-                current.lastErrorCode = failure.code.rawValue
-                current.lastError = failure.message
+                current.fail(with: failure)
                 save(&current)
                 emit(id, force: true)
                 return
@@ -190,7 +183,7 @@ extension DownloadManager {
         guard var current = records[id], current.downloadState != .cancelled else { return }
         current.downloadState = .finished
         DownloadMetrics.finished()
-        if postVerify != nil { current.phase = TransferPhase.installed.rawValue }
+        if postVerify != nil { current.transferPhase = .installed }
         save(&current)
         emit(id, force: true)
     }
@@ -203,12 +196,15 @@ extension DownloadManager {
         live[id]?.downloadedBytes = record.durableOffset
         let verdict = failure.verdict(for: &record)
         var final = verdict.final
-        record.lastErrorCode = verdict.error.code.rawValue
-        record.lastError = verdict.error.message
+        record.failure = verdict.error
+        if case .install = failure {  // refused: nothing of it is kept, the manifest is fetched and checked again
+            store.discardTransfer(productID: id, version: record.contentVersion, partialPath: record.partialPath)
+            record.restartFromZero()
+            live[id]?.downloadedBytes = 0
+        }
         if verdict.restartFromZero {
             store.discardPartial(productID: id, partialPath: record.partialPath)
-            record.durableOffset = 0
-            record.validator = nil
+            record.restartFromZero()
             live[id]?.downloadedBytes = 0
         }
         switch reroute(id, failure: failure, givingUp: final != nil || record.attempts + 1 >= options.maxAttempts, record: &record) {
@@ -227,9 +223,7 @@ extension DownloadManager {
         if let final {
             DownloadLog.transfer.debug("failed", metadata: ["product": "\(id)", "reason": "\(final.message)"])
             DownloadMetrics.failed(code: final.code.rawValue)
-            record.downloadState = .failed
-            record.lastErrorCode = final.code.rawValue
-            record.lastError = final.message
+            record.fail(with: final)
         } else if record.attempts >= options.maxAttempts {
             DownloadMetrics.failed(code: verdict.error.code.rawValue)
             record.downloadState = .failed
@@ -279,7 +273,7 @@ extension DownloadManager {
         }
         if record.downloadState == .cancelled {
             store.discardTransfer(productID: id, version: record.contentVersion, partialPath: record.partialPath)
-            record.durableOffset = 0
+            record.restartFromZero()
             live[id]?.downloadedBytes = 0
         }
         save(&record)

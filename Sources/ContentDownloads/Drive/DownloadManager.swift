@@ -22,6 +22,9 @@ package actor DownloadManager {
     nonisolated let published = UpdateBroadcaster<DownloadSnapshot>()
     let store: Store
     var options: DownloadOptions
+    /// The one writer of the records (through the store's journal connection).
+    let ledger: Ledger
+    /// The store's journal, for the tables beside the records (the mirror each catalog prefers).
     let journal: SQLiteJournal
     let engine: TransferEngine
     var lock: DriverLock?
@@ -63,6 +66,7 @@ package actor DownloadManager {
         self.store = store
         self.options = options
         self.journal = try store.journal()
+        self.ledger = Ledger(journal: journal)
         engine = try TransferEngine(settings: options.transfer)
     }
 
@@ -81,7 +85,7 @@ package actor DownloadManager {
     package func start() throws {
         guard lock == nil else { return }
         lock = try DriverLock(store: store)
-        for var record in try journal.records() {
+        for var record in try ledger.records() {
             var changed = false
             if record.downloadState == .active {
                 record.downloadState = .waiting
@@ -91,7 +95,7 @@ package actor DownloadManager {
                 record.planKind = store.legacyPlanKind(productID: record.productID, version: record.contentVersion)
                 changed = true
             }
-            if changed { try journal.save(record) }
+            if changed { try ledger.save(record) }
             records[record.productID] = record
             live[record.productID] = LiveState(downloadedBytes: record.durableOffset)
         }
@@ -244,7 +248,7 @@ package actor DownloadManager {
     func save(_ record: inout TransferRecord) {
         record.updatedAt = Date()
         records[record.productID] = record
-        do { try journal.save(record) } catch {
+        do { try ledger.save(record) } catch {
             // The journal is the crash-recovery record; without it continuing would lie later.
             DownloadLog.transfer.error(
                 "cannot write the journal", metadata: ["path": "\(store.journalFile.path)", "error": "\(error)"])

@@ -50,8 +50,6 @@ extension DownloadSnapshot {
             expectedContentLength: record.expectedLength,
             progress: record.expectedLength > 0 ? min(1, Double(bytes) / Double(record.expectedLength)) : (state == .finished ? 1 : 0),
             timeRemaining: state == .active ? record.timeRemaining : downloadTimeRemainingUnknown,
-            error: record.lastError.map {
-                DownloadError(code: .init(rawValue: record.lastErrorCode ?? "unknown"), message: $0)
-            })
+            error: record.failure)
     }
 }

@@ -42,8 +42,8 @@ extension TransferFailure {
             record.checksumFailures += 1
             let error = DownloadError(code: .checksumMismatch, message: "\(message); the download was damaged in transit or the archive on \(record.url) differs from its signed manifest")
             return FailureVerdict(error: error, final: record.checksumFailures >= 2 ? error : nil)
-        case .install(let message):
-            let error = DownloadError(code: .install, message: "cannot install: \(message)")
+        case .install(let failure):
+            let error = DownloadError(code: .install, message: "cannot install: \(failure.description)")
             return FailureVerdict(error: error, final: error)
         case .io(let operation, let path, let code):
             let error: DownloadError = code == ENOSPC

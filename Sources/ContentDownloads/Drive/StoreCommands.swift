@@ -18,35 +18,25 @@ package enum StoreCommands {
 
     /// Sends `command` for each product.
     package static func send(_ command: RequestedCommand, productIDs: [String], store: Store) throws -> [String: Outcome] {
-        let journal = try store.journal()
+        let ledger = try Ledger(store: store)
         var outcomes: [String: Outcome] = [:]
         let lock = DriverLock.attempt(store: store)
         for id in productIDs {
-            guard var record = try journal.record(id) else {
+            guard var record = try ledger.record(id) else {
                 outcomes[id] = .unknownProduct
                 continue
             }
             guard lock != nil else {
-                _ = try journal.request(command, for: id)
+                _ = try ledger.request(command, for: id)
                 outcomes[id] = .sentToDriver
                 continue
             }
-            switch (command, record.downloadState) {
-            case (.pause, .waiting), (.pause, .active):
-                record.downloadState = .paused
-            case (.resume, .paused):
-                record.downloadState = .waiting
-                record.attempts = 0
-            case (.cancel, .waiting), (.cancel, .active), (.cancel, .paused), (.cancel, .failed):
+            // No driver runs, so nothing is fetching: a cancelled download's files go at once.
+            if record.apply(command), command == .cancel {
                 store.discardTransfer(productID: record.productID, version: record.contentVersion, partialPath: record.partialPath)
-                record.downloadState = .cancelled
-                record.durableOffset = 0
-                record.validator = nil
-            default:
-                break
             }
             record.requestedCommand = nil
-            try journal.save(record)
+            try ledger.save(record)
             outcomes[id] = .applied(record.downloadState)
         }
         return outcomes

@@ -33,7 +33,7 @@ extension QueueError: ContentError {
 
 extension InstallError: ContentError {
     /// The case's name: `unsafeEntry`, `outsideLayout`, `sizeExceeded`, `tooManyEntries`, `wrongContent`,
-    /// `archiveMismatch`, `insufficientSpace`, `invalidProductID`, `archive`, `system`.
+    /// `archiveMismatch`, `insufficientSpace`, `invalidProductID`, `archive`, `system`, `badChunk`.
     public var errorCode: String {
         switch self {
         case .unsafeEntry: "unsafeEntry"
@@ -46,6 +46,7 @@ extension InstallError: ContentError {
         case .invalidProductID: "invalidProductID"
         case .archive: "archive"
         case .system: "system"
+        case .badChunk: "badChunk"
         }
     }
 }

@@ -5,7 +5,7 @@ import Glibc
 ///
 /// Every failure leaves the previously installed version intact and nothing written outside the
 /// store; the message says what to do next.
-public enum InstallError: Error, Sendable, CustomStringConvertible {
+public enum InstallError: Error, Sendable, Equatable, CustomStringConvertible {
     /// An archive entry is unsafe (link, device, `..`, absolute path, bad name, duplicate, collision).
     case unsafeEntry(path: String, reason: String)
     /// An entry lies outside the hosted-content layout (`ContentInfo.plist` and `Contents/**` only).
@@ -26,6 +26,9 @@ public enum InstallError: Error, Sendable, CustomStringConvertible {
     case archive(ArchiveError)
     /// A system call failed on a path inside the store.
     case system(operation: String, path: String, errno: Int32)
+    /// A fetched chunk is not what the signed plan expects (`index` in the manifest's chunk index): it is fetched
+    /// again, from another mirror when there is one.
+    case badChunk(index: Int, reason: String)
 
     /// A message a person can act on.
     public var description: String {
@@ -50,6 +53,8 @@ public enum InstallError: Error, Sendable, CustomStringConvertible {
             "cannot read archive: \(error.description)"
         case .system(let operation, let path, let errno):
             "\(operation) failed on \(path): \(String(cString: strerror(errno))) (errno \(errno)); \(Self.advice(errno: errno))"
+        case .badChunk(let index, let reason):
+            "chunk \(index): \(reason)"
         }
     }
 

@@ -125,22 +125,22 @@ final class ChunkScheduler: EngineTransfer {
     private static func load(_ request: TransferRequest, target: ChunkedInstallTarget) throws(TransferFailure) -> (ChunkedPackage, ChunkPlan) {
         guard let plan = ChunkPlan.load(treePath: target.treePath), plan.fetchBytes == request.expectedLength, !plan.fetch.isEmpty else {
             Store.discardPlan(treePath: target.treePath)
-            throw .install("the download's plan beside \(target.treePath) is missing or does not match the download; run it again to plan it anew")
+            throw .install(.archiveMismatch(path: target.treePath, reason: "the download's plan beside it is missing or does not match the download; run it again to plan it anew"))
         }
         let manifest: PackageManifest
         do { manifest = try PackageManifest.decode(contentsOfFile: target.manifestPath) } catch {
-            throw .install("cannot read the package manifest \(target.manifestPath): \(error); run the download again to fetch it")
+            throw .install(.archiveMismatch(path: target.manifestPath, reason: "cannot read the package manifest: \(error); run the download again to fetch it"))
         }
         let package: ChunkedPackage
         do {
             package = try ChunkedPackage(
                 manifest: manifest, expectedLength: plan.archiveLength, expectedSHA256: request.expectedSHA256, display: target.manifestPath)
         } catch {
-            throw .install(error.description)
+            throw .install(error)
         }
         guard plan.fetch.allSatisfy({ $0 >= 0 && $0 < package.chunks.count }), plan.written.allSatisfy({ $0 >= 0 && $0 < package.files.count }) else {
             Store.discardPlan(treePath: target.treePath)
-            throw .install("the download's plan beside \(target.treePath) names chunks or files the manifest lacks; run it again")
+            throw .install(.archiveMismatch(path: target.treePath, reason: "the download's plan beside it names chunks or files the manifest lacks; run it again"))
         }
         return (package, plan)
     }
@@ -222,13 +222,13 @@ final class ChunkScheduler: EngineTransfer {
         emit(.stopped(id: request.id, offset: durable, deleted: false))
     }
 
-    /// Cancel: the tree, its plan and its resume log are deleted (an installed version is untouched).
+    /// Cancel: the fetch stops and reports its bytes abandoned; the driver deletes the tree, its plan and its
+    /// resume log through the store once the stop is reported (an installed version is untouched), so this thread
+    /// never deletes a file a new attempt of the same product may already own.
     func stopDeleting() {
         abandonAll()
         hasEnded = true
         install.stop()
-        Store.discardPlan(treePath: target.treePath)  // the plan, then its placed-chunks log
-        try? FileSystemCalls.removeTree(target.treePath)
         emit(.stopped(id: request.id, offset: 0, deleted: true))
     }
 
@@ -421,7 +421,7 @@ final class ChunkScheduler: EngineTransfer {
     private func endIfDone() {
         guard !hasEnded else { return }
         if failure == nil, !mirrors.contains(where: { !$0.dropped }) {
-            failure = mirrors.compactMap(\.lastFailure).last ?? .install("no mirror left to fetch from")
+            failure = mirrors.compactMap(\.lastFailure).last ?? .install(.archiveMismatch(path: request.url, reason: "no mirror left to fetch from"))
         }
         if let failure {
             abandonAll()
@@ -449,17 +449,14 @@ final class ChunkScheduler: EngineTransfer {
     }
 
     /// Reports the failure with the offset to resume from (what is in place, durable). A refusal (the archive
-    /// disagrees with its signed manifest) deletes the tree, the plan and the manifest first: nothing of a refused
-    /// download is kept, and the next attempt fetches and checks the manifest again.
+    /// disagrees with its signed manifest) keeps nothing: the driver deletes the tree, the plan and the manifest
+    /// through the store, and the next attempt fetches and checks the manifest again.
     private func report(_ failure: TransferFailure) {
-        let durable = install.sync().durableOffset
         if case .install = failure {
             install.stop()
-            Store.discardPlan(treePath: target.treePath)
-            try? FileSystemCalls.removeTree(target.treePath)
-            unlink(target.manifestPath)
             return emit(.failed(id: request.id, failure: failure, offset: 0))
         }
+        let durable = install.sync().durableOffset
         emit(.failed(id: request.id, failure: failure, offset: durable))
     }
 }

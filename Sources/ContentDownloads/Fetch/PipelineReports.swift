@@ -32,13 +32,13 @@ struct PipelineReports {
 extension TransferFailure {
     /// How an install failure during a chunk plan is reported: a full disk or a failed system call as
     /// ``io(operation:path:errno:)``, a chunk that failed its hash as ``badChunk(_:)``, anything else as ``install(_:)``
-    /// (a refusal: the archive disagrees with its signed manifest).
+    /// (a refusal: the archive disagrees with its signed manifest), typed, so the words a user reads are made once.
     init(_ error: InstallError) {
         switch error {
         case .insufficientSpace: self = .io(operation: "write", path: "the store", errno: ENOSPC)
         case .system(let operation, let path, let code): self = .io(operation: operation, path: path, errno: code)
-        case .archiveMismatch(let path, let reason) where path == PlacementLoop.badChunkPath: self = .badChunk(reason)
-        default: self = .install(error.description)
+        case .badChunk: self = .badChunk(error.description)
+        default: self = .install(error)
         }
     }
 }

@@ -53,10 +53,10 @@ extension Transfer {
         emit(.stopped(id: request.id, offset: lastCheckpointOffset, deleted: false))
     }
 
-    /// Cancel: delete the partial file.
+    /// Cancel: the transfer stops and reports its bytes abandoned; the driver deletes the partial file through the
+    /// store once the stop is reported.
     func stopDeleting() {
         request.feed?.abandon()
-        unlink(request.partialPath)
         emit(.stopped(id: request.id, offset: 0, deleted: true))
     }
 

@@ -33,7 +33,7 @@ package enum TransferFailure: Sendable, Equatable {
     case io(operation: String, path: String, errno: Int32)
     /// A chunk of a chunk-indexed archive failed its signed hash or length (the message names it).
     case badChunk(String)
-    /// A chunk-indexed archive cannot be installed as it arrives: what its headers or manifest got wrong.
-    case install(String)
+    /// A chunk-indexed archive cannot be installed as it arrives: what its headers, manifest or plan got wrong.
+    case install(InstallError)
 }
 extension TransferFailure: Error {}

@@ -14,7 +14,7 @@ internal import GRDB
 /// the largest wait when installing many small packages.
 /// Several processes may open the same file (the driver, and `pause`/`resume`/`cancel`/`status`);
 /// SQLite's locking plus a busy timeout serialises them.
-package final class SQLiteJournal: DownloadJournal {
+package final class SQLiteJournal: Sendable {
     /// The database (internal: the queue's transaction tables and the trust records share it).
     let queue: DatabaseQueue
 
@@ -96,60 +96,5 @@ package final class SQLiteJournal: DownloadJournal {
             try db.alter(table: "transfers") { t in t.add(column: "planKind", .text) }
         }
         return migrator
-    }
-
-    package func records() throws -> [TransferRecord] {
-        try queue.read { db in try TransferRow.order(Column("createdAt"), Column("productID")).fetchAll(db).map(\.record) }
-    }
-
-    package func record(_ productID: String) throws -> TransferRecord? {
-        try queue.read { db in try TransferRow.fetchOne(db, key: productID)?.record }
-    }
-
-    /// Deletes the record of one product (its download is over and its content gone).
-    package func removeRecord(_ productID: String) throws {
-        _ = try queue.write { db in try TransferRow.deleteOne(db, key: productID) }
-    }
-
-    package func save(_ record: TransferRecord) throws {
-        var record = record
-        record.updatedAt = Date()
-        try queue.write { db in try TransferRow(record).upsert(db) }
-    }
-
-    package func recordCheckpoint(
-        _ productID: String, offset: Int64, validator: Validator?, timeRemaining: Double, writtenInBoot: String?
-    ) throws {
-        try queue.write { db in
-            try db.cachedStatement(sql: """
-                UPDATE transfers SET durableOffset = ?, etag = ?, lastModified = ?, timeRemaining = ?, writtenInBoot = ?,
-                updatedAt = ? WHERE productID = ?
-                """).execute(
-                arguments: [offset, validator?.etag, validator?.lastModified, timeRemaining, writtenInBoot,
-                            JournalDate.text(Date()), productID])
-        }
-    }
-
-    package func request(_ command: RequestedCommand, for productID: String) throws -> Bool {
-        try queue.write { db in
-            try db.executeCached(
-                sql: "UPDATE transfers SET requestedCommand = ?, updatedAt = ? WHERE productID = ?",
-                arguments: [command.rawValue, JournalDate.text(Date()), productID])
-            return db.changesCount > 0
-        }
-    }
-
-    package func takeRequestedCommands() throws -> [(productID: String, command: RequestedCommand)] {
-        try queue.write { db in
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT productID, requestedCommand FROM transfers WHERE requestedCommand IS NOT NULL ORDER BY updatedAt")
-            guard !rows.isEmpty else { return [] }
-            try db.execute(sql: "UPDATE transfers SET requestedCommand = NULL WHERE requestedCommand IS NOT NULL")
-            return rows.compactMap { row in
-                let id: String = row["productID"]
-                let raw: String = row["requestedCommand"]
-                return RequestedCommand(rawValue: raw).map { (id, $0) }
-            }
-        }
     }
 }

@@ -24,7 +24,7 @@ final class PlacementLoop: ChunkInstallStage, @unchecked Sendable {
     /// The plan's chunks.
     private let wanted: Set<Int>
     /// The path of the ``InstallError/archiveMismatch(path:reason:)`` for a chunk that is not the plan's.
-    static let badChunkPath = "the downloaded chunk"
+
     /// The tar headers between files, checked against the manifest as their chunks arrive.
     private var headers: HeaderRegions
     /// Chunks in place already that come again for their header regions (a restart lost their partial regions).
@@ -56,7 +56,7 @@ final class PlacementLoop: ChunkInstallStage, @unchecked Sendable {
     func install(index: Int, bytes: UnsafeRawBufferPointer) -> ChunkInstallResult {
         do throws(InstallError) {
             guard wanted.contains(index) else {
-                throw .archiveMismatch(path: PlacementLoop.badChunkPath, reason: "chunk \(index) is not one the plan fetches")
+                throw .badChunk(index: index, reason: "it is not one the plan fetches")
             }
             // Nothing of the chunk is used before its signed hash vouched for it.
             let digest = placement.digest(chunk: index, bytes: bytes)

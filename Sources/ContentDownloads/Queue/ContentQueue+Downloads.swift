@@ -36,7 +36,7 @@ extension ContentQueue {
             let archive = store.archiveFile(productID: row.productID, version: product.contentVersion.description)
             do {
                 _ = try await Self.runInstall(archive: archive, product: product, store: store, options: installOptions)
-                try? journal.recordPhase(row.productID, .installed)
+                try? ledger.recordPhase(row.productID, .installed)
             } catch {
                 localFailures[row.productID] = error as? DownloadError ?? DownloadError(code: .install, message: "\(error)")
             }

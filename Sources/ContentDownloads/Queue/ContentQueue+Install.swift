@@ -34,7 +34,7 @@ extension ContentQueue {
                 code: .install,
                 message: "no transaction or catalog entry describes \(archive.productID) \(archive.contentVersion); add the purchase again with a current catalog")
         }
-        try? journal.recordPhase(archive.productID, .installing)
+        try? ledger.recordPhase(archive.productID, .installing)
         let metadata: Logger.Metadata = ["product": "\(product.productID)", "version": "\(product.contentVersion)"]
         if archive.plan == .chunks {
             DownloadLog.install.debug("commit: installed chunk by chunk while downloading, swapping in", metadata: metadata)
@@ -122,8 +122,8 @@ extension ContentQueue {
     /// - neither → download again from zero;
     /// - `finished` rows whose archive is still there (crash before cleanup) → delete the archive.
     func recoverInstalls() async throws {
-        for var record in try journal.records() {
-            let phase = TransferPhase(rawValue: record.phase) ?? .downloading
+        for var record in try ledger.records() {
+            let phase = record.transferPhase
             let archive = record.archivePath.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
             if record.downloadState == .finished {
                 if phase == .installed || phase == .installing, let archive, installOptions.removeArchive,
@@ -150,16 +150,11 @@ extension ContentQueue {
                     }
                     store.discardTransfer(productID: record.productID, version: record.contentVersion, partialPath: record.partialPath)
                 }
-                record.downloadState = .finished
-                record.phase = TransferPhase.installed.rawValue
+                record.markInstalled()
             } else {
-                record.downloadState = .waiting
-                record.phase = TransferPhase.downloading.rawValue
-                record.durableOffset = 0
-                record.validator = nil
-                record.archivePath = nil
+                record.restartDownload()
             }
-            try journal.save(record)
+            try ledger.save(record)
         }
     }
 
@@ -178,16 +173,10 @@ extension ContentQueue {
                 _ = try await Self.runInstall(
                     archive: URL(fileURLWithPath: archive), product: product, store: store, options: installOptions)
             }
-            record.downloadState = .finished
-            record.phase = TransferPhase.installed.rawValue
-            record.lastError = nil
-            record.lastErrorCode = nil
+            record.markInstalled()
         } catch {
             let failure = error as? DownloadError ?? DownloadError(code: .install, message: "\(error)")
-            record.downloadState = .failed
-            record.phase = TransferPhase.verified.rawValue
-            record.lastErrorCode = failure.code.rawValue
-            record.lastError = failure.message
+            record.failInstall(with: failure)
         }
     }
 }

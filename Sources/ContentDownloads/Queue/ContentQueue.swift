@@ -19,6 +19,8 @@ public actor ContentQueue {
     /// The store this queue drives: installed content, its journal and its locks.
     public nonisolated let store: Store
     let journal: SQLiteJournal
+    /// The writer of the download records the queue changes itself (install phases, crash recovery).
+    let ledger: Ledger
     /// Replaced by a new one when the queue opens again after ``close()`` (an engine runs once).
     var manager: DownloadManager
     /// What ``manager`` was made with (and the rate cap set since), for that new one.
@@ -62,6 +64,7 @@ public actor ContentQueue {
         self.catalog = catalog
         self.installOptions = installOptions
         journal = try store.journal()
+        ledger = Ledger(journal: journal)
         overlapped = OverlappedInstalls(store: store, options: InstallSettings(installOptions))
         manager = try DownloadManager(store: store, options: options)
         self.options = options

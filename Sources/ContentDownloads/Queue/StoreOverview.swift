@@ -43,7 +43,7 @@ public struct StoreOverview: Sendable {
     /// Reads the store's journal.
     public init(store: Store) throws {
         let journal = try store.journal()
-        downloads = try journal.records().map(DownloadSnapshot.init(record:))
+        downloads = try Ledger(journal: journal).records().map(DownloadSnapshot.init(record:))
         transactions = try journal.transactionRows().map {
             Transaction(id: $0.id, productID: $0.productID, kind: $0.kind, state: $0.state,
                         contentVersion: $0.product.contentVersion.description)

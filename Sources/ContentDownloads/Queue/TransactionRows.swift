@@ -49,13 +49,4 @@ extension SQLiteJournal {
             try StoreOverview.Finished.order(Column("finishedAt"), Column("transactionID")).fetchAll(db)
         }
     }
-
-    /// Records an install phase of a transfer (`installing`, `installed`).
-    func recordPhase(_ productID: String, _ phase: TransferPhase) throws {
-        try queue.write { db in
-            try db.executeCached(
-                sql: "UPDATE transfers SET phase = ?, updatedAt = ? WHERE productID = ?",
-                arguments: [phase.rawValue, JournalDate.text(Date()), productID])
-        }
-    }
 }
