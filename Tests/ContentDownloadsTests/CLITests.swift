@@ -127,7 +127,7 @@ struct CLITests {
         // What the killed process wrote (synced or not) and what it had fsynced and recorded.
         let writtenAtKill = try #require(
             try FileManager.default.attributesOfItem(atPath: store.partialFile(productID: item.productID).path)[.size] as? Int)
-        let durableAtKill = try #require(try Ledger(store: store).record(item.productID)).durableOffset
+        let durableAtKill = try #require(try store.ledger().record(item.productID)).durableOffset
         #expect(Int64(writtenAtKill) >= durableAtKill)
 
         let second = try iapcontent(arguments)

@@ -50,7 +50,7 @@ struct ChunkedControlTests {
         var durable: Int64 = 0
         let deadline = Date().addingTimeInterval(30)
         while durable == 0, Date() < deadline {
-            durable = try #require(try Ledger(store: fixture.store).record(id)).durableOffset
+            durable = try #require(try fixture.store.ledger().record(id)).durableOffset
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(durable > 0 && durable <= paused.downloadedBytes, "durable \(durable), paused at \(paused.downloadedBytes)")

@@ -88,6 +88,6 @@ func download(
     try await manager.start()
     try await manager.enqueue(product, url: url, plan: plan)
     let all = await runToEnd(manager, product.productID, updates: updates, timeout: timeout)
-    let record = try Ledger(store: store).record(product.productID)
+    let record = try store.ledger().record(product.productID)
     return (all.last, all, record)
 }

@@ -63,7 +63,7 @@ import Testing
         try Data("{}".utf8).write(to: store.manifestFile(productID: "com.example.chunks", version: "1.0"))
 
         let reopened = try Store(root: store.root)
-        #expect(try Ledger(store: reopened).record("com.example.chunks")?.planKind == nil, "the migration adds the column only")
+        #expect(try reopened.ledger().record("com.example.chunks")?.planKind == nil, "the migration adds the column only")
         let manager = try DownloadManager(store: reopened, options: fastOptions())
         try await manager.start()
         await manager.shutdown()
@@ -75,6 +75,6 @@ import Testing
         let again = try DownloadManager(store: reopened, options: fastOptions())
         try await again.start()
         await again.shutdown()
-        #expect(try Ledger(store: reopened).record("com.example.chunks")?.planKind == .chunks)
+        #expect(try reopened.ledger().record("com.example.chunks")?.planKind == .chunks)
     }
 }

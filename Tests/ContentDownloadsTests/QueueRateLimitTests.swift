@@ -23,7 +23,7 @@ struct QueueRateLimitTests {
         try await Task.sleep(for: .milliseconds(300))
         await queue.setRateLimit(bytesPerSecond: 512 << 10)
         await queue.setRateLimit(download, bytesPerSecond: 4 << 20)
-        #expect(try Ledger(store: fixture.store).record("com.example.maps")?.maxBytesPerSecond == 4 << 20)
+        #expect(try fixture.store.ledger().record("com.example.maps")?.maxBytesPerSecond == 4 << 20)
         let ended = await waitForDownloads(queue, ["t-maps"])
         let elapsed = ContinuousClock.now - started
         let final = try #require(ended["t-maps"]?.downloads.first)

@@ -52,7 +52,7 @@ struct QueueTests {
         #expect(mostActive == 2)
         #expect(states.values.allSatisfy { $0 == .finished })
         for item in items {
-            let record = try #require(try Ledger(store: layout).record(item.productID))
+            let record = try #require(try layout.ledger().record(item.productID))
             #expect(sha256Hex(file: try #require(record.archivePath)) == sha256Hex(payloads[item.productID]!))
         }
         #expect(nginx.requests().count == 4)
@@ -89,8 +89,8 @@ struct QueueTests {
         #expect(await manager.snapshot(of: first.productID)?.state == .cancelled)
         await manager.shutdown()
         #expect(!FileManager.default.fileExists(atPath: layout.partialFile(productID: first.productID).path))
-        #expect(try Ledger(store: layout).record(first.productID)?.state == "cancelled")
-        #expect(try Ledger(store: layout).record(second.productID)?.state == "cancelled")
+        #expect(try layout.ledger().record(first.productID)?.state == "cancelled")
+        #expect(try layout.ledger().record(second.productID)?.state == "cancelled")
     }
 }
 
@@ -131,7 +131,7 @@ struct PostVerifyTests {
         let bad = await runToEnd(failing, "com.example.bad")
         #expect(bad.last?.state == .failed)
         #expect(bad.last?.error?.message == "installer refused: disk full")
-        #expect(try Ledger(store: layout).record("com.example.bad")?.phase == "verified")
+        #expect(try layout.ledger().record("com.example.bad")?.phase == "verified")
     }
 }
 
@@ -178,7 +178,7 @@ struct BandwidthTests {
         await manager.setRateLimit(item.productID, bytesPerSecond: 4 << 20)
         let seen = await runToEnd(manager, item.productID)
         #expect(seen.last?.state == .finished)
-        #expect(try Ledger(store: layout).record(item.productID)?.maxBytesPerSecond == 4 << 20)
+        #expect(try layout.ledger().record(item.productID)?.maxBytesPerSecond == 4 << 20)
         #expect(sha256Hex(file: layout.archiveFile(productID: item.productID, version: "1.0").path) == sha256Hex(bytes))
         #expect(server.records.map(\.status) == [200, 206])
     }

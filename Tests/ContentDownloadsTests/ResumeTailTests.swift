@@ -149,7 +149,7 @@ struct ResumeTailTests {
             etag: etag, durableOffset: Int64(durableOffset), writtenInBoot: writtenInBoot, state: "active",
             partialPath: store.partialFile(productID: item.productID).path)
         if restartFromZero { record.durableOffset = 0 }  // what every restart from zero does
-        try Ledger(store: store).save(record)
+        try store.ledger().save(record)
         try Data(partial).write(to: store.partialFile(productID: item.productID))
         return item
     }

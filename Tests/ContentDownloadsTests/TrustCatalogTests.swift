@@ -133,7 +133,7 @@ import TestSupport
         }
         await manager.shutdown()
         #expect(site.requests(for: "/\(product.path)").isEmpty)
-        #expect(try Ledger(store: store).record("com.example.a") == nil)
+        #expect(try store.ledger().record("com.example.a") == nil)
         // The same version as installed is allowed (a re-download).
         try markInstalled(store, productID: "com.example.a", version: "1.0")
         try store.checkNoDowngrade(product)

@@ -60,7 +60,7 @@ import TestSupport
         let source = try CatalogSource.loadVerified(site.catalogURL, pinnedPublicKeys: [], store: store)
         let final = try await run(product, source: source, store: store)
         #expect(final?.state == .finished)
-        let record = try #require(try Ledger(store: store).record(product.productID))
+        let record = try #require(try store.ledger().record(product.productID))
         #expect(record.url.hasPrefix(site.nginx.baseURL))
         #expect(record.attempts == 0)
     }

@@ -93,7 +93,7 @@ final class ServeProcess: @unchecked Sendable {
         #expect(calls.count == 2)
         #expect(sha256Hex(file: store.archiveFile(productID: setup.product.productID, version: "1.0").path) == setup.product.sha256)
         // The journal keeps the catalog's URL, never a token.
-        #expect(try Ledger(store: store).record(setup.product.productID)?.url == setup.archiveURL)
+        #expect(try store.ledger().record(setup.product.productID)?.url == setup.archiveURL)
     }
 
     @Test func expiredTokenTwiceFailsClearly() async throws {

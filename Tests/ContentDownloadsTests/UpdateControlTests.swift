@@ -67,7 +67,7 @@ struct UpdateControlTests {
         #expect(try await Self.wait(queue) { $0.state == .paused } != nil)
         await queue.close()
         let store = queue.store
-        let durable = try #require(try Ledger(store: store).record(DeltaVersions.productID)).durableOffset
+        let durable = try #require(try store.ledger().record(DeltaVersions.productID)).durableOffset
         #expect(durable > 0, "the pause kept the first chunks")
         // The plan is lost (as when a finished update found a file wrong): the next run builds the tree anew, and the
         // bytes the paused attempt had fetched belonged to the old tree.

@@ -18,7 +18,7 @@ package enum StoreCommands {
 
     /// Sends `command` for each product.
     package static func send(_ command: RequestedCommand, productIDs: [String], store: Store) throws -> [String: Outcome] {
-        let ledger = try Ledger(store: store)
+        let ledger = try store.ledger()
         var outcomes: [String: Outcome] = [:]
         let lock = DriverLock.attempt(store: store)
         for id in productIDs {

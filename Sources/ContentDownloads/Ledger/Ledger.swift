@@ -15,9 +15,6 @@ internal import GRDB
 package struct Ledger: Sendable {
     private let journal: SQLiteJournal
 
-    /// The ledger of `store`, through its one journal connection.
-    package init(store: Store) throws { journal = try store.journal() }
-
     /// The ledger written through `journal`.
     package init(journal: SQLiteJournal) { self.journal = journal }
 
