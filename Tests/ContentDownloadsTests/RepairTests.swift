@@ -52,3 +52,40 @@ import TestSupport
         #expect(try Store(root: store).installedVersion(forProductID: id)?.description == "1.0")
     }
 }
+
+/// A repair has no transaction, yet its download shows in the queue's updates like any other.
+@Suite struct RepairUpdatesTests {
+    @Test func aRepairShowsInTheQueuesUpdatesUntilItIsInstalled() async throws {
+        let fixture = try QueueFixture()
+        let versions = try DeltaVersions(fixture)
+        let root = try await versions.installFirst(fixture, publishingNext: false)
+        let id = DeltaVersions.productID
+        let store = try Store(root: root)
+        let content = try #require(store.contentURL(forProductID: id))
+        try FileManager.default.removeItem(at: content.appendingPathComponent("Contents/levels/1.json"))
+        let queue = try ContentQueue(store: store, catalog: fixture.catalog(), options: fastOptions())
+        _ = try await queue.open()
+        let updates = queue.updates
+        let verification = try await queue.repair(productID: id)
+        #expect(verification.missing == ["Contents/levels/1.json"])
+        await queue.close()
+        var seen: [ContentDownload] = []
+        for await update in updates {
+            if case .downloads(let downloads) = update { seen += downloads.filter { $0.productID == id } }
+        }
+        #expect(!seen.isEmpty, "the repair's download reached no listener")
+        #expect(seen.allSatisfy { $0.transactionID == ContentDownload.noTransaction })
+        let last = try #require(seen.last)
+        #expect(last.state == .finished && last.contentURL == content, "\(last)")
+    }
+
+    @Test func aPurchaseWithoutATransactionIdentifierIsRefused() async throws {
+        let fixture = try QueueFixture()
+        let queue = try fixture.queue()
+        _ = try await queue.open()
+        await #expect(throws: QueueError.emptyTransactionID(productID: "com.example.any")) {
+            try await queue.add(VerifiedPurchase(transactionID: "", productID: "com.example.any"))
+        }
+        await queue.close()
+    }
+}

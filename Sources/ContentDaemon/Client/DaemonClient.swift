@@ -32,12 +32,12 @@ public struct DaemonClient: Sendable {
 
     /// Pauses, resumes or cancels the download of `productID` in the running queue.
     public func send(_ command: RequestedCommand, productID: String) throws(DaemonError) -> ControlOutcome {
-        let reply: Reply<WireDownload> = try call(command.rawValue, params: ["productID": productID])
+        let reply: Reply<ContentDownload> = try call(command.rawValue, params: ["productID": productID])
         if let error = reply.error {
             if error.data?.code == "unknownDownload" { return .unknownDownload }
             throw .badReply(error.message)
         }
-        guard let download = reply.result, let state = DownloadState(rawValue: download.state) else {
+        guard let state = reply.result?.state else {
             throw .badReply("no download in the reply to \(command.rawValue)")
         }
         return .applied(state)
@@ -48,16 +48,16 @@ public struct DaemonClient: Sendable {
     public func live(_ snapshots: [DownloadSnapshot]) throws(DaemonError) -> [DownloadSnapshot] {
         let reply: Reply<StatusReply> = try call("status", params: [:])
         guard let status = reply.result else { throw .badReply(reply.error?.message ?? "no result") }
-        var live: [String: WireDownload] = [:]
+        var live: [String: ContentDownload] = [:]
         for download in status.transactions.flatMap(\.downloads) { live[download.productID] = download }
         return snapshots.map { snapshot in
             guard let download = live[snapshot.productID], download.contentVersion == snapshot.contentVersion else { return snapshot }
             var updated = snapshot
-            updated.state = DownloadState(rawValue: download.state) ?? snapshot.state
-            updated.downloadedBytes = download.downloadedBytes
+            updated.state = download.state
+            updated.downloadedBytes = download.snapshot.downloadedBytes
             updated.progress = download.progress
             updated.timeRemaining = download.timeRemaining
-            updated.error = download.error.map { DownloadError(code: .init(rawValue: $0.code), message: $0.message) }
+            updated.error = download.error
             return updated
         }
     }
@@ -102,6 +102,6 @@ public struct DaemonClient: Sendable {
 
     private struct StatusReply: Decodable {
         var transactions: [Transaction]
-        struct Transaction: Decodable { var downloads: [WireDownload] }
+        struct Transaction: Decodable { var downloads: [ContentDownload] }
     }
 }

@@ -80,7 +80,7 @@ struct DaemonMethods: Sendable {
     }
 
     /// `pause`, `resume`, `cancel`, `start` of the download of a product in an unfinished transaction.
-    private func control(_ method: String, _ productID: String) async throws -> WireDownload {
+    private func control(_ method: String, _ productID: String) async throws -> ContentDownload {
         guard let download = await queue.transactions().flatMap(\.downloads).first(where: { $0.productID == productID }) else {
             throw RPCError.refused(
                 code: "unknownDownload",
@@ -93,7 +93,7 @@ struct DaemonMethods: Sendable {
         default: try await queue.start(download)
         }
         let current = await queue.transaction(id: download.transactionID)?.downloads.first { $0.productID == productID }
-        return WireDownload(current ?? download)
+        return current ?? download
     }
 
     /// `restore`: the history's products, or (with `entitlements`) a proactive restore and removal.

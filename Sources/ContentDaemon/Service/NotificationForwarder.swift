@@ -41,7 +41,7 @@ struct NotificationForwarder: Sendable {
                 for download in downloads {
                     let key = "\(download.transactionID)/\(download.productID)"
                     let previous = last.updateValue(download, forKey: key)
-                    let wire = WireDownload(download)
+                    let wire = download  // the library's one wire form (ContentDownload: Codable)
                     if let previous, download.onlyMovesProgress(since: previous) {
                         let now = ContinuousClock.now
                         if let sent = lastProgress[key], now - sent < minimumProgressInterval { continue }
@@ -53,7 +53,7 @@ struct NotificationForwarder: Sendable {
                     if download.state == .finished, let url = download.contentURL {
                         broadcast("download.finished", FinishedParams(download: wire, contentURL: url.path))
                     }
-                    if download.state == .failed, let error = wire.error {
+                    if download.state == .failed, let error = download.error {
                         broadcast("download.error", FailedParams(download: wire, error: error))
                     }
                 }
@@ -62,7 +62,7 @@ struct NotificationForwarder: Sendable {
             case .entitlementsReconciled(let outcome):
                 broadcast("entitlements.reconciled", ReconciledParams(
                     restored: outcome.restored, removed: outcome.removed,
-                    refusal: outcome.refusal.map { WireError(code: $0.code.rawValue, message: $0.message) }))
+                    refusal: outcome.refusal))
             }
         }
     }
@@ -89,13 +89,13 @@ struct NotificationForwarder: Sendable {
     }
 
     struct TransactionParams: Encodable { var transaction: WireTransaction }
-    struct DownloadParams: Encodable { var download: WireDownload }
-    struct FinishedParams: Encodable { var download: WireDownload; var contentURL: String }
-    struct FailedParams: Encodable { var download: WireDownload; var error: WireError }
+    struct DownloadParams: Encodable { var download: ContentDownload }
+    struct FinishedParams: Encodable { var download: ContentDownload; var contentURL: String }
+    struct FailedParams: Encodable { var download: ContentDownload; var error: DownloadError }
     struct RemovedParams: Encodable { var productIDs: [String] }
     struct ReconciledParams: Encodable {
         var restored: [String]
         var removed: [String]
-        @NullWhenEmpty var refusal: WireError?
+        @NullWhenEmpty var refusal: DownloadError?
     }
 }

@@ -3,54 +3,20 @@ internal import ContentDownloads
 internal import ContentPackaging
 internal import Foundation
 
-/// A library error as clients read it: its stable code and its message.
-struct WireError: Codable, Equatable, Sendable {
-    var code: String
-    var message: String
-}
-
-/// One download as the daemon sends it (`status`, notifications): StoreKit's fields, bytes and `contentURL`.
-/// Every key is always present (null when empty).
-struct WireDownload: Codable, Equatable, Sendable {
-    var transactionID: String
-    var productID: String
-    var contentVersion: String
-    var state: String
-    var downloadedBytes: Int64
-    var expectedContentLength: Int64
-    var progress: Double
-    var timeRemaining: Double
-    @NullWhenEmpty var contentURL: String?
-    @NullWhenEmpty var error: WireError?
-
-    init(_ download: ContentDownload) {
-        transactionID = download.transactionID
-        productID = download.productID
-        contentVersion = download.contentVersion
-        state = download.state.rawValue
-        downloadedBytes = download.snapshot.downloadedBytes
-        expectedContentLength = download.expectedContentLength
-        progress = download.progress
-        timeRemaining = download.timeRemaining
-        contentURL = download.contentURL?.path
-        error = download.error.map { WireError(code: $0.code.rawValue, message: $0.message) }
-    }
-}
-
 /// One transaction as the daemon sends it.
 struct WireTransaction: Encodable, Equatable, Sendable {
     var id: String
     var productID: String
     var kind: String
     var state: String
-    var downloads: [WireDownload]
+    var downloads: [ContentDownload]
 
     init(_ transaction: ContentTransaction) {
         id = transaction.id
         productID = transaction.productID
         kind = transaction.kind.rawValue
         state = transaction.state.rawValue
-        downloads = transaction.downloads.map(WireDownload.init)
+        downloads = transaction.downloads
     }
 }
 

@@ -1,5 +1,5 @@
 /// One download as observers see it: StoreKit's `SKDownload` fields plus bytes.
-public struct DownloadSnapshot: Sendable, Equatable, Encodable {
+public struct DownloadSnapshot: Sendable, Equatable, Codable {
     /// The product identifier.
     public var productID: String
     /// StoreKit's content identifier.
@@ -18,25 +18,6 @@ public struct DownloadSnapshot: Sendable, Equatable, Encodable {
     public var timeRemaining: Double
     /// Why it failed (or the last transient error while retrying).
     public var error: DownloadError?
-
-    enum CodingKeys: String, CodingKey {
-        case productID, contentIdentifier, contentVersion, state, downloadedBytes, expectedContentLength, progress,
-             timeRemaining, error
-    }
-
-    /// Encodes `error` as its message (or null).
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(productID, forKey: .productID)
-        try c.encode(contentIdentifier, forKey: .contentIdentifier)
-        try c.encode(contentVersion, forKey: .contentVersion)
-        try c.encode(state, forKey: .state)
-        try c.encode(downloadedBytes, forKey: .downloadedBytes)
-        try c.encode(expectedContentLength, forKey: .expectedContentLength)
-        try c.encode(progress, forKey: .progress)
-        try c.encode(timeRemaining, forKey: .timeRemaining)
-        try c.encode(error?.message, forKey: .error)
-    }
 }
 
 extension DownloadSnapshot {

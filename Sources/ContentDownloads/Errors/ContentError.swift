@@ -16,7 +16,7 @@ extension DownloadError: ContentError {
 
 extension QueueError: ContentError {
     /// The case's name: `downloadsInFlight`, `unknownTransaction`, `unknownProduct`, `noHostedContent`, `journal`,
-    /// `noTransaction`, `downloadCancelled`, `closed`.
+    /// `noTransaction`, `downloadCancelled`, `closed`, `emptyTransactionID`.
     public var errorCode: String {
         switch self {
         case .downloadsInFlight: "downloadsInFlight"
@@ -27,6 +27,7 @@ extension QueueError: ContentError {
         case .noTransaction: "noTransaction"
         case .downloadCancelled: "downloadCancelled"
         case .closed: "closed"
+        case .emptyTransactionID: "emptyTransactionID"
         }
     }
 }

@@ -17,6 +17,8 @@ public enum QueueError: Error, Sendable, Equatable, CustomStringConvertible {
     case downloadCancelled(productID: String)
     /// The queue was closed (or never opened) while ``ContentQueue/installed(productID:)`` waited.
     case closed(productID: String)
+    /// A purchase without a transaction identifier (empty is reserved for ``ContentDownload/noTransaction``).
+    case emptyTransactionID(productID: String)
 
     /// A message a person can act on.
     public var description: String {
@@ -37,6 +39,8 @@ public enum QueueError: Error, Sendable, Equatable, CustomStringConvertible {
             "the download of \(id) was cancelled and its partial data deleted; start it again, or add the purchase again"
         case .closed(let id):
             "the queue was closed before \(id) was installed; open it again (it resumes the download), then wait again"
+        case .emptyTransactionID(let id):
+            "the purchase of \(id) has an empty transaction identifier; pass the store's transaction identifier (a receipt's id)"
         }
     }
 }

@@ -102,12 +102,16 @@ extension ContentQueue {
             timeRemaining: downloadTimeRemainingUnknown, error: error)
     }
 
-    /// Maps an engine snapshot to the downloads of the transactions it serves.
+    /// Maps an engine snapshot to the downloads of the transactions it serves; a download no transaction asked
+    /// for (a repair) is delivered once, with ``ContentDownload/noTransaction``.
     func forward(_ snapshot: DownloadSnapshot) async {
         let served = rows.values.filter {
             $0.productID == snapshot.productID && $0.product.contentVersion.description == snapshot.contentVersion
         }
-        guard !served.isEmpty else { return }
+        guard !served.isEmpty else {
+            let url = snapshot.state == .finished ? store.contentURL(forProductID: snapshot.productID) : nil
+            return await deliver(.downloads([ContentDownload(transactionID: ContentDownload.noTransaction, snapshot: snapshot, contentURL: url)]))
+        }
         var downloads: [ContentDownload] = []
         for row in served.sorted(by: { $0.id < $1.id }) {
             let url = snapshot.state == .finished ? store.contentURL(forProductID: row.productID) : nil
@@ -128,7 +132,7 @@ extension ContentQueue {
         case .transactions(let transactions):
             announced.formUnion(transactions.map(\.id))
         case .downloads(let downloads):
-            let shown = downloads.filter { announced.contains($0.transactionID) }
+            let shown = downloads.filter { announced.contains($0.transactionID) || $0.transactionID == ContentDownload.noTransaction }
             guard !shown.isEmpty else { return }
             update = .downloads(shown)
             for download in shown where rows[download.transactionID] != nil {

@@ -1,7 +1,7 @@
 internal import Logging
-public import ContentDelivery
-public import ContentPackaging
-public import Foundation
+internal import ContentDelivery
+internal import ContentPackaging
+internal import Foundation
 
 /// The transaction queue an embedding service uses: StoreKit's `SKPaymentQueue` for hosted content.
 ///
@@ -150,9 +150,11 @@ public actor ContentQueue {
     /// Adds a verified purchase: attaches the product's hosted content and starts its download
     /// (or reattaches when the transaction id is already unfinished). Content already installed
     /// at the catalog's version (or newer) is `finished` at once.
-    /// - Throws: ``QueueError/unknownProduct(_:catalog:)`` when the catalog lacks the product.
+    /// - Throws: ``QueueError/unknownProduct(_:catalog:)`` when the catalog lacks the product,
+    ///   ``QueueError/emptyTransactionID(productID:)`` for a purchase without a transaction identifier.
     @discardableResult
     public func add(_ purchase: VerifiedPurchase) async throws -> ContentTransaction {
+        guard purchase.transactionID != ContentDownload.noTransaction else { throw QueueError.emptyTransactionID(productID: purchase.productID) }
         if let row = rows[purchase.transactionID] { return await transaction(row) }
         guard let catalog else { throw QueueError.unknownProduct(purchase.productID, catalog: "(none given)") }
         guard let product = catalog.catalog.product(purchase.productID) else {
@@ -240,63 +242,4 @@ public actor ContentQueue {
     /// Cancels a download and deletes its partial data. Idempotent. The queue runs one download per product: every
     /// unfinished transaction of the product shares it, so they are all cancelled.
     public func cancel(_ download: ContentDownload) async { await manager.cancel(download.productID) }
-
-    // MARK: Content
-
-    /// The installed folder of a product (`ContentInfo.plist` + `Contents/`), or `nil`.
-    public nonisolated func contentURL(forProductID productID: String) -> URL? {
-        store.contentURL(forProductID: productID)
-    }
-
-    /// The installed version of a product, or `nil`.
-    public nonisolated func installedVersion(forProductID productID: String) -> ContentVersion? {
-        store.installedVersion(forProductID: productID)
-    }
-
-    /// Deletes a product's installed content (atomically); `false` when nothing was installed.
-    @discardableResult
-    public func deleteContent(forProductID productID: String) throws(InstallError) -> Bool {
-        try store.deleteContent(forProductID: productID)
-    }
-
-    /// Installed products whose catalog version is newer (StoreKit: the update a new download brings).
-    public func availableUpdates() -> [ContentUpdate] {
-        guard let catalog else { return [] }
-        return ContentQueue.availableUpdates(store: store, catalog: catalog.catalog)
-    }
-
-    /// Installed products of `store` with a newer version in `catalog`.
-    public nonisolated static func availableUpdates(store: Store, catalog: Catalog) -> [ContentUpdate] {
-        store.installedProductIDs().compactMap { id in
-            guard let installed = store.installedVersion(forProductID: id), let product = catalog.product(id),
-                  installed < product.contentVersion
-            else { return nil }
-            return ContentUpdate(
-                productID: id, installedVersion: installed, catalogVersion: product.contentVersion, archiveBytes: product.length)
-        }
-    }
-
-    /// Restore: for each product in the history whose content is missing or older than the
-    /// catalog's version, adds a `restore` transaction whose download fetches it. Returns them.
-    @discardableResult
-    public func restoreCompletedTransactions() async throws -> [ContentTransaction] {
-        var seen = Set(rows.values.map(\.productID))
-        var restored: [ContentTransaction] = []
-        for entry in try journal.historyRows() where !seen.contains(entry.productID) {
-            seen.insert(entry.productID)
-            guard let product = catalog?.catalog.product(entry.productID) else { continue }
-            if let installed = store.installedVersion(forProductID: entry.productID), installed >= product.contentVersion {
-                continue
-            }
-            let id = "restore-\(entry.productID)-\(product.contentVersion)-\(UUID().uuidString.prefix(8))"
-            restored.append(try await add(VerifiedPurchase(transactionID: id, productID: entry.productID, kind: .restore)))
-        }
-        return restored
-    }
-
-    /// Product identifiers of finished transactions (the history restore uses).
-    public func historyProductIDs() throws -> [String] {
-        var seen = Set<String>()
-        return try journal.historyRows().map(\.productID).filter { seen.insert($0).inserted }
-    }
 }

@@ -53,12 +53,16 @@ public struct ContentTransaction: Sendable, Equatable {
 
 /// One download of a transaction: StoreKit's `SKDownload` (the transfer's snapshot plus `contentURL`).
 public struct ContentDownload: Sendable, Equatable {
-    /// The transaction it belongs to.
+    /// The transaction it belongs to; ``noTransaction`` for a download no transaction asked for (a repair).
     public var transactionID: String
     /// State, bytes, progress, time remaining and error of the transfer behind it.
     public var snapshot: DownloadSnapshot
     /// The installed folder (`ContentInfo.plist` + `Contents/`); set only in `finished` state.
     public var contentURL: URL?
+
+    /// The ``transactionID`` of a download no transaction asked for (``ContentQueue/repair(productID:)``): empty,
+    /// which no transaction identifier can be.
+    public static let noTransaction = ""
 
     /// The product identifier.
     public var productID: String { snapshot.productID }

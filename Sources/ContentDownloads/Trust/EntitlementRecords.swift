@@ -18,26 +18,16 @@ extension SQLiteJournal {
         }
     }
 
+    /// The per-subject mark (``HighWaterMark``).
+    static let entitlementSequence = HighWaterMark(table: "entitlementTrust", key: "subject", mark: "highestSequence")
+
     /// The highest `sequence` accepted for `subject`, or `nil` before the first one.
     func highestEntitlementSequence(subject: String) throws -> UInt64? {
-        try queue.read { db in
-            try Int64.fetchOne(
-                db, sql: "SELECT highestSequence FROM entitlementTrust WHERE subject = ?", arguments: [subject]
-            ).map { UInt64(bitPattern: $0) }
-        }
+        try Self.entitlementSequence.read(subject, in: self)
     }
 
     /// Raises the remembered sequence of `subject` to `sequence` (never lowers it). Call only after verification.
     func recordEntitlementSequence(_ sequence: UInt64, subject: String) throws {
-        try writeDurably { db in
-            try db.executeCached(
-                sql: """
-                    INSERT INTO entitlementTrust (subject, highestSequence, updatedAt) VALUES (?, ?, ?)
-                    ON CONFLICT(subject) DO UPDATE SET
-                      highestSequence = MAX(highestSequence, excluded.highestSequence),
-                      updatedAt = excluded.updatedAt
-                    """,
-                arguments: [subject, Int64(bitPattern: sequence), JournalDate.text(Date())])
-        }
+        try Self.entitlementSequence.raise(subject, to: sequence, in: self)
     }
 }

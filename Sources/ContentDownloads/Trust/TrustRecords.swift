@@ -19,28 +19,17 @@ extension SQLiteJournal {
         }
     }
 
+    /// The per-catalog mark (``HighWaterMark``).
+    static let catalogVersion = HighWaterMark(table: "catalogTrust", key: "catalogURL", mark: "highestCatalogVersion")
+
     /// The highest `catalogVersion` accepted from `catalogURL`, or `nil` before the first one.
     public func highestCatalogVersion(catalogURL: String) throws -> UInt64? {
-        try queue.read { db in
-            try Int64.fetchOne(
-                db, sql: "SELECT highestCatalogVersion FROM catalogTrust WHERE catalogURL = ?", arguments: [catalogURL]
-            ).map { UInt64(bitPattern: $0) }
-        }
+        try Self.catalogVersion.read(catalogURL, in: self)
     }
 
     /// Raises the remembered version to `version` (never lowers it). Call only after verification.
     public func recordCatalogVersion(_ version: UInt64, catalogURL: String) throws {
-        let stored = Int64(bitPattern: version)
-        try writeDurably { db in
-            try db.executeCached(
-                sql: """
-                    INSERT INTO catalogTrust (catalogURL, highestCatalogVersion, updatedAt) VALUES (?, ?, ?)
-                    ON CONFLICT(catalogURL) DO UPDATE SET
-                      highestCatalogVersion = MAX(COALESCE(highestCatalogVersion, 0), excluded.highestCatalogVersion),
-                      updatedAt = excluded.updatedAt
-                    """,
-                arguments: [catalogURL, stored, JournalDate.text(Date())])
-        }
+        try Self.catalogVersion.raise(catalogURL, to: version, in: self)
     }
 
     /// The origin of the mirror that last worked for `catalogURL`.

@@ -47,16 +47,8 @@ extension IAPContent {
             let interrupted = InterruptFlag()
             let signals = interrupted.trapTerminationSignals { Task { await daemon.stop() } }
             defer { signals.forEach { $0.cancel() } }
-            do {
-                let path = try await daemon.start()
-                if !global.quiet { Output.line("listening on \(path)") }
-            } catch let error as DaemonError {
-                Output.error(error.description)
-                throw ExitStatus.failure
-            } catch let error as InstallError {
-                Output.error("cannot recover the store \(store.root.path): \(error.description)")
-                throw ExitStatus.failure
-            }
+            let path = try await exitingOnOpenFailure(store: store) { try await daemon.start() }
+            if !global.quiet { Output.line("listening on \(path)") }
             await daemon.run()
         }
     }

@@ -52,15 +52,21 @@ struct QueueRun {
     /// Opens the queue: another driver holding the store, or a failed recovery of an interrupted install,
     /// becomes a message naming the store and exit status 1.
     private func open() async throws {
-        do {
-            try await queue.open()
-        } catch let error as DriverLockError {
-            Output.error(error.description)
-            throw ExitStatus.failure
-        } catch let error as InstallError {
-            Output.error("cannot recover the store \(queue.store.root.path): \(error.description)")
-            throw ExitStatus.failure
-        }
+        _ = try await exitingOnOpenFailure(store: queue.store) { try await queue.open() }
+    }
+}
+
+/// Runs `open` (a queue or a daemon on `store`): a store another process drives, a daemon that cannot start, or a
+/// failed recovery of an interrupted install becomes a message naming the store and exit status 1.
+func exitingOnOpenFailure<T>(store: Store, _ open: () async throws -> T) async throws -> T {
+    do {
+        return try await open()
+    } catch let error as InstallError {
+        Output.error("cannot recover the store \(store.root.path): \(error.description)")
+        throw ExitStatus.failure
+    } catch let error as any ContentError {
+        Output.error(error.description)
+        throw ExitStatus.failure
     }
 }
 

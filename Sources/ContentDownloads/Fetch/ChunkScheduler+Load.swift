@@ -1,0 +1,32 @@
+internal import SystemSupport
+internal import CCurl
+internal import ContentPackaging
+internal import Foundation
+internal import Logging
+import Glibc
+
+extension ChunkScheduler {
+    /// The manifest (checked against the catalog's archive) and the plan (checked against the request).
+    static func load(_ request: TransferRequest, target: ChunkedInstallTarget) throws(TransferFailure) -> (ChunkedPackage, ChunkPlan) {
+        guard let plan = ChunkPlan.load(treePath: target.treePath), plan.fetchBytes == request.expectedLength, !plan.fetch.isEmpty else {
+            Store.discardPlan(treePath: target.treePath)
+            throw .install(.archiveMismatch(path: target.treePath, reason: "the download's plan beside it is missing or does not match the download; run it again to plan it anew"))
+        }
+        let manifest: PackageManifest
+        do { manifest = try PackageManifest.decode(contentsOfFile: target.manifestPath) } catch {
+            throw .install(.archiveMismatch(path: target.manifestPath, reason: "cannot read the package manifest: \(error); run the download again to fetch it"))
+        }
+        let package: ChunkedPackage
+        do {
+            package = try ChunkedPackage(
+                manifest: manifest, expectedLength: plan.archiveLength, expectedSHA256: request.expectedSHA256, display: target.manifestPath)
+        } catch {
+            throw .install(error)
+        }
+        guard plan.fetch.allSatisfy({ $0 >= 0 && $0 < package.chunks.count }), plan.written.allSatisfy({ $0 >= 0 && $0 < package.files.count }) else {
+            Store.discardPlan(treePath: target.treePath)
+            throw .install(.archiveMismatch(path: target.treePath, reason: "the download's plan beside it names chunks or files the manifest lacks; run it again"))
+        }
+        return (package, plan)
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+/// `Sources/ContentDownloads` is laid out by stage: a later stage uses an earlier one's types, never the other way
+/// round. A type's folder is where it is declared at the top level; a folder depends on another when one of its
+/// files names a type declared there.
+@Suite struct DownloadFolderLayoutTests {
+    static let module = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Sources/ContentDownloads")
+
+    /// Each Swift file's folder (relative to the module) and its text without line comments.
+    static func files() throws -> [(folder: String, text: String)] {
+        var files: [(String, String)] = []
+        let walker = FileManager.default.enumerator(at: module, includingPropertiesForKeys: nil)
+        while let file = walker?.nextObject() as? URL {
+            guard file.pathExtension == "swift" else { continue }
+            let folder = file.deletingLastPathComponent().path.dropFirst(module.path.count).trimmingCharacters(in: ["/"])
+            let text = try String(contentsOf: file, encoding: .utf8)
+                .split(separator: "\n", omittingEmptySubsequences: false)
+                .map { line in line.firstRange(of: "//").map { String(line[..<$0.lowerBound]) } ?? String(line) }
+                .joined(separator: "\n")
+            files.append((folder.isEmpty ? "." : folder, text))
+        }
+        return files
+    }
+
+    @Test func noTwoFoldersDependOnEachOtherBothWays() throws {
+        let files = try Self.files()
+        #expect(files.count > 100, "read \(files.count) files under \(Self.module.path)")
+        var home: [String: String] = [:]
+        let declaration = /(?m)^(?:(?:public|package|internal|private|fileprivate|final|nonisolated|indirect)\s+)*(?:struct|class|enum|actor|protocol|typealias)\s+([A-Z]\w*)/
+        for (folder, text) in files {
+            for match in text.matches(of: declaration) where home[String(match.1)] == nil { home[String(match.1)] = folder }
+        }
+        var uses: [String: [String: String]] = [:]  // folder → folder it uses → one type that makes it so
+        for (folder, text) in files {
+            let words = Set(text.matches(of: /\b[A-Z]\w*\b/).map { String($0.0) })
+            for word in words {
+                guard let other = home[word], other != folder else { continue }
+                uses[folder, default: [:]][other] = uses[folder]?[other] ?? word
+            }
+        }
+        var cycles: [String] = []
+        for (folder, used) in uses {
+            for (other, type) in used where folder < other {
+                if let back = uses[other]?[folder] { cycles.append("\(folder) uses \(type), \(other) uses \(back)") }
+            }
+        }
+        #expect(cycles.isEmpty, "folders that depend on each other both ways: \(cycles.sorted())")
+    }
+}
