@@ -81,7 +81,7 @@ import TestSupport
 
     @Test func aPurchaseWithoutATransactionIdentifierIsRefused() async throws {
         let fixture = try QueueFixture()
-        let queue = try fixture.queue()
+        let queue = try ContentQueue(store: fixture.store, catalog: nil)
         _ = try await queue.open()
         await #expect(throws: QueueError.emptyTransactionID(productID: "com.example.any")) {
             try await queue.add(VerifiedPurchase(transactionID: "", productID: "com.example.any"))
