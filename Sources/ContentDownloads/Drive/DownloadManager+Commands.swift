@@ -33,6 +33,7 @@ extension DownloadManager {
         guard var record = records[productID] else { return }
         let wasActive = record.downloadState == .active
         guard record.apply(.cancel) else { return }
+        planned[productID] = nil
         if wasActive {
             live[productID]?.stopIntent = .cancel
             engine.cancel(productID)  // the fetch deletes what it wrote when it stops

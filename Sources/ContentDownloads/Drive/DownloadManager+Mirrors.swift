@@ -29,7 +29,7 @@ extension DownloadManager {
     @discardableResult
     package func enqueue(
         _ product: CatalogProduct, candidates: [String], catalogURL: String?, transactionID: String? = nil,
-        plan: DownloadPlanKind
+        plan: DownloadPlanKind, planned: PlannedFetch? = nil
     ) throws -> DownloadSnapshot {
         let id = product.productID
         guard !candidates.isEmpty else {
@@ -47,7 +47,7 @@ extension DownloadManager {
             ordered.insert(ordered.remove(at: index), at: 0)
         }
         routes[id] = ArchiveRoute(candidates: ordered, catalogKey: catalogURL)
-        return try enqueue(product, url: ordered[0], transactionID: transactionID, plan: plan)
+        return try enqueue(product, url: ordered[0], transactionID: transactionID, plan: plan, planned: planned)
     }
 
     /// Hands a request to the engine, through the authorizer when one is installed.

@@ -42,6 +42,7 @@ extension DownloadManager {
                 maxBytesPerSecond: rateCap(for: record),
                 chunked: record.planKind == .chunks ? store.chunkedTarget(productID: id, version: record.contentVersion) : nil)
             request.mirrors = mirrors(of: id, first: record.url)
+            request.planned = planned.removeValue(forKey: id).flatMap { record.planKind == .chunks ? $0 : nil }
             submit(request)
             emit(id, force: true)
         }

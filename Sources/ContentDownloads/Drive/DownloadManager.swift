@@ -44,6 +44,8 @@ package actor DownloadManager {
     var stopWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]
     var isShutDown = false
     var routes: [String: ArchiveRoute] = [:]
+    /// Chunk plans handed over by the planner, until their download is admitted (``PlannedFetch``).
+    var planned: [String: PlannedFetch] = [:]
     var authorizer: ArchiveURLAuthorizer?
 
     /// Per-download state that only lives in memory.
@@ -154,9 +156,11 @@ package actor DownloadManager {
     /// decided to fetch it.
     @discardableResult
     package func enqueue(
-        _ product: CatalogProduct, url: String, transactionID: String? = nil, plan: DownloadPlanKind
+        _ product: CatalogProduct, url: String, transactionID: String? = nil, plan: DownloadPlanKind,
+        planned: PlannedFetch? = nil
     ) throws -> DownloadSnapshot {
         let id = product.productID
+        self.planned[id] = planned
         if var existing = records[id], existing.expectedSHA256 == product.sha256.lowercased(),
            existing.expectedLength == product.length, existing.planKind == plan
         {

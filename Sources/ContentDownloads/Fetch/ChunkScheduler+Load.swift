@@ -8,6 +8,9 @@ import Glibc
 extension ChunkScheduler {
     /// The manifest (checked against the catalog's archive) and the plan (checked against the request).
     static func load(_ request: TransferRequest, target: ChunkedInstallTarget) throws(TransferFailure) -> (ChunkedPackage, ChunkPlan) {
+        if let planned = request.planned, planned.plan.fetchBytes == request.expectedLength, !planned.plan.fetch.isEmpty {
+            return (planned.package, planned.plan)  // checked by the planner moments ago, in this process
+        }
         guard let plan = ChunkPlan.load(treePath: target.treePath), plan.fetchBytes == request.expectedLength, !plan.fetch.isEmpty else {
             Store.discardPlan(treePath: target.treePath)
             throw .install(.archiveMismatch(path: target.treePath, reason: "the download's plan beside it is missing or does not match the download; run it again to plan it anew"))

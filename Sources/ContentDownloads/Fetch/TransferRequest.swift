@@ -30,6 +30,8 @@ package struct TransferRequest: Sendable, Equatable {
     package var chunked: ChunkedInstallTarget?
     /// Every URL of this archive (``url`` first) a chunk plan fetches from at once; empty = ``url`` only.
     package var mirrors: [String] = []
+    /// The chunk plan and its checked manifest as planning made them moments ago (`nil`: read from the store).
+    package var planned: PlannedFetch?
 
     /// Creates a request.
     package init(

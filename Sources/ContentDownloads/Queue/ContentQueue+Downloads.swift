@@ -12,9 +12,9 @@ extension ContentQueue {
         if let installed = store.installedVersion(forProductID: row.productID), installed >= product.contentVersion {
             return
         }
-        var update: ChunkPlan?
+        var update: ChunkPlan?, handover: PlannedFetch?
         switch await plan(product) {
-        case .planned(let plan): update = plan
+        case .planned(let plan, let planned): (update, handover) = (plan, planned)
         case .wholeArchive: break
         case .refused(let error):
             localFailures[row.productID] = error
@@ -30,7 +30,7 @@ extension ContentQueue {
         if let update { fetched.length = update.fetchBytes }
         let snapshot = try await manager.enqueue(
             fetched, candidates: candidates, catalogURL: catalog?.location.absoluteString, transactionID: row.id,
-            plan: update == nil ? .wholeArchive : .chunks)
+            plan: update == nil ? .wholeArchive : .chunks, planned: handover)
         if snapshot.state == .finished, store.contentURL(forProductID: row.productID) == nil {
             // Verified earlier without installing (`download --no-install`): install that archive.
             let archive = store.archiveFile(productID: row.productID, version: product.contentVersion.description)

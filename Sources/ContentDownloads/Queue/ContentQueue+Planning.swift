@@ -6,8 +6,9 @@ internal import Logging
 
 /// What planning a download gave.
 enum PlanOutcome: Sendable {
-    /// A chunk plan, kept beside its tree: the download fetches its chunks.
-    case planned(ChunkPlan)
+    /// A chunk plan, kept beside its tree: the download fetches its chunks. `handover` is the plan with its checked
+    /// manifest when it was just made (`nil` for a plan found kept: the fetch reads both back).
+    case planned(ChunkPlan, handover: PlannedFetch?)
     /// No manifest in the store (one-frame archive, or unreachable), or a whole-archive attempt of this version
     /// under way: the archive is downloaded whole; its space was checked.
     case wholeArchive
@@ -41,7 +42,7 @@ extension ContentQueue {
         let attempt = await manager.stoppedAttempt(of: id, version: version)
         switch Planner.kind(manifestKept: manifestKept, keptPlan: keptPlan != nil, journaled: attempt?.kind) {
         case .chunks:
-            if let keptPlan { return .planned(keptPlan) }
+            if let keptPlan { return .planned(keptPlan, handover: nil) }
             return await planChunks(product, distrusting: damaged)
         case .wholeArchive:
             if manifestKept { store.discardManifest(productID: id, version: version) }  // the attempt under way finishes as it is
@@ -68,31 +69,34 @@ extension ContentQueue {
         let metadata: Logger.Metadata = ["product": "\(id)", "version": "\(version)"]
         await manager.forgetProgress(id, version: version)  // a stopped attempt's bytes belonged to the tree about to be built anew
         let planner = self.planner
-        let result = await BlockingCall.run(thread: "iap-update") { () -> Result<ChunkPlan, InstallError> in
+        let result = await BlockingCall.run(thread: "iap-update") { () -> Result<PlannedFetch, InstallError> in
             do throws(InstallError) {
                 let decision = try planner.decide(product, distrusting: damaged, metadata: metadata)
-                do throws(InstallError) { return .success(try TreeBuilder(decision: decision).build()) } catch {
+                do throws(InstallError) {
+                    return .success(PlannedFetch(package: decision.package, plan: try TreeBuilder(decision: decision).build()))
+                } catch {
                     // Every chunk was rebuilt from the installed files: a plan must fetch, so it is made from nothing.
                     guard decision.installed != nil, Planner.isNothingToFetch(error) else { throw error }
                     let again = try planner.fromNothing(decision.package, treePath: decision.treePath, archiveLength: decision.archiveLength)
-                    return .success(try TreeBuilder(decision: again).build())
+                    return .success(PlannedFetch(package: again.package, plan: try TreeBuilder(decision: again).build()))
                 }
             } catch {
                 return .failure(error)
             }
         }
-        // The plan's working set (the manifest decoded and checked, the installed version's index) is gone: its
-        // pages go back before the transfer builds its own.
+        // The plan's working set (the installed version's index, the draft) is gone: its pages go back before the
+        // transfer builds its own. The checked manifest goes on to the fetch in memory.
         ProcessMemory.returnFreePages()
         switch result {
-        case .success(let plan):
+        case .success(let handover):
+            let plan = handover.plan
             DownloadLog.transfer.debug(
                 plan.linkedFiles + plan.rebuiltChunks > 0 ? "update: fetching only what changed" : "install: fetching every chunk",
                 metadata: metadata.merging([
                     "linked": "\(plan.linkedFiles) files", "rebuilt": "\(plan.rebuiltChunks) chunks (\(plan.rebuiltBytes) bytes)",
                     "fetch": "\(plan.fetch.count) chunks (\(plan.fetchBytes) of \(product.length) bytes)",
                 ]) { $1 })
-            return .planned(plan)
+            return .planned(plan, handover: handover)
         case .failure(let error):
             store.discardUpdate(productID: id, version: version)
             store.discardManifest(productID: id, version: version)  // refused: fetched again (and checked again) next time

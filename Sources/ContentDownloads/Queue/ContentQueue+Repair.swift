@@ -30,9 +30,9 @@ extension ContentQueue {
         guard !verification.isIntact else { return verification }
         let product = try repairableProduct(productID, version: verification.contentVersion)
         let damaged = Set(verification.damaged + verification.missing)
-        let plan: ChunkPlan
+        let plan: ChunkPlan, handover: PlannedFetch?
         switch await self.plan(product, distrusting: damaged) {
-        case .planned(let made): plan = made
+        case .planned(let made, let planned): (plan, handover) = (made, planned)
         case .refused(let error): throw error
         case .wholeArchive:
             throw DownloadError(code: .catalog, message: "cannot fetch the manifest of \(productID) \(product.contentVersion) from the catalog's mirrors, or cannot build the repaired folder from the intact files (see the log); try again later, or download it again with `iapcontent delete` then `iapcontent download`")
@@ -45,7 +45,7 @@ extension ContentQueue {
         fetched.length = plan.fetchBytes
         let changes = manager.updates  // listen first: the download may end before the loop starts
         let candidates = catalog.map { $0.archiveURLCandidates(for: product) } ?? []
-        _ = try await manager.enqueue(fetched, candidates: candidates, catalogURL: catalog?.location.absoluteString, plan: .chunks)
+        _ = try await manager.enqueue(fetched, candidates: candidates, catalogURL: catalog?.location.absoluteString, plan: .chunks, planned: handover)
         for await snapshot in changes where snapshot.productID == productID && snapshot.contentVersion == verification.contentVersion.description {
             switch snapshot.state {
             case .finished: return verification
