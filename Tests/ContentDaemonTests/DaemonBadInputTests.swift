@@ -72,21 +72,38 @@ struct DaemonBadInputTests {
         chmod(fixture.root.path, 0o755)
         chmod(URL(fileURLWithPath: fixture.socketPath).deletingLastPathComponent().path, 0o755)
         chmod(fixture.socketPath, 0o666)
+        // The client prints every byte it got, then how the connection ended: closed by the daemon, or still open
+        // when its 10 s ran out (a daemon that answers, or never closes, must not pass by printing nothing).
         let script = """
             import socket, sys
             s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(10)
             s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"status"}\\n')
             data = b''
-            while True:
-                chunk = s.recv(65536)
-                if not chunk: break
-                data += chunk
-            print(data.decode())
+            end = 'closed'
+            try:
+                while True:
+                    chunk = s.recv(65536)
+                    if not chunk: break
+                    data += chunk
+            except socket.timeout:
+                end = 'still open after 10 s'
+            except OSError as error:
+                end = 'failed: %s' % error
+            sys.stdout.write(data.decode('utf-8', 'replace'))
+            sys.stdout.write('\\n-- %s\\n' % end)
             """
         let result = try CommandRunner.run(
             "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, fixture.socketPath])
-        #expect(result.stdout.contains("-32001"), "\(result.stdout) \(result.stderr)")
-        #expect(!result.stdout.contains("\"result\""), "another user got an answer: \(result.stdout)")
+        let seen = "\(result.stdout) \(result.stderr)"
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.last == "-- closed", "the daemon must close the connection after its refusal: \(seen)")
+        let replies = lines.dropLast().filter { !$0.isEmpty }
+        #expect(replies.count == 1, "one line, the refusal: \(seen)")
+        let reply = try #require(replies.first, "no refusal arrived: \(seen)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any], "\(reply)")
+        #expect(object["result"] == nil, "another user got an answer: \(reply)")
+        let error = try #require(object["error"] as? [String: Any], "no error in \(reply)")
+        #expect(error["code"] as? Int == -32001, "\(reply)")
         #expect(daemon.process.isRunning)
         #expect(daemon.stop() == 0, "\(daemon.output)")
     }

@@ -99,4 +99,49 @@ struct HostileManifestTests {
         }
         #expect(message.contains("Contents/levels/1.json") && message.contains("SHA-256"), "\(message)")
     }
+
+    @Test func aWrongFileHashIsCaughtWhenTheFileWasResumedMidway() async throws {
+        // A file whose bytes arrive over two runs is hashed as a whole only when the download ends (the first
+        // run's parts are not in the resumed run's hash): its chunks are right, its SHA-256 is not.
+        let fixture = try ChunkedFixture.standard(megabytes: 8)
+        let big = "Contents/art/big.bin"
+        let lying = try fixture.alteredManifest { manifest in
+            let index = manifest.files.firstIndex { $0.path == big }!
+            manifest.files[index].sha256 = String(repeating: "0", count: 64)
+        }
+        try fixture.keepManifest(lying)
+        let file = try #require(fixture.manifest.files.first { $0.path == big })
+        let start = try #require(file.dataOffset)
+        // The first reply stops inside big.bin and stays silent; the resumed one gets the rest.
+        let server = try FaultServer(body: fixture.archive, faults: [.stall(at: 3 << 20, seconds: 200)], lifetime: 240)
+        defer { server.stop() }
+        var options = fastOptions(stall: 300)
+        options.transfer.connections = 1
+        options.transfer.maxConnections = 1
+        let manager = try DownloadManager(store: fixture.store, options: options)
+        try await manager.start()
+        let id = fixture.manifest.productID
+        try await manager.enqueue(fixture.product(manifest: lying), url: server.url(), plan: .chunks)
+        #expect(try await ChunkedControlTests.wait(manager, id) { $0.downloadedBytes > start + (1 << 20) } != nil)
+        await manager.pauseAndWait(id)
+        _ = try #require(try await ChunkedControlTests.wait(manager, id) { $0.state == .paused })
+        var durable: Int64 = 0
+        let deadline = Date().addingTimeInterval(30)
+        while durable == 0, Date() < deadline {
+            durable = try #require(try fixture.store.journal().record(id)).durableOffset
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        // Stopped after a checkpoint inside the file: part of it placed and durable, the rest still to fetch.
+        #expect(durable > start && durable < start + file.size, "durable \(durable), \(big) at \(start)..<\(start + file.size)")
+
+        await manager.resume(id)
+        let ended = try #require(try await ChunkedControlTests.wait(manager, id) { !$0.state.isInFlight && $0.state != .paused })
+        await manager.shutdown()
+        #expect(server.records.count >= 2, "the download was resumed: \(server.records.map(\.range))")
+        #expect(ended.state == .failed)
+        let message = ended.error?.message ?? ""
+        #expect(message.contains(big) && message.contains("SHA-256"), "\(message)")
+        #expect(fixture.store.contentURL(forProductID: id) == nil, "nothing is swapped in")
+        #expect(!FileManager.default.fileExists(atPath: fixture.tree.path), "a refused download keeps no tree")
+    }
 }

@@ -83,4 +83,83 @@ struct MirrorSchedulerTests {
         // The corrupt chunk again, plus the frames the dropped mirror had in flight on its other connections.
         #expect(refetched <= corrupt.records.count * Self.largestFrame(fixture), "re-fetched \(refetched) bytes")
     }
+
+    /// `fixture.archive` with one byte flipped in the middle of the first stored (raw) block of each of `chunks`'
+    /// frames: every such frame is still a well-formed zstd frame (no content checksum) that decodes to as many bytes
+    /// as before, but other bytes, so only the chunk's signed SHA-256 can tell. Checked with the `zstd` tool.
+    static func archiveWithWrongContent(_ fixture: ChunkedFixture, chunks indices: [Int]) throws -> [UInt8] {
+        let chunks = try #require(fixture.manifest.chunks)
+        var archive = fixture.archive
+        let scratch = try TemporaryDirectory.make(prefix: "frame")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        for index in indices {
+            let chunk = chunks[index]
+            let start = Int(chunk.offset)
+            let frame = Array(archive[start..<(start + Int(chunk.length))])
+            let inside = try #require(Self.storedBlockMiddle(frame), "chunk \(index)'s frame has no stored block")
+            archive[start + inside] ^= 0x5A
+            // The altered frame decodes, to the chunk's length, and not to the chunk's bytes.
+            let altered = scratch.appendingPathComponent("\(index).zst"), decoded = scratch.appendingPathComponent("\(index).bin")
+            try Data(archive[start..<(start + Int(chunk.length))]).write(to: altered)
+            let run = try CommandRunner.run("/usr/bin/zstd", ["-d", "-q", "-f", altered.path, "-o", decoded.path])
+            try #require(run.status == 0, "the altered frame of chunk \(index) does not decode: \(run.stderr)")
+            let bytes = try Data(contentsOf: decoded)
+            try #require(bytes.count == Int(chunk.uncompressedLength))
+            try #require(sha256Hex(Array(bytes)) != chunk.sha256.lowercased())
+        }
+        return archive
+    }
+
+    /// The offset in a zstd `frame` of the middle byte of its first stored block (RFC 8878 §3.1.1), if any.
+    static func storedBlockMiddle(_ frame: [UInt8]) -> Int? {
+        guard frame.count > 8, Array(frame[0..<4]) == [0x28, 0xB5, 0x2F, 0xFD] else { return nil }
+        let descriptor = frame[4]
+        let singleSegment = descriptor & 0x20 != 0
+        var position = 5 + (singleSegment ? 0 : 1) + [0, 1, 2, 4][Int(descriptor & 0x03)]
+        position += [singleSegment ? 1 : 0, 2, 4, 8][Int(descriptor >> 6)]
+        while position + 3 <= frame.count {
+            let header = Int(frame[position]) | Int(frame[position + 1]) << 8 | Int(frame[position + 2]) << 16
+            let last = header & 1 != 0, type = (header >> 1) & 3, size = header >> 3
+            position += 3
+            if type == 0, size >= 2, position + size <= frame.count { return position + size / 2 }
+            position += type == 1 ? 1 : size
+            if last { break }
+        }
+        return nil
+    }
+
+    @Test func aMirrorThatServesWellFormedFramesOfOtherBytesCostsThoseChunks() async throws {
+        // Unlike a flipped header, these frames decode: only the chunks' signed SHA-256 refuses them.
+        let fixture = try ChunkedFixture.standard(megabytes: 12)
+        let chunks = try #require(fixture.manifest.chunks)
+        let lying = try FaultServer(body: try Self.archiveWithWrongContent(fixture, chunks: Array(chunks.indices.filter {
+            Self.storedBlockMiddle(Array(fixture.archive[Int(chunks[$0].offset)..<Int(chunks[$0].offset + chunks[$0].length)])) != nil
+        })))
+        let good = try FaultServer(body: fixture.archive)
+        defer { lying.stop(); good.stop() }
+        let final = try await Self.download(fixture, lying, good)
+        #expect(final?.state == .finished, "\(final?.error?.message ?? "")")
+        #expect(try diffTrees(fixture.folder, fixture.tree).status == 0)
+        #expect(lying.totalBodyBytesSent > 0, "the lying mirror was asked for chunks")
+        // Each frame of the lying mirror was fetched again from the good one once at most: the good one sent no
+        // byte twice, and nothing more than the frames the lying one had in flight was fetched twice.
+        #expect(good.totalBodyBytesSent <= fixture.archive.count, "\(good.records.map { "\($0.status) \($0.range ?? "-") \($0.bodyBytesSent)" })")
+        let refetched = lying.totalBodyBytesSent + good.totalBodyBytesSent - fixture.archive.count
+        #expect(refetched <= lying.records.count * Self.largestFrame(fixture), "re-fetched \(refetched) bytes")
+    }
+
+    @Test func aLoneMirrorServingAWellFormedFrameOfOtherBytesFailsNamingTheChunk() async throws {
+        let fixture = try ChunkedFixture.standard(megabytes: 8)
+        try fixture.keepManifest()
+        let chunks = try #require(fixture.manifest.chunks)
+        let server = try FaultServer(body: try Self.archiveWithWrongContent(fixture, chunks: [2]))
+        defer { server.stop() }
+        let result = try await fixture.download(from: server)
+        #expect(result.final?.state == .failed)
+        let message = try #require(result.final?.error?.message)
+        #expect(message.contains("chunk 2 at archive byte \(chunks[2].offset)") && message.contains("SHA-256"), "\(message)")
+        // The chunk was fetched once more before the download gave up: never the whole archive again.
+        let refetched = server.totalBodyBytesSent - fixture.archive.count
+        #expect(refetched <= Int(chunks.map(\.length).max()!) * 2, "re-fetched \(refetched) bytes")
+    }
 }

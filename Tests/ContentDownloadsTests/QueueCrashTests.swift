@@ -1,5 +1,6 @@
 import ContentDelivery
 import ContentDownloads
+import ContentPackaging
 import Foundation
 import Testing
 import TestSupport
@@ -31,6 +32,21 @@ struct QueueCrashTests {
         while process.isRunning, Date() < deadline { usleep(50_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
+    }
+
+    /// Fails at once, naming the row, when the kill left a journal row that says installed or finished while the
+    /// version is not installed: recovery passes such a row by, so a rerun would wait for an install nobody makes
+    /// until its timeout.
+    static func requireRecoverable(_ store: Store, productID: String = productID, phase: String, output: String) throws {
+        guard let row = try store.journal().record(productID) else { return }
+        let installed = store.installedVersion(forProductID: productID)?.description == row.contentVersion
+        try #require(
+            installed || (row.phase != TransferPhase.installed.rawValue && row.downloadState != .finished),
+            """
+            killed at \(phase), the journal says \(row.contentVersion) is \(row.downloadState) (phase \(row.phase)) but it is not \
+            installed: a rerun would never install it
+            \(output)
+            """)
     }
 
     /// `--verify-first`: the first extracted file is written only after the archive is whole and
@@ -97,6 +113,7 @@ struct QueueCrashTests {
         if phase != "transfer" {
             // Killed at or after verification: the transaction is still unfinished.
             #expect(try StoreOverview(store: fixture.store).transactions.map(\.productID) == [Self.productID])
+            try Self.requireRecoverable(fixture.store, phase: phase, output: firstRun)
         }
 
         let rerun = try iapcontent(arguments, timeout: 120)

@@ -93,5 +93,100 @@ struct QueueDiskSpaceTests {
         try await queue.finish("t-tight")
         await queue.close()
     }
-}
 
+    @Test("a one-frame archive that fits but unpacks past the free space: refused before any archive byte is fetched, nothing under transfers/; installs once space is freed")
+    func wholeArchiveThatUnpacksPastTheFreeSpace() async throws {
+        let fixture = try QueueFixture()
+        let tmpfs = try TmpfsMount(size: "12m")
+        defer { tmpfs.unmount() }
+        let storeOffTmpfs = fixture.store
+        fixture.store = try Store(root: tmpfs.appending("store", isDirectory: true))
+        // Runs before the unmount: the fixture's reference keeps the store's journal and locks open on the tmpfs.
+        defer { fixture.store = storeOffTmpfs }
+        // 8 MiB of zeros packs to a few KiB: the download itself fits anywhere, the content does not.
+        let productID = "com.example.zeros"
+        let source = fixture.root.appendingPathComponent("sources/\(productID)-1.0", isDirectory: true)
+        try PackageFixture.make(at: source, productID: productID, version: "1.0", files: [
+            "Contents/version.txt": Data("\(productID) 1.0\n".utf8),
+            "Contents/zeros.bin": Data(count: 8 << 20),
+        ])
+        try fixture.publish([source])  // one frame, no chunk index: the whole archive
+        let product = try #require(try fixture.catalog().catalog.product(productID))
+        #expect(product.manifest == nil)
+        let filler = tmpfs.appending("filler.bin")
+        try Data(count: 6 << 20).write(to: filler)
+        let available = SpacePreflight.availableBytes(atPath: tmpfs.path)
+        try #require(product.length * 8 < available && product.uncompressedSize > available,
+                     "archive \(product.length), content \(product.uncompressedSize), free \(available)")
+
+        let queue = try fixture.queue()
+        try await queue.open()
+        let transaction = try await queue.add(VerifiedPurchase(transactionID: "t-zeros", productID: productID))
+        let download = try #require(transaction.downloads.first)
+        #expect(download.state == .failed)
+        #expect(download.error?.code == .insufficientSpace, "\(String(describing: download.error))")
+        #expect(download.error?.message.contains("more bytes needed") == true, "\(download.error?.message ?? "")")
+        #expect(queue.contentURL(forProductID: productID) == nil)
+        #expect(fixture.nginx.requests().filter { $0.request.contains(".tar.zst") }.isEmpty, "\(fixture.nginx.requests())")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.store.transfersDirectory.path) == [])
+
+        try FileManager.default.removeItem(at: filler)
+        try await queue.start(download)
+        let finished = try #require(await waitForDownloads(queue, ["t-zeros"])["t-zeros"]?.downloads.first)
+        #expect(finished.state == .finished, "\(finished.state) \(finished.error?.message ?? "")")
+        let url = try #require(finished.contentURL)
+        #expect(try diffTrees(source, url).status == 0)
+        try await queue.finish("t-zeros")
+        await queue.close()
+    }
+
+    @Test("a chunk plan whose files do not fit: refused before any range is asked for, no tree, placed-chunk log or plan in transfers/; installs once space is freed")
+    func chunkPlanPastTheFreeSpace() async throws {
+        let fixture = try QueueFixture()
+        // The plan keeps 64 MiB free beyond the files it writes: the tmpfs holds that once the filler is gone.
+        let tmpfs = try TmpfsMount(size: "80m")
+        defer { tmpfs.unmount() }
+        let storeOffTmpfs = fixture.store
+        fixture.store = try Store(root: tmpfs.appending("store", isDirectory: true))
+        // Runs before the unmount: the fixture's reference keeps the store's journal and locks open on the tmpfs.
+        defer { fixture.store = storeOffTmpfs }
+        let productID = "com.example.planned"
+        let source = try fixture.source(productID, version: "1.0", size: 3 << 20)
+        try fixture.publish([source], chunked: true)
+        let product = try #require(try fixture.catalog().catalog.product(productID))
+        #expect(product.manifest != nil)
+        // 32 MiB free: the files and the archive fit many times over, the files plus the plan's margin do not.
+        let filler = tmpfs.appending("filler.bin")
+        try Data(count: Int(SpacePreflight.availableBytes(atPath: tmpfs.path)) - (32 << 20)).write(to: filler)
+        let available = SpacePreflight.availableBytes(atPath: tmpfs.path)
+        try #require(product.length * 4 < available && product.uncompressedSize * 4 < available,
+                     "archive \(product.length), content \(product.uncompressedSize), free \(available)")
+
+        let queue = try fixture.queue()
+        try await queue.open()
+        let transaction = try await queue.add(VerifiedPurchase(transactionID: "t-planned", productID: productID))
+        var download = try #require(transaction.downloads.first)
+        if download.state.isInFlight {
+            download = try #require(await waitForDownloads(queue, ["t-planned"])["t-planned"]?.downloads.first)
+        }
+        #expect(download.state == .failed)
+        #expect(download.error?.code == .insufficientSpace, "\(String(describing: download.error))")
+        #expect(queue.contentURL(forProductID: productID) == nil)
+        let archiveRequests = fixture.nginx.requests().filter { $0.request.contains(".tar.zst") || $0.range != "-" }
+        #expect(archiveRequests.isEmpty, "\(fixture.nginx.requests())")
+        let transfers = fixture.store.transfersDirectory.path
+        #expect(try FileManager.default.contentsOfDirectory(atPath: transfers) == [], "left in transfers/")
+        #expect(!FileManager.default.fileExists(
+            atPath: fixture.store.updateTreeDirectory(productID: productID, version: "1.0").path))
+
+        try FileManager.default.removeItem(at: filler)
+        try await queue.start(download)
+        let finished = try #require(await waitForDownloads(queue, ["t-planned"])["t-planned"]?.downloads.first)
+        #expect(finished.state == .finished, "\(finished.state) \(finished.error?.message ?? "")")
+        let url = try #require(finished.contentURL)
+        #expect(try diffTrees(source, url).status == 0)
+        #expect(fixture.nginx.requests().contains { $0.range != "-" || $0.request.contains(".tar.zst") })
+        try await queue.finish("t-planned")
+        await queue.close()
+    }
+}

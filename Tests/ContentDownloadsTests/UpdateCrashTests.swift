@@ -23,6 +23,8 @@ struct UpdateCrashTests {
         let firstRun = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
         #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL,
                 "the update should have been killed at \(phase): status \(child.terminationStatus)\n\(firstRun)")
+        try QueueCrashTests.requireRecoverable(
+            try Store(root: store), productID: DeltaVersions.productID, phase: phase, output: firstRun)
         let content = try #require(try Store(root: store).contentURL(forProductID: DeltaVersions.productID))
         let version = try Store(root: store).installedVersion(forProductID: DeltaVersions.productID)?.description
         #expect(try diffTrees(version == "2.0" ? versions.v2 : versions.v1, content).status == 0, "after a kill at \(phase)")

@@ -118,12 +118,16 @@ public final class FaultServer: Sendable {
     deinit { stop() }
 
     /// Stops accepting (idempotent); in-flight responses end at their next chunk.
+    ///
+    /// The listener is shut down under the same lock that marks the server stopped, and only the accept loop closes
+    /// it, after it saw the mark: a shutdown can never reach the descriptor's number once it is closed and reused
+    /// (by another server's listener or a client's connection in the same test process, which it would cut).
     public func stop() {
-        let first = state.withLock { s in
-            defer { s.stopped = true }
-            return !s.stopped
+        state.withLock { s in
+            guard !s.stopped else { return }
+            s.stopped = true
+            shutdown(listener, Int32(SHUT_RDWR))
         }
-        if first { shutdown(listener, Int32(SHUT_RDWR)) }
     }
 
     /// Every request so far, in arrival order.

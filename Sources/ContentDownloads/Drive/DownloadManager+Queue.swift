@@ -87,8 +87,16 @@ extension DownloadManager {
         switch event {
         case .started(let id, let offset, let restartedFromZero):
             logStart(id, offset: offset, restartedFromZero: restartedFromZero)
-            if var record = records[id], record.writtenInBoot != BootIdentity.current, record.downloadState == .active {
-                // The file is now cut to what this attempt keeps; what it writes next is this boot's.
+            if var record = records[id], record.writtenInBoot != BootIdentity.current || restartedFromZero,
+               record.downloadState == .active
+            {
+                // The file is now cut to what this attempt keeps; what it writes next is this boot's. A restart from
+                // zero emptied it: the old offset and validator go with it (journaled with this boot, they would
+                // vouch for bytes no longer there until the checkpoint that follows is durable).
+                if restartedFromZero {
+                    record.durableOffset = 0
+                    record.validator = nil
+                }
                 record.writtenInBoot = BootIdentity.current
                 save(&record)
             }
