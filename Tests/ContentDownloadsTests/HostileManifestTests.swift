@@ -128,7 +128,7 @@ struct HostileManifestTests {
         var durable: Int64 = 0
         let deadline = Date().addingTimeInterval(30)
         while durable == 0, Date() < deadline {
-            durable = try #require(try fixture.store.journal().record(id)).durableOffset
+            durable = try #require(try fixture.store.ledger().record(id)).durableOffset
             try await Task.sleep(for: .milliseconds(20))
         }
         // Stopped after a checkpoint inside the file: part of it placed and durable, the rest still to fetch.

@@ -38,7 +38,7 @@ struct QueueCrashTests {
     /// version is not installed: recovery passes such a row by, so a rerun would wait for an install nobody makes
     /// until its timeout.
     static func requireRecoverable(_ store: Store, productID: String = productID, phase: String, output: String) throws {
-        guard let row = try store.journal().record(productID) else { return }
+        guard let row = try store.ledger().record(productID) else { return }
         let installed = store.installedVersion(forProductID: productID)?.description == row.contentVersion
         try #require(
             installed || (row.phase != TransferPhase.installed.rawValue && row.downloadState != .finished),

@@ -93,10 +93,7 @@ extension DownloadManager {
                 // The file is now cut to what this attempt keeps; what it writes next is this boot's. A restart from
                 // zero emptied it: the old offset and validator go with it (journaled with this boot, they would
                 // vouch for bytes no longer there until the checkpoint that follows is durable).
-                if restartedFromZero {
-                    record.durableOffset = 0
-                    record.validator = nil
-                }
+                if restartedFromZero { record.restartFromZero() }
                 record.writtenInBoot = BootIdentity.current
                 save(&record)
             }
