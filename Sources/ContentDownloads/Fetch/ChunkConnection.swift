@@ -261,28 +261,35 @@ final class ChunkConnection {
                 failure = .cannotResume(reason: "the body skipped bytes of chunk \(chunk)")
                 return false
             }
-            if frame == nil {
-                frame = (chunk, SegmentedFrame())
-                if let admitted, admitted.chunk == chunk {
-                    frame!.data.admitted = admitted.segments
-                    self.admitted = nil
-                }
-            }
-            let need = Int(frameRange.count) - frame!.data.length
-            var count = 0
-            while count < min(need, rest.count) {
-                if frame!.data.room == 0 { frame!.data.append(scheduler.memory.segment()) }
-                count += frame!.data.fill(from: UnsafeRawBufferPointer(rebasing: rest.dropFirst(count).prefix(need - count)))
-            }
+            let count = fill(chunk, length: Int(frameRange.count), from: rest)
             position += Int64(count)
             rest = rest.dropFirst(count)
-            if count == need {
-                scheduler.frameArrived(chunk, frame: frame!.data, from: self)
-                frame = nil
-                nextInRun += 1
-            }
         }
         return true
+    }
+
+    /// Copies the bytes of `chunk`'s frame (`length` bytes in all) from the start of `bytes` into the frame being
+    /// filled, and hands the frame over once whole; returns how many bytes it took.
+    private func fill(_ chunk: Int, length: Int, from bytes: Slice<UnsafeRawBufferPointer>) -> Int {
+        if frame == nil {
+            frame = (chunk, SegmentedFrame())
+            if let admitted, admitted.chunk == chunk {
+                frame!.data.admitted = admitted.segments
+                self.admitted = nil
+            }
+        }
+        let need = length - frame!.data.length
+        var count = 0
+        while count < min(need, bytes.count) {
+            if frame!.data.room == 0 { frame!.data.append(scheduler.memory.segment()) }
+            count += frame!.data.fill(from: UnsafeRawBufferPointer(rebasing: bytes.dropFirst(count).prefix(need - count)))
+        }
+        if count == need {
+            scheduler.frameArrived(chunk, frame: frame!.data, from: self)
+            frame = nil
+            nextInRun += 1
+        }
+        return count
     }
 
     /// Bytes of the frame being filled (progress counts them).

@@ -169,72 +169,25 @@ struct HeaderRegions {
         return found
     }
 
-    /// Parses one whole region.
+    /// Parses one whole region: headers (and pax records) up to exactly the next listed file's data, or the
+    /// end-of-archive zeros in the last region.
     private mutating func parse(_ bytes: [UInt8], region index: Int) throws(InstallError) {
         let region = regions[index]
         let block = TarHeaderBlock.length
         var offset = 0
         var overrides: [String: [UInt8]] = [:]
-        func at(_ position: Int) -> Int64 { region.range.lowerBound + Int64(position) }
         while offset < bytes.count {
-            guard bytes.count - offset >= block else {
-                throw refusal("the tar headers end mid-block at stream byte \(at(offset))")
-            }
-            let slice = Array(bytes[offset..<(offset + block)])
-            if region.file == nil, slice.allSatisfy({ $0 == 0 }) {
-                guard let stray = bytes[offset...].firstIndex(where: { $0 != 0 }) else { return }
-                throw refusal("data after the end of the archive at stream byte \(at(stray))")
-            }
-            let parsed: Result<TarHeaderBlock, TarHeaderError> = slice.withUnsafeBytes { raw in
-                do throws(TarHeaderError) { return .success(try TarHeaderBlock(raw)) } catch { return .failure(error) }
-            }
-            let header: TarHeaderBlock
-            switch parsed {
-            case .success(let value): header = value
-            case .failure(let error): throw refusal("the tar header at stream byte \(at(offset)) is damaged: \(error.reason)")
-            }
+            guard let header = try headerBlock(bytes, at: offset, in: region) else { return }
             offset += block
             switch header.typeFlag {
             case UInt8(ascii: "x"):
-                guard header.size <= Self.largestPaxHeader, Int64(bytes.count - offset) >= header.size else {
-                    throw refusal("a \(header.size)-byte pax header at stream byte \(at(offset)) does not fit before the next file's data")
-                }
-                do {
-                    for record in try PaxRecords.parse(Array(bytes[offset..<(offset + Int(header.size))])) where ["path", "linkpath", "size"].contains(record.key) {
-                        overrides[record.key] = record.value
-                    }
-                } catch {
-                    throw refusal("the pax header before stream byte \(at(offset)) is damaged: \(error.reason)")
-                }
-                offset += Int((header.size + Int64(block) - 1) / Int64(block)) * block
+                offset += try paxRecords(bytes, at: offset, size: header.size, in: region, into: &overrides)
             case UInt8(ascii: "g"), UInt8(ascii: "L"), UInt8(ascii: "K"):
                 throw .unsafeEntry(path: String(decoding: header.name, as: UTF8.self), reason: "is a tar '\(Character(UnicodeScalar(header.typeFlag)))' header, which `iapcontent pack` never writes")
             default:
                 let entry = Self.spelledAsListed(ArchiveEntryHeader(header, overrides: overrides), file: region.file.map { package.files[$0] })
                 overrides = [:]
-                let planned = try policy.admit(entry)
-                if planned.kind == .directory {
-                    guard entry.size == 0 else { throw .unsafeEntry(path: entry.path, reason: "a directory entry carries \(entry.size) bytes of data") }
-                    guard directories.contains(planned.path) else {
-                        throw .unsafeEntry(path: planned.path, reason: "is a folder in the archive that the signed package manifest does not list; the archive does not match its manifest — tell the publisher")
-                    }
-                    guard seenFolders.insert(planned.path).inserted else {
-                        throw .unsafeEntry(path: planned.path, reason: "is a folder entry the archive holds twice (again at stream byte \(at(offset - block))); the archive does not match its manifest — tell the publisher")
-                    }
-                    continue
-                }
-                guard let fileIndex = region.file, offset == bytes.count else {
-                    throw .unsafeEntry(
-                        path: planned.path,
-                        reason: "is in the archive (\(planned.size) bytes, header at stream byte \(at(offset - block))) but not where the signed package manifest lists a file; the archive does not match its manifest — tell the publisher")
-                }
-                let expected = package.files[fileIndex]
-                guard expected.storedPath.utf8.elementsEqual(planned.path.utf8), expected.size == planned.size else {
-                    throw .unsafeEntry(
-                        path: planned.path,
-                        reason: "the tar header (\(planned.size) bytes, data at stream byte \(at(offset))) disagrees with the signed package manifest, which lists \(expected.path) (\(expected.size) bytes) there; the archive does not match its manifest — tell the publisher")
-                }
-                return
+                if try admit(entry, header: offset - block, data: offset, endsRegion: offset == bytes.count, in: region) { return }
             }
         }
         if let fileIndex = region.file {
@@ -243,6 +196,76 @@ struct HeaderRegions {
                 path: file.path,
                 reason: "is listed in the signed package manifest (data at stream byte \(file.dataOffset!)), but the archive has no tar header for it there; the archive does not match its manifest — tell the publisher")
         }
+    }
+
+    /// The tar header block at `offset` of `region`'s bytes; `nil` at the end-of-archive zeros of the last region.
+    private func headerBlock(_ bytes: [UInt8], at offset: Int, in region: Region) throws(InstallError) -> TarHeaderBlock? {
+        let block = TarHeaderBlock.length
+        guard bytes.count - offset >= block else {
+            throw refusal("the tar headers end mid-block at stream byte \(region.range.lowerBound + Int64(offset))")
+        }
+        let slice = Array(bytes[offset..<(offset + block)])
+        if region.file == nil, slice.allSatisfy({ $0 == 0 }) {
+            guard let stray = bytes[offset...].firstIndex(where: { $0 != 0 }) else { return nil }
+            throw refusal("data after the end of the archive at stream byte \(region.range.lowerBound + Int64(stray))")
+        }
+        let parsed: Result<TarHeaderBlock, TarHeaderError> = slice.withUnsafeBytes { raw in
+            do throws(TarHeaderError) { return .success(try TarHeaderBlock(raw)) } catch { return .failure(error) }
+        }
+        switch parsed {
+        case .success(let header): return header
+        case .failure(let error):
+            throw refusal("the tar header at stream byte \(region.range.lowerBound + Int64(offset)) is damaged: \(error.reason)")
+        }
+    }
+
+    /// Reads the pax records of a `size`-byte pax header whose data starts at `offset` (the ones that change the
+    /// next entry: path, link path, size); returns the bytes they take, padded to whole blocks.
+    private func paxRecords(
+        _ bytes: [UInt8], at offset: Int, size: Int64, in region: Region, into overrides: inout [String: [UInt8]]
+    ) throws(InstallError) -> Int {
+        let block = Int64(TarHeaderBlock.length)
+        let at = region.range.lowerBound + Int64(offset)
+        guard size <= Self.largestPaxHeader, Int64(bytes.count - offset) >= size else {
+            throw refusal("a \(size)-byte pax header at stream byte \(at) does not fit before the next file's data")
+        }
+        do {
+            for record in try PaxRecords.parse(Array(bytes[offset..<(offset + Int(size))])) where ["path", "linkpath", "size"].contains(record.key) {
+                overrides[record.key] = record.value
+            }
+        } catch {
+            throw refusal("the pax header before stream byte \(at) is damaged: \(error.reason)")
+        }
+        return Int((size + block - 1) / block * block)
+    }
+
+    /// Admits one entry whose header is at `header` and data at `data` (offsets in the region): a listed folder, or
+    /// the listed file the region ends with; true when it was that file (the region is done).
+    private mutating func admit(_ entry: ArchiveEntryHeader, header: Int, data: Int, endsRegion: Bool, in region: Region) throws(InstallError) -> Bool {
+        func at(_ position: Int) -> Int64 { region.range.lowerBound + Int64(position) }
+        let planned = try policy.admit(entry)
+        if planned.kind == .directory {
+            guard entry.size == 0 else { throw .unsafeEntry(path: entry.path, reason: "a directory entry carries \(entry.size) bytes of data") }
+            guard directories.contains(planned.path) else {
+                throw .unsafeEntry(path: planned.path, reason: "is a folder in the archive that the signed package manifest does not list; the archive does not match its manifest — tell the publisher")
+            }
+            guard seenFolders.insert(planned.path).inserted else {
+                throw .unsafeEntry(path: planned.path, reason: "is a folder entry the archive holds twice (again at stream byte \(at(header))); the archive does not match its manifest — tell the publisher")
+            }
+            return false
+        }
+        guard let fileIndex = region.file, endsRegion else {
+            throw .unsafeEntry(
+                path: planned.path,
+                reason: "is in the archive (\(planned.size) bytes, header at stream byte \(at(header))) but not where the signed package manifest lists a file; the archive does not match its manifest — tell the publisher")
+        }
+        let expected = package.files[fileIndex]
+        guard expected.storedPath.utf8.elementsEqual(planned.path.utf8), expected.size == planned.size else {
+            throw .unsafeEntry(
+                path: planned.path,
+                reason: "the tar header (\(planned.size) bytes, data at stream byte \(at(data))) disagrees with the signed package manifest, which lists \(expected.path) (\(expected.size) bytes) there; the archive does not match its manifest — tell the publisher")
+        }
+        return true
     }
 
     /// `entry` with its path spelled by the listed file's own stored path when its bytes are that path, so the
