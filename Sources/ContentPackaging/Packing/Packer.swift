@@ -92,12 +92,7 @@ public struct Packer: Sendable {
         // The validation's per-path allocations (about 180 MB for a million files) are free now but stay in the
         // heap between live blocks; the archive phase's arrays are mapped apart, so give those pages back.
         ProcessMemory.returnFreePages()
-        let directory = outputDirectory.standardizedFileURL.path
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw .io(path: directory, errno: 0, message: "cannot create output directory: \(error.localizedDescription)")
-        }
+        let directory = try Self.outputFolder(outputDirectory)
         let archiveName = PackageNaming.archiveName(productID: info.productID, version: info.contentVersion)
         // The compact format for a chunk-indexed archive, JSON for one frame.
         let jsonName = PackageNaming.manifestName(productID: info.productID, version: info.contentVersion)
@@ -124,21 +119,51 @@ public struct Packer: Sendable {
             unlink(temporary)  // commit closed the descriptor
             throw error
         }
-        let manifest = PackageManifest(
+        let manifest = describe(archive, named: archiveName, info: info, entryCount: entryCount, directories: directories)
+        try writeManifest(manifest, named: manifestName, in: directory, registry: registry)
+        // A manifest of the other encoding left by an earlier pack would describe another archive.
+        unlink("\(directory)/\(chunked ? jsonName : compactName)")
+        return PackResult(
+            archiveURL: URL(fileURLWithPath: "\(directory)/\(archiveName)"),
+            manifestURL: URL(fileURLWithPath: "\(directory)/\(manifestName)"), manifest: manifest)
+    }
+
+    /// The manifest of the archive just written: its identity, size, SHA-256, files, folders and (chunk-indexed)
+    /// its chunking scheme and index.
+    private func describe(
+        _ archive: WrittenArchive, named archiveName: String, info: ContentInfo, entryCount: Int, directories: [String]?
+    ) -> PackageManifest {
+        PackageManifest(
             productID: info.productID, contentVersion: info.contentVersion, archiveName: archiveName,
             archiveSize: archive.size, archiveSHA256: archive.sha256,
             uncompressedSize: archive.files.reduce(0) { $0 + $1.size }, entryCount: entryCount,
             files: archive.files, directories: directories,
             chunking: chunked ? chunking.manifestDescription(fileGroups: fileGroups) : nil, chunks: chunked ? archive.chunks : nil)
+    }
+
+    /// The output folder's path, created if needed.
+    private static func outputFolder(_ url: URL) throws(PackError) -> String {
+        let directory = url.standardizedFileURL.path
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw .io(path: directory, errno: 0, message: "cannot create output directory: \(error.localizedDescription)")
+        }
+        return directory
+    }
+
+    /// Writes `manifest` as `name` in `directory`, durably: the compact format for a chunk-indexed archive
+    /// (compressed and written as it is made: a million files' body is about 50 MB and its frame 36 MB), JSON for
+    /// one frame.
+    private func writeManifest(_ manifest: PackageManifest, named name: String, in directory: String, registry: TemporaryFileRegistry?) throws(PackError) {
         if chunked {
-            // Compressed and written as it is made: a million files' body is about 50 MB and its frame 36 MB.
-            try PackFiles.write(to: manifestName, in: directory, registry: registry) { (fd, path) throws(PackError) in
+            try PackFiles.write(to: name, in: directory, registry: registry) { (fd, path) throws(PackError) in
                 do {
                     try CompactManifestEncoder.encode(manifest) { try DurableFile.writeAll(fd, $0, path: path) }
                 } catch let error as FileSystemError {
                     throw PackError(error)
                 } catch {
-                    throw .io(path: manifestName, errno: 0, message: "cannot encode manifest: \(error)")
+                    throw .io(path: name, errno: 0, message: "cannot encode manifest: \(error)")
                 }
             }
         } else {
@@ -146,15 +171,10 @@ public struct Packer: Sendable {
             do {
                 data = try manifest.encoded()
             } catch {
-                throw .io(path: manifestName, errno: 0, message: "cannot encode manifest: \(error)")
+                throw .io(path: name, errno: 0, message: "cannot encode manifest: \(error)")
             }
-            try PackFiles.write(data, to: manifestName, in: directory, registry: registry)
+            try PackFiles.write(data, to: name, in: directory, registry: registry)
         }
-        // A manifest of the other encoding left by an earlier pack would describe another archive.
-        unlink("\(directory)/\(chunked ? jsonName : compactName)")
-        return PackResult(
-            archiveURL: URL(fileURLWithPath: "\(directory)/\(archiveName)"),
-            manifestURL: URL(fileURLWithPath: "\(directory)/\(manifestName)"), manifest: manifest)
     }
 
     /// Every problem of `folder` from a full validation (executable check included), so one run
