@@ -20,19 +20,19 @@ struct DurabilityOrderTests {
 
     /// Parses `strace -f -y -s 4` lines: `123 pwrite64(7</a/b>, "abcd"..., 10, 0) = 10`, `123 fsync(7</a/b>) = 0`.
     /// A call another thread's call interrupted (`123 fsync(7</a/b> <unfinished ...>`, later
-    /// `123 <... fsync resumed>) = 0`) counts where it ends.
+    /// `123 <... fsync resumed>) = 0`, its result padded with spaces when the line is short) counts where it ends.
     static func calls(_ text: String) -> [Call] {
         var calls: [Call] = []
         var pending: [Substring: Call] = [:]
         for line in text.split(separator: "\n") {
             let thread = line.prefix { $0 != " " }
-            if line.contains(" resumed>"), line.contains(") = ") {
+            if line.contains(" resumed>"), line.contains(#/\)\s+= /#) {
                 if let call = pending.removeValue(forKey: thread) { calls.append(call) }
                 continue
             }
             let unfinished = line.contains("<unfinished")
             guard let open = line.firstIndex(of: "("), let start = line.firstIndex(of: "<"), let end = line.firstIndex(of: ">"),
-                  start < end, unfinished || line.contains(") = ") else { continue }
+                  start < end, unfinished || line.contains(#/\)\s+= /#) else { continue }
             let name = line[..<open].split(separator: " ").last.map(String.init) ?? ""
             let path = String(line[line.index(after: start)..<end])
             let call: Call
@@ -124,6 +124,18 @@ struct DurabilityOrderTests {
             Call(path: "/t/a", kind: .sync), Call(path: "/t.placed", kind: .write(prefix: "BRUD")), Call(path: "/t.placed", kind: .sync),
         ])
         #expect(Self.checkOrder(calls, tree: "/t") == 1)
+    }
+
+    @Test func aResumedCallWhoseResultStracePaddedCountsToo() {
+        // strace aligns a short line's result: `<... syncfs resumed>)             = 0`.
+        let calls = Self.calls([
+            "12 syncfs(5</s/t.tree> <unfinished ...>",
+            "13 write(4<anon_inode:[eventfd]>, \"\\1\\0\\0\\0\"..., 8) = 8",
+            "12 <... syncfs resumed>)             = 0",
+            "12 write(6</s/.t.tree.delta.tmp-1>, \"{\\\"co\"..., 90) = 90",
+        ].joined(separator: "\n"))
+        #expect(calls.contains(Call(path: "/s/t.tree", kind: .syncFileSystem)), "\(calls)")
+        #expect(Self.planWrittenAfterTreeSync(calls, tree: "/s/t.tree"))
     }
 
     @Test func aWriteEndingAfterTheLastRecordIsALaterMarksConcern() {

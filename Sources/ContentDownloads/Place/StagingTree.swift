@@ -2,7 +2,7 @@ internal import SystemSupport
 internal import CLinuxSystem
 import Glibc
 
-/// The folder a chunk-indexed download writes its files into, `transfers/<product>.tree/`: it survives
+/// The folder a chunk-indexed download writes its files into, `transfers/<product>-<version>.update/`: it survives
 /// pauses, crashes and reboots (unlike `staging/`, which recovery empties), so an interrupted install
 /// continues inside the file it was writing.
 ///

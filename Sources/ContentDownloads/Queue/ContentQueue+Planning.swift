@@ -34,11 +34,7 @@ extension ContentQueue {
         } catch {
             return .refused(error)  // a manifest past a limit: no fallback to the whole archive
         }
-        let tree = store.updateTreeDirectory(productID: id, version: version).path
-        let keptPlan = ChunkPlan.load(treePath: tree).flatMap { plan in
-            plan.contentVersion == version && plan.archiveLength == product.length && FileManager.default.fileExists(atPath: tree)
-                ? plan : nil
-        }
+        let keptPlan = self.keptPlan(of: product)
         let attempt = await manager.stoppedAttempt(of: id, version: version)
         switch Planner.kind(manifestKept: manifestKept, keptPlan: keptPlan != nil, journaled: attempt?.kind) {
         case .chunks:
@@ -53,7 +49,19 @@ extension ContentQueue {
         }
     }
 
-    /// Decides the chunk plan and builds its tree, one at a time per product.
+    /// The plan kept beside the tree of `product`'s version when the tree is there and the plan is for this archive.
+    private func keptPlan(of product: CatalogProduct) -> ChunkPlan? {
+        let version = product.contentVersion.description
+        let tree = store.updateTreeDirectory(productID: product.productID, version: version).path
+        return ChunkPlan.load(treePath: tree).flatMap { plan in
+            plan.contentVersion == version && plan.archiveLength == product.length && FileManager.default.fileExists(atPath: tree)
+                ? plan : nil
+        }
+    }
+
+    /// Decides the chunk plan and builds its tree, one at a time per product: a caller that waited for another's
+    /// planning of the same version takes the plan it kept (the tree may already be filling) instead of building
+    /// the tree again.
     private func planChunks(_ product: CatalogProduct, distrusting damaged: Set<String>) async -> PlanOutcome {
         if let running = updatePreparations[product.productID] { _ = await running.value }
         let task = Task { await self.buildPlan(product, distrusting: damaged) }
@@ -65,6 +73,7 @@ extension ContentQueue {
 
     /// ``planChunks(_:distrusting:)`` itself: the decision (plan stage), then the tree (place stage), on `iap-update`.
     private func buildPlan(_ product: CatalogProduct, distrusting damaged: Set<String>) async -> PlanOutcome {
+        if let kept = keptPlan(of: product) { return .planned(kept, handover: nil) }
         let id = product.productID, version = product.contentVersion.description
         let metadata: Logger.Metadata = ["product": "\(id)", "version": "\(version)"]
         await manager.forgetProgress(id, version: version)  // a stopped attempt's bytes belonged to the tree about to be built anew

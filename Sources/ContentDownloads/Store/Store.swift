@@ -15,7 +15,12 @@ internal import SystemSupport
 /// <store>/content/<productID>/   the installed version: ContentInfo.plist + Contents/ exactly as packed
 /// <store>/staging/               extractions in progress, old versions awaiting deletion
 /// <store>/trash/                 deleted content, old versions and used archives awaiting removal
-/// <store>/transfers/             <product>.partial while downloading, <product>-<version>.tar.zst once verified
+/// <store>/transfers/             a whole archive: <product>.partial while downloading, <product>-<version>.tar.zst
+///                                once verified; a chunk plan: <product>-<version>.manifest.json (the signed
+///                                manifest, whatever its encoding), the tree <product>-<version>.update/, its plan
+///                                (.update.delta) and its placed-chunks log (.update.placed) — created and deleted
+///                                through this type only
+/// <store>/manifests/             the manifest of each version installed in place, for its next update and `verify`
 /// <store>/journal.sqlite         the journal (plus -wal / -shm), opened on first use
 /// <store>/driver.lock            held by the one process driving downloads
 /// <store>/.lock                  held while installing, deleting or recovering
