@@ -59,8 +59,6 @@ final class ObjectTransfer {
         case .post:
             try easy.set(CURLOPT_POST, 1)
             try easy.set(large: CURLOPT_POSTFIELDSIZE_LARGE, request.body.length)
-            // libcurl would add a form Content-Type to a POST; S3's multipart calls take none.
-            headers.append("Content-Type:")
         case .delete:
             try easy.set(CURLOPT_CUSTOMREQUEST, "DELETE")
         }
