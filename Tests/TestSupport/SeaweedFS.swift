@@ -81,7 +81,7 @@ public final class SeaweedFS: @unchecked Sendable {
                                  "-filer.localSocket=\(directory.path)/filer-\(ports[4]).sock"]
                 + zip(names, ports).map { "-\($0)=\($1)" }
             let log = directory.appendingPathComponent("weed.log")
-            FileManager.default.createFile(atPath: log.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             let handle = try FileHandle(forWritingTo: log)
             process.standardOutput = handle
             process.standardError = handle

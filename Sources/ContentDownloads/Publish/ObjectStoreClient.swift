@@ -1,4 +1,4 @@
-package import Foundation
+internal import Foundation
 
 /// The object-store calls a publisher makes, each one blocking request on the caller's thread: read (GET, HEAD),
 /// conditional writes (create-only `If-None-Match: *`, compare-and-swap `If-Match`), delete and list.
@@ -115,7 +115,9 @@ package final class ObjectStoreClient {
         switch response.status {
         case 401, 403: hint = "check the credentials and that their policy allows this call on \(location.displayName(name))"
         case 404: hint = "check that the bucket \(location.bucket) exists at \(location.serverName)"
-        case 301, 307, 400 where response.errorSummary.contains("Region") || response.errorSummary.contains("region"):
+        case 301, 307:
+            hint = "check --region (the bucket may live in another region)"
+        case 400 where response.errorSummary.lowercased().contains("region"):
             hint = "check --region (the bucket may live in another region)"
         default: hint = "check the endpoint \(location.serverName)"
         }

@@ -1,4 +1,4 @@
-package import Foundation
+internal import Foundation
 
 /// The access key a publisher signs its requests with, found where the AWS CLI finds it: `AWS_ACCESS_KEY_ID`,
 /// `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN` first, else the profile `AWS_PROFILE` (default `default`) of the

@@ -1,4 +1,4 @@
-package import Foundation
+internal import Foundation
 
 /// Where a catalog is published on S3-compatible object storage: `s3://bucket/prefix`, the endpoint that serves
 /// the bucket and the region requests are signed for.

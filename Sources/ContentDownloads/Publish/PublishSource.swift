@@ -1,6 +1,6 @@
 internal import ContentDelivery
 internal import Crypto
-package import Foundation
+internal import Foundation
 internal import SystemSupport
 
 /// A catalog folder as `iapcontent catalog` wrote it, checked before anything is sent: `catalog.json`, its

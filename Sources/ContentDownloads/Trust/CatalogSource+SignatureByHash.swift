@@ -12,7 +12,7 @@ extension CatalogSource {
     /// two different catalogs (`iapcontent publish` writes both forms). Any answer but the signature itself (404,
     /// or the 403 a bucket that may not be listed gives for a missing object) falls back to `catalog.json.sig`:
     /// hosts that predate the form keep working, and the signature is verified either way.
-    static func signature(of catalogData: Data, catalogURL: URL, transport: TransferSettings) throws(DownloadError) -> Data? {
+    static func fetchSignature(of catalogData: Data, catalogURL: URL, transport: TransferSettings) throws(DownloadError) -> Data? {
         let byHash = signatureURL(forCatalogSHA256: SHA256.hash(data: catalogData).lowercaseHex, catalogURL: catalogURL)
         if let data = try? read(byHash, transport: transport, what: "catalog signature", allowMissing: true) {
             return data

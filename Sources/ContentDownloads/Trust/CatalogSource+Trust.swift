@@ -38,7 +38,7 @@ extension CatalogSource {
         guard let data = try read(url, transport: transport, what: "catalog") else {
             throw DownloadError(code: .catalog, message: "the catalog \(url.absoluteString) is empty; check the URL")
         }
-        let signature = pinnedPublicKeys.isEmpty ? nil : try signature(of: data, catalogURL: url, transport: transport)
+        let signature = pinnedPublicKeys.isEmpty ? nil : try fetchSignature(of: data, catalogURL: url, transport: transport)
         return try accept(data, signature: signature, location: url, verifier: verifier, store: store, now: now)
     }
 
