@@ -64,8 +64,8 @@ final class PublishFixture: @unchecked Sendable {
         process.executableURL = try CommandRunner.builtExecutable()
         process.arguments = ["publish", site.path, "s3://\(weed.bucket)/\(prefix)", "--endpoint", weed.endpoint]
         process.environment = ProcessInfo.processInfo.environment.merging(weed.credentials.merging(environment) { _, new in new }) { _, new in new }
-        FileManager.default.createFile(atPath: log.path + ".out", contents: nil)
-        FileManager.default.createFile(atPath: log.path + ".err", contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path + ".out", contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path + ".err", contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log.path + ".out"))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log.path + ".err"))
         try process.run()

@@ -27,7 +27,7 @@ struct PublishRaceTests {
             while (try FileManager.default.contentsOfDirectory(atPath: barrier.path)).count < 2, Date() < deadline {
                 usleep(20_000)
             }
-            FileManager.default.createFile(atPath: barrier.appendingPathComponent("go").path, contents: nil)
+            _ = FileManager.default.createFile(atPath: barrier.appendingPathComponent("go").path, contents: nil)
             first.waitUntilExit()
             second.waitUntilExit()
             let statuses = [first.terminationStatus, second.terminationStatus]

@@ -72,7 +72,7 @@ extension IAPContent {
         /// (at most 60 s) until `<folder>/go` exists.
         static func barrier(_ environment: [String: String]) {
             guard let folder = environment["IAPCONTENT_PUBLISH_BARRIER"], !folder.isEmpty else { return }
-            FileManager.default.createFile(atPath: folder + "/ready-\(getpid())", contents: nil)
+            _ = FileManager.default.createFile(atPath: folder + "/ready-\(getpid())", contents: nil)
             let deadline = Date().addingTimeInterval(60)
             while !FileManager.default.fileExists(atPath: folder + "/go"), Date() < deadline { usleep(10_000) }
         }

@@ -28,7 +28,7 @@ final class PublishDisplay {
         case .progress(let name, let sent, let total):
             progress(name, sent: sent, total: total)
         case .uploaded(let name, let bytes):
-            let seconds = started.map { Date().timeIntervalSince($0.at) } ?? 0
+            let seconds = started.flatMap { $0.name == name ? Date().timeIntervalSince($0.at) : nil } ?? 0
             let speed = seconds > 0.05 ? ", \(Formatting.speed(Double(bytes) / seconds))" : ""
             line("sent           \(name) (\(Formatting.bytes(bytes))\(speed))")
         case .switched(let version, let previous):
