@@ -33,7 +33,7 @@ JSON
 
 weed_stop() {
   [ -n "${WEED_PID:-}" ] || return 0
-  pkill -KILL -P "$WEED_PID" 2>/dev/null || true
+  for child in $(cat "/proc/$WEED_PID/task/$WEED_PID/children" 2>/dev/null); do kill -KILL "$child" 2>/dev/null || true; done
   kill -KILL "$WEED_PID" 2>/dev/null || true
   wait "$WEED_PID" 2>/dev/null || true
   WEED_PID=""
