@@ -45,7 +45,12 @@ package struct CatalogPublisher {
         if let live, live.data == source.catalogData {
             // A rerun after the switch: only the legacy signature may be missing.
             onEvent(.alreadyLive(catalogVersion: source.catalog.catalogVersion))
-            if try LegacySignatureSync(client: client).run() { onEvent(.legacySignatureUpdated) }
+            var sync = LegacySignatureSync(client: client)
+            sync.beforeFirstWrite = { [client, onEvent] () throws(PublishError) in
+                try ConditionalWriteProbe.run(client)
+                onEvent(.probed(server: client.location.serverName))
+            }
+            if try sync.run() { onEvent(.legacySignatureUpdated) }
             return summary
         }
         let previous = try live.map { live throws(PublishError) in try liveVersion(live.data) }

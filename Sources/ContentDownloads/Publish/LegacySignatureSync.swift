@@ -14,11 +14,14 @@ internal import SystemSupport
 struct LegacySignatureSync {
     /// The object store.
     let client: ObjectStoreClient
+    /// Runs once before the first write (the conditional-write probe, when nothing probed the server yet).
+    var beforeFirstWrite: () throws(PublishError) -> Void = {}
 
     /// Runs rounds until the legacy signature matches the live catalog (or 8 rounds of a catalog changing under
     /// it passed: the publisher that changed it syncs it too). Returns whether it wrote.
     func run() throws(PublishError) -> Bool {
         var wrote = false
+        var probed = false
         for _ in 0..<8 {
             guard let live = try client.get(Catalog.fileName) else { return wrote }
             let sha = SHA256.hash(data: live.data).lowercaseHex
@@ -28,6 +31,10 @@ struct LegacySignatureSync {
             let legacy = try client.get(Catalog.signatureFileName)
             if legacy?.data == signature.data { return wrote }
             let condition: ObjectStoreClient.Condition = legacy.flatMap(\.etag).map { .ifMatch($0) } ?? .createOnly
+            if !probed {
+                try beforeFirstWrite()
+                probed = true
+            }
             let outcome = try client.put(
                 Catalog.signatureFileName, body: .data(signature.data), condition: condition,
                 headers: ["Cache-Control: no-cache", "Content-Type: application/json"])

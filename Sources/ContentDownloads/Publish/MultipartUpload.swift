@@ -80,7 +80,7 @@ struct MultipartUpload {
                     .put, url: location.url(name, query: [("partNumber", String(part + 1)), ("uploadId", uploadID)]),
                     body: .file(path: path, offset: offset, length: min(partSize, length - offset)),
                     what: "\(location.displayName(name)) part \(part + 1) of \(count)")
-                let transfer = try ObjectTransfer(request, location: location, credentials: client.credentials, limit: 64 << 10)
+                let transfer = try ObjectTransfer(request, client: client, limit: 64 << 10)
                 guard multi.add(transfer.easy) else { throw PublishError("cannot add part \(part + 1) of \(location.displayName(name)) to the transfer") }
                 active[transfer.easy.raw] = (part, transfer)
             }

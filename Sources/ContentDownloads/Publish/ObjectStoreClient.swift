@@ -15,16 +15,20 @@ package final class ObjectStoreClient {
     let credentials: ObjectStoreCredentials
     /// Called after every request the server answered (or that failed), with the request; a test hook counts them.
     let afterRequest: (ObjectRequest) -> Void
+    /// The CA certificates https endpoints are checked against (`AWS_CA_BUNDLE`); `nil`: the system's.
+    let caFile: String?
     /// The largest body read from an answer (a catalog, a listing page, an error document).
     static let responseLimit = 16 << 20
 
-    /// A client for `location`, signing with `credentials`; `afterRequest` sees every request once done.
+    /// A client for `location`, signing with `credentials`, trusting `caFile` (else the system's CAs) for https;
+    /// `afterRequest` sees every request once done.
     package init(
-        location: ObjectStoreLocation, credentials: ObjectStoreCredentials,
+        location: ObjectStoreLocation, credentials: ObjectStoreCredentials, caFile: String? = nil,
         afterRequest: @escaping (ObjectRequest) -> Void = { _ in }
     ) {
         self.location = location
         self.credentials = credentials
+        self.caFile = caFile
         self.afterRequest = afterRequest
     }
 
@@ -33,7 +37,7 @@ package final class ObjectStoreClient {
         var attempt = 0
         while true {
             attempt += 1
-            let transfer = try ObjectTransfer(request, location: location, credentials: credentials, limit: Self.responseLimit)
+            let transfer = try ObjectTransfer(request, client: self, limit: Self.responseLimit)
             let outcome: Result<ObjectResponse, PublishError>
             do throws(PublishError) { outcome = .success(try transfer.perform()) } catch { outcome = .failure(error) }
             afterRequest(request)

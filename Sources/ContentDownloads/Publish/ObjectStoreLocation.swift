@@ -63,14 +63,9 @@ package struct ObjectStoreLocation: Sendable, Equatable {
     /// The request URL of the object `name` (a path under the prefix; empty with `bucketOnly`), with `query`
     /// items sorted and percent-encoded as SigV4 canonicalises them (each item `name=value`, even when empty).
     package func url(_ name: String, query: [(String, String)] = [], bucketOnly: Bool = false) -> String {
-        let path = bucketOnly ? "" : Self.encodePath(key(name))
-        var base: String
-        if let endpoint {
-            base = "\(endpoint)/\(Self.encode(bucket))" + (bucketOnly ? "" : "/" + path)
-        } else {
-            base = "https://\(bucket).s3.\(region).amazonaws.com/" + path
-        }
-        if bucketOnly, endpoint == nil { base = "https://\(bucket).s3.\(region).amazonaws.com/" }
+        let path = bucketOnly ? "" : "/" + Self.encodePath(key(name))
+        let base = endpoint.map { "\($0)/\(Self.encode(bucket))" + path }
+            ?? "https://\(bucket).s3.\(region).amazonaws.com" + (bucketOnly ? "/" : path)
         guard !query.isEmpty else { return base }
         let items = query.map { (Self.encode($0.0), Self.encode($0.1)) }.sorted { $0.0 < $1.0 }
         return base + "?" + items.map { "\($0.0)=\($0.1)" }.joined(separator: "&")

@@ -19,23 +19,24 @@ final class ObjectTransfer {
     private let reader: BodyReader
     private let sink: ResponseSink
 
-    /// Prepares `request` for `location`'s region, signed with `credentials`, keeping at most `limit` body bytes.
-    init(
-        _ request: ObjectRequest, location: ObjectStoreLocation, credentials: ObjectStoreCredentials, limit: Int
-    ) throws(PublishError) {
+    /// Prepares `request` for `client`'s region, endpoint and credentials, keeping at most `limit` body bytes.
+    init(_ request: ObjectRequest, client: ObjectStoreClient, limit: Int) throws(PublishError) {
         self.request = request
         reader = try BodyReader(request.body, what: request.what)
         sink = ResponseSink(limit: limit)
         do {
             easy = try EasyHandle()
-            try configure(location: location, credentials: credentials)
+            try configure(location: client.location, credentials: client.credentials, caFile: client.caFile)
         } catch {
             throw PublishError("cannot prepare the request for \(request.what): \(error)")
         }
     }
 
-    private func configure(location: ObjectStoreLocation, credentials: ObjectStoreCredentials) throws(CurlError) {
+    private func configure(
+        location: ObjectStoreLocation, credentials: ObjectStoreCredentials, caFile: String?
+    ) throws(CurlError) {
         try easy.setURL(request.url)
+        if let caFile { try easy.set(CURLOPT_CAINFO, caFile) }
         try easy.set(CURLOPT_AWS_SIGV4, "aws:amz:\(location.region):s3")
         try easy.set(CURLOPT_USERNAME, credentials.accessKeyID)
         try easy.set(CURLOPT_PASSWORD, credentials.secretAccessKey)

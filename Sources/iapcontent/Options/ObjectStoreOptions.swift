@@ -3,7 +3,8 @@ import ContentDownloads
 import Foundation
 
 /// `--endpoint` and `--region` for the commands that write to S3-compatible storage (`publish`, `prune`); the
-/// credentials come from the environment and `~/.aws`, as the AWS CLI reads them.
+/// credentials come from the environment and `~/.aws`, as the AWS CLI reads them, and so does the CA bundle for an
+/// https endpoint (`AWS_CA_BUNDLE`).
 struct ObjectStoreOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "The S3-compatible server (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, else AWS itself).", valueName: "url"))
@@ -23,6 +24,7 @@ struct ObjectStoreOptions: ParsableArguments {
             ?? ObjectStoreCredentials.configuredRegion(environment: environment)
         let location = try ObjectStoreLocation(destination, endpoint: endpoint, region: region, environment: environment)
         let credentials = try ObjectStoreCredentials.resolve(environment: environment)
-        return ObjectStoreClient(location: location, credentials: credentials, afterRequest: afterRequest)
+        let caFile = environment["AWS_CA_BUNDLE"].flatMap { $0.isEmpty ? nil : $0 }
+        return ObjectStoreClient(location: location, credentials: credentials, caFile: caFile, afterRequest: afterRequest)
     }
 }
