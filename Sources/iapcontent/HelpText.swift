@@ -24,7 +24,7 @@ enum HelpText {
           iapcontent validate MapsPack && iapcontent pack MapsPack --output dist
           iapcontent keygen --output sign.key
           iapcontent catalog dist --output site --signing-key sign.key
-          iapcontent publish site s3://my-bucket/store --region eu-west-1   # to S3-compatible storage
+          iapcontent publish site s3://my-bucket/store --region eu-west-1   # to object storage
           iapcontent serve site --port 8080
           iapcontent download com.example.maps --catalog http://127.0.0.1:8080/catalog.json
           iapcontent daemon --catalog http://127.0.0.1:8080/catalog.json   # for programs in other languages
