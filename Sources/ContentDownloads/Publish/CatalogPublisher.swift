@@ -95,7 +95,10 @@ package struct CatalogPublisher {
         let headers = ["Cache-Control: no-cache", "Content-Type: application/json"]
         let outcome = try client.put(Catalog.fileName, body: .data(source.catalogData), condition: condition, headers: headers)
         guard outcome == .preconditionFailed else { return }
-        if let now = try client.get(Catalog.fileName), now.data == source.catalogData { return }
+        guard let now = try client.get(Catalog.fileName) else {
+            throw PublishError("\(client.location.displayName(Catalog.fileName)) exists but cannot be read back: check that the credentials may s3:GetObject under the prefix; nothing it references was touched")
+        }
+        if now.data == source.catalogData { return }
         throw PublishError(
             "\(client.location.displayName(Catalog.fileName)) changed while this publish ran (another publisher replaced it first), so it was left as that publisher wrote it; nothing it references was touched. Rebuild the catalog on top of the new one and publish again; the archives sent are kept and will not be sent twice",
             lostRace: true)
@@ -126,7 +129,7 @@ package struct CatalogPublisher {
         if outcome == .preconditionFailed {
             // Written meanwhile (another publisher, or a retried request that had landed): same name, same bytes.
             guard try isStored(object.name, length: object.length) else {
-                throw PublishError("\(client.location.displayName(object.name)) could not be created and is not there with \(object.length) bytes; check the server")
+                throw PublishError("\(client.location.displayName(object.name)) exists (a create-only write was refused) but HEAD does not show it: check that the credentials may s3:GetObject under the prefix")
             }
             summary.presentObjects += 1
             onEvent(.present(name: object.name, bytes: object.length))

@@ -55,18 +55,23 @@ package final class ObjectStoreClient {
     /// 5xx and 429 are worth another try.
     static func isTransient(_ status: Int) -> Bool { status >= 500 || status == 429 }
 
-    /// HEAD of `name`: its length and ETag, or `nil` when there is none (404).
+    /// HEAD of `name`: its length and ETag, or `nil` when there is none: 404, or 403, which is how S3 answers for a
+    /// missing object to credentials without `s3:ListBucket` (publishing needs none; a real refusal shows at the
+    /// write that follows, which is conditional).
     func head(_ name: String) throws(PublishError) -> (length: Int64, etag: String?)? {
         let response = try send(ObjectRequest(.head, url: location.url(name), what: location.displayName(name)))
-        if response.status == 404 { return nil }
+        if response.status == 404 || response.status == 403 { return nil }
         guard response.isSuccess else { throw refusal(response, "HEAD", name) }
         return (response.contentLength ?? -1, response.etag)
     }
 
-    /// GET of `name`: its bytes and ETag, or `nil` when there is none (404).
+    /// GET of `name`: its bytes and ETag, or `nil` when there is none: 404, or 403 `AccessDenied` (see ``head(_:)``).
     func get(_ name: String) throws(PublishError) -> (data: Data, etag: String?)? {
         let response = try send(ObjectRequest(.get, url: location.url(name), what: location.displayName(name)))
         if response.status == 404 { return nil }
+        if response.status == 403, XMLFields.first("Code", in: String(decoding: response.body, as: UTF8.self)) == "AccessDenied" {
+            return nil
+        }
         guard response.isSuccess else { throw refusal(response, "GET", name) }
         return (response.body, response.etag)
     }
