@@ -118,8 +118,9 @@ enum HelpText {
         length (and SHA-256, when the manifest has one) against the manifest, and writes \
         <output>/archives/<sha256>.tar.zst, the manifest of a chunk-indexed archive in the compact \
         format as <output>/manifests/<sha256>.manifest (a JSON manifest is converted; one past the \
-        64 MiB a client fetches is an error), and <output>/catalog.json (and catalog.json.sig \
-        with --signing-key). When a product appears in \
+        64 MiB a client fetches is an error), and <output>/catalog.json (and, with --signing-key, \
+        catalog.json.sig plus the same signature as signatures/<sha256 of catalog.json>.sig, written first: \
+        clients read that one, so rewriting a served folder never shows them a catalog without its signature). When a product appears in \
         several versions, the highest is published. catalogVersion defaults to the previous \
         catalog's + 1 (or the current Unix time for a new folder). The folder can be served by any \
         static web server, or by `iapcontent serve`.
