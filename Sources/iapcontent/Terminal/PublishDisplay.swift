@@ -53,7 +53,7 @@ final class PublishDisplay {
         let elapsed = started.map { now.timeIntervalSince($0.at) } ?? 0
         let rate = elapsed > 0 ? Double(sent) / elapsed : nil
         let remaining = rate.map { $0 > 0 ? Double(total - sent) / $0 : .infinity } ?? .infinity
-        let text = "  \(name)  \(Formatting.percent(total > 0 ? Double(sent) / Double(total) : 1))  "
+        let text = "  \(Self.abbreviated(name))  \(Formatting.percent(total > 0 ? Double(sent) / Double(total) : 1))  "
             + "\(Formatting.bytes(sent)) / \(Formatting.bytes(total))  \(Formatting.speed(rate))  \(Formatting.eta(remaining))"
         if terminal.isTerminal {
             Output.write("\r\u{1B}[K" + Formatting.truncate(text, to: TerminalCapabilities.columns() - 1))
@@ -61,6 +61,16 @@ final class PublishDisplay {
         } else {
             Output.line(text)
         }
+    }
+
+    /// `archives/6e18cd8c5ae7…tar.zst`: the 64-digit hash of a content-addressed name cut to 12, so the live line
+    /// keeps room for the speed and the time remaining.
+    static func abbreviated(_ name: String) -> String {
+        guard let slash = name.lastIndex(of: "/") else { return name }
+        let file = name[name.index(after: slash)...]
+        let hex = file.prefix { $0.isHexDigit }
+        guard hex.count == 64 else { return name }
+        return name[...slash] + hex.prefix(12) + "…" + file.dropFirst(64).drop { $0 == "." }
     }
 
     private func line(_ text: String) {
