@@ -24,6 +24,7 @@ enum HelpText {
           iapcontent validate MapsPack && iapcontent pack MapsPack --output dist
           iapcontent keygen --output sign.key
           iapcontent catalog dist --output site --signing-key sign.key
+          iapcontent publish site s3://my-bucket/store --region eu-west-1   # to object storage
           iapcontent serve site --port 8080
           iapcontent download com.example.maps --catalog http://127.0.0.1:8080/catalog.json
           iapcontent daemon --catalog http://127.0.0.1:8080/catalog.json   # for programs in other languages
@@ -117,8 +118,9 @@ enum HelpText {
         length (and SHA-256, when the manifest has one) against the manifest, and writes \
         <output>/archives/<sha256>.tar.zst, the manifest of a chunk-indexed archive in the compact \
         format as <output>/manifests/<sha256>.manifest (a JSON manifest is converted; one past the \
-        64 MiB a client fetches is an error), and <output>/catalog.json (and catalog.json.sig \
-        with --signing-key). When a product appears in \
+        64 MiB a client fetches is an error), and <output>/catalog.json (and, with --signing-key, \
+        catalog.json.sig plus the same signature as signatures/<sha256 of catalog.json>.sig, written first: \
+        clients read that one, so rewriting a served folder never shows them a catalog without its signature). When a product appears in \
         several versions, the highest is published. catalogVersion defaults to the previous \
         catalog's + 1 (or the current Unix time for a new folder). The folder can be served by any \
         static web server, or by `iapcontent serve`.
@@ -127,6 +129,51 @@ enum HelpText {
           iapcontent catalog dist --output site
           iapcontent catalog dist --output site --signing-key sign.key --expires-in 604800
           iapcontent catalog dist --output site --base-url https://cdn.example.com/iap --mirror https://mirror.example.net/iap
+        """
+
+    /// `iapcontent publish`.
+    static let publish = """
+        Uploads a signed catalog folder (what `iapcontent catalog --output` wrote) to S3-compatible \
+        object storage (AWS S3, Cloudflare R2, Backblaze B2, MinIO, SeaweedFS) so that every reader, at \
+        every instant, gets the old catalog or the new one, with a valid signature and every archive it \
+        names. Order: read the live catalog.json (refusing a catalogVersion not above it); probe that the \
+        server honours conditional writes (a probe key written create-only twice must be refused the \
+        second time; a server that ignores If-None-Match or If-Match is refused before any other write); \
+        manifests and archives create-only (If-None-Match: *; one already there is checked by length and \
+        skipped; larger than --part-size: multipart, --parallel parts at once, read from disk as sent); \
+        signatures/<sha256>.sig and catalogs/<sha256>.json create-only; catalog.json by compare-and-swap \
+        (If-Match: the ETag read first); catalog.json.sig last, for clients that predate signatures/. \
+        Killed at any point, the bucket still serves a consistent catalog and a rerun sends nothing twice. \
+        Of two publishers at once exactly one switches the catalog; the other exits 1 having changed \
+        nothing referenced. Needs s3:GetObject, s3:PutObject and s3:AbortMultipartUpload.
+
+        CREDENTIALS, as the AWS CLI reads them: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and \
+        AWS_SESSION_TOKEN; else profile AWS_PROFILE (default "default") of AWS_SHARED_CREDENTIALS_FILE \
+        (default ~/.aws/credentials). Region: --region, AWS_REGION, AWS_DEFAULT_REGION, the profile's \
+        region in ~/.aws/config (AWS_CONFIG_FILE), else us-east-1. Endpoint: --endpoint, \
+        AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, else AWS (virtual-hosted); with an endpoint, path-style \
+        <endpoint>/<bucket>/<key>.
+
+        EXAMPLES:
+          iapcontent catalog dist --output site --signing-key sign.key --expires-in 604800
+          iapcontent publish site s3://my-bucket/store --region eu-west-1
+          iapcontent publish site s3://store/iap --endpoint https://<account>.r2.cloudflarestorage.com --region auto
+          iapcontent publish site s3://store/iap --endpoint http://127.0.0.1:8333
+        """
+
+    /// `iapcontent prune`.
+    static let prune = """
+        Deletes every object under archives/, manifests/, signatures/, catalogs/ and probes/ that neither \
+        the live catalog.json nor the last --keep published catalogs (by catalogVersion, from the history \
+        catalogs/<sha256>.json that publish keeps) reference. Never deletes catalog.json or \
+        catalog.json.sig, nor an object written less than --min-age seconds ago (a publish may have sent \
+        it and not switched yet); reads catalog.json again before deleting and stops, deleting nothing, \
+        when a publish switched it meanwhile. Needs s3:ListBucket, s3:GetObject and s3:DeleteObject. \
+        Prints one line per object deleted and a summary.
+
+        EXAMPLES:
+          iapcontent prune s3://my-bucket/store --keep 3 --dry-run
+          iapcontent prune s3://store/iap --keep 3 --endpoint http://127.0.0.1:8333
         """
 
     /// `iapcontent entitlements sign`.

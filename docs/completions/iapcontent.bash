@@ -173,13 +173,13 @@ _iapcontent() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    import|validate|pack|inspect|catalog|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|daemon|content|verify|repair|diff|delete|restore|help)
+    import|validate|pack|inspect|catalog|publish|prune|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|daemon|content|verify|repair|diff|delete|restore|help)
         # Offer subcommand argument completions
         "_iapcontent_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'import validate pack inspect catalog keygen entitlements serve sign-url download status pause resume cancel daemon content verify repair diff delete restore help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'import validate pack inspect catalog publish prune keygen entitlements serve sign-url download status pause resume cancel daemon content verify repair diff delete restore help' -- "${cur}"))
         ;;
     esac
 }
@@ -283,6 +283,54 @@ _iapcontent_catalog() {
         return
         ;;
     '--updates-from')
+        return
+        ;;
+    esac
+}
+
+_iapcontent_publish() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--endpoint --region --part-size --parallel)
+    __iapcontent_offer_flags_options 2
+
+    # Offer option value completions
+    case "${prev}" in
+    '--endpoint')
+        return
+        ;;
+    '--region')
+        return
+        ;;
+    '--part-size')
+        return
+        ;;
+    '--parallel')
+        return
+        ;;
+    esac
+}
+
+_iapcontent_prune() {
+    repeating_flags=()
+    non_repeating_flags=(--dry-run --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--keep --min-age --endpoint --region)
+    __iapcontent_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--keep')
+        return
+        ;;
+    '--min-age')
+        return
+        ;;
+    '--endpoint')
+        return
+        ;;
+    '--region')
         return
         ;;
     esac

@@ -55,6 +55,8 @@ _iapcontent() {
             'pack:Pack a content folder into a reproducible <product>-<version>.tar.zst plus its manifest.'
             'inspect:Show an archive'\''s product, version, sizes and files; verify it against the manifest beside it.'
             'catalog:Build a static, content-addressed catalog folder from packed archives.'
+            'publish:Upload a catalog folder to S3-compatible storage; readers see the old or the new catalog, never a mix.'
+            'prune:Delete from S3-compatible storage what neither the live catalog nor the last N published ones reference.'
             'keygen:Create an Ed25519 catalog signing key, or a URL-token key with --token-key.'
             'entitlements:Publish what a customer is entitled to, signed, for `restore --entitlements`.'
             'serve:Serve a catalog folder over HTTP (GET/HEAD, byte ranges, strong ETags).'
@@ -77,7 +79,7 @@ _iapcontent() {
         ;;
     arg)
         case "${words[1]}" in
-        import|validate|pack|inspect|catalog|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|daemon|content|verify|repair|diff|delete|restore|help)
+        import|validate|pack|inspect|catalog|publish|prune|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|daemon|content|verify|repair|diff|delete|restore|help)
             "_iapcontent_${words[1]}" && ret=0
             ;;
         esac
@@ -159,6 +161,41 @@ _iapcontent_catalog() {
         '--catalog-version[Catalog version; must exceed the published one (default\: previous + 1).]:catalog-version:'
         '--expires-in[Seconds until clients refuse the catalog (re-sign before then).]:expires-in:'
         '--updates-from[For each product, report the update size from this many older versions found in the input folder (0\: none).]:updates-from:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_publish() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':folder:'
+        ':s3-url:'
+        '--endpoint[The S3-compatible server (default\: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, else AWS itself).]:url:'
+        '--region[The region requests are signed for (default\: $AWS_REGION, $AWS_DEFAULT_REGION, the profile'\''s, else us-east-1; R2\: auto).]:name:'
+        '--part-size[Objects larger than this go by multipart upload in parts of this many MiB (5 to 5120).]:MiB:'
+        '--parallel[Parts uploaded at once.]:parallel:'
+        '(--quiet -q)'{--quiet,-q}'[Print only the summary and errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_prune() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':s3-url:'
+        '--keep[How many published catalogs, newest first, keep their archives (the live one always does).]:keep:'
+        '--min-age[Keep objects written less than this many seconds ago (a publish may be under way).]:seconds:'
+        '--dry-run[List what would be deleted; delete nothing.]'
+        '--endpoint[The S3-compatible server (default\: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, else AWS itself).]:url:'
+        '--region[The region requests are signed for (default\: $AWS_REGION, $AWS_DEFAULT_REGION, the profile'\''s, else us-east-1; R2\: auto).]:name:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -1,3 +1,4 @@
+import Crypto
 import SystemSupport
 public import Foundation
 import ContentPackaging
@@ -240,7 +241,13 @@ public struct CatalogBuilder: Sendable {
         } catch {
             throw .encoding("\(error)")
         }
+        // The signature by the catalog's hash first: a client reading the folder while it changes finds the
+        // signature of whichever catalog.json it fetched (see `Catalog.signaturePath(catalogSHA256:)`).
+        let byHash = outputDirectory.appendingPathComponent(
+            Catalog.signaturePath(catalogSHA256: SHA256.hash(data: data).lowercaseHex))
+        if signatureData != nil { try createDirectory(byHash.deletingLastPathComponent()) }
         do {
+            if let signatureData { try DurableFile.write(signatureData, to: byHash) }
             try DurableFile.write(data, to: catalogURL)
             if let signatureData {
                 try DurableFile.write(signatureData, to: signatureURL)

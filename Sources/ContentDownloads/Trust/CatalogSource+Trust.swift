@@ -15,8 +15,8 @@ extension CatalogSource {
     /// Loads a catalog and checks it before anything in it is used: signature (when keys are pinned),
     /// expiry, then rollback against the highest `catalogVersion` this store accepted from the same URL.
     ///
-    /// With keys pinned, `catalog.json.sig` is fetched from beside the catalog and must verify with one
-    /// of them. With no key pinned the catalog is accepted unsigned — for development only, since
+    /// With keys pinned, the catalog's signature is fetched from beside it (`signatures/<sha256>.sig` when the host
+    /// has it, else `catalog.json.sig`) and must verify with one of them. With no key pinned the catalog is accepted unsigned — for development only, since
     /// whoever controls the server then controls the content — but expiry and rollback still apply.
     /// The remembered version is raised only after the catalog verified, so a refused catalog changes nothing.
     /// Blocks the calling thread while it fetches; from async code use the `async` variant.
@@ -38,8 +38,7 @@ extension CatalogSource {
         guard let data = try read(url, transport: transport, what: "catalog") else {
             throw DownloadError(code: .catalog, message: "the catalog \(url.absoluteString) is empty; check the URL")
         }
-        let signature = pinnedPublicKeys.isEmpty
-            ? nil : try read(signatureURL(for: url), transport: transport, what: "catalog signature", allowMissing: true)
+        let signature = pinnedPublicKeys.isEmpty ? nil : try fetchSignature(of: data, catalogURL: url, transport: transport)
         return try accept(data, signature: signature, location: url, verifier: verifier, store: store, now: now)
     }
 

@@ -1,0 +1,173 @@
+internal import ContentDelivery
+package import Foundation
+
+/// Publishes a catalog folder to S3-compatible object storage so that every reader, at every instant, sees
+/// either the old catalog or the new one, each with a valid signature and every object it names present.
+///
+/// The order makes that so:
+/// 1. read the live `catalog.json` and its ETag (refuse a catalogVersion not above it);
+/// 2. probe that the server honours conditional writes (``ConditionalWriteProbe``);
+/// 3. every manifest, then every archive, create-only (`If-None-Match: *`; one already stored is checked by
+///    length and skipped, so a rerun sends nothing twice);
+/// 4. the signature as `signatures/<sha256>.sig` and the catalog's history copy `catalogs/<sha256>.json`,
+///    create-only: nothing references them yet;
+/// 5. `catalog.json` by compare-and-swap (`If-Match` the ETag read in 1, or `If-None-Match: *` when there was
+///    none): of two publishers at once exactly one wins, the other stops having changed nothing referenced;
+/// 6. `catalog.json.sig`, for clients that predate `signatures/` (``LegacySignatureSync``).
+///
+/// Killed at any point, the bucket still serves a consistent catalog; run it again to finish.
+package struct CatalogPublisher {
+    /// The object store.
+    package let client: ObjectStoreClient
+    /// The catalog folder (`iapcontent catalog --output`).
+    package let folder: URL
+    /// Objects longer than this go by multipart upload in parts of this size.
+    package var partSize: Int64 = 16 << 20
+    /// Parts in flight at once.
+    package var parallelParts = 4
+    /// Progress and decisions.
+    package var onEvent: (PublishEvent) -> Void = { _ in }
+    /// Runs just before the catalog switch (step 5); a test hook lines two publishers up there.
+    package var beforeSwitch: () -> Void = {}
+
+    /// A publisher of `folder` through `client`.
+    package init(client: ObjectStoreClient, folder: URL) {
+        self.client = client
+        self.folder = folder
+    }
+
+    /// Publishes; see the type's documentation for the order.
+    /// - Throws: ``PublishError``; with ``PublishError/lostRace`` when another publisher replaced the catalog first.
+    package func publish() throws(PublishError) -> PublishSummary {
+        let source = try PublishSource(folder: folder)
+        var summary = PublishSummary(catalogVersion: source.catalog.catalogVersion, catalogSHA256: source.catalogSHA256)
+        let live = try client.get(Catalog.fileName)
+        if let live, live.data == source.catalogData {
+            // A rerun after the switch: only the legacy signature may be missing.
+            onEvent(.alreadyLive(catalogVersion: source.catalog.catalogVersion))
+            var sync = LegacySignatureSync(client: client)
+            sync.beforeFirstWrite = { [client, onEvent] () throws(PublishError) in
+                try ConditionalWriteProbe.run(client)
+                onEvent(.probed(server: client.location.serverName))
+            }
+            if try sync.run() { onEvent(.legacySignatureUpdated) }
+            return summary
+        }
+        let previous = try live.map { live throws(PublishError) in try liveVersion(live.data) }
+        if let previous, previous >= source.catalog.catalogVersion {
+            throw PublishError("\(client.location.displayName(Catalog.fileName)) is at catalogVersion \(previous), not below this catalog's \(source.catalog.catalogVersion): clients would refuse it as a rollback; rebuild with `iapcontent catalog --catalog-version \(previous + 1)` or higher")
+        }
+        try ConditionalWriteProbe.run(client)
+        onEvent(.probed(server: client.location.serverName))
+
+        for object in source.objects {
+            try store(object, summary: &summary)
+        }
+        let immutable = ["Cache-Control: public, max-age=31536000, immutable", "Content-Type: application/json"]
+        try storeOnce(Catalog.signaturePath(catalogSHA256: source.catalogSHA256), data: source.signatureData, headers: immutable, summary: &summary)
+        try storeOnce(Catalog.historyPath(catalogSHA256: source.catalogSHA256), data: source.catalogData, headers: immutable, summary: &summary)
+
+        beforeSwitch()
+        try switchCatalog(to: source, replacing: live?.etag, liveExisted: live != nil)
+        onEvent(.switched(catalogVersion: source.catalog.catalogVersion, previous: previous))
+        if try LegacySignatureSync(client: client).run() { onEvent(.legacySignatureUpdated) }
+        return summary
+    }
+
+    /// The catalogVersion of the live catalog's bytes.
+    private func liveVersion(_ data: Data) throws(PublishError) -> UInt64 {
+        do { return try Catalog.decoder.decode(Catalog.self, from: data).catalogVersion } catch {
+            throw PublishError("\(client.location.displayName(Catalog.fileName)) is not a catalog (\(error)); move it away or publish under another prefix")
+        }
+    }
+
+    /// Step 5: the compare-and-swap. A 412 whose live bytes are ours is a retried write that had landed.
+    private func switchCatalog(to source: PublishSource, replacing etag: String?, liveExisted: Bool) throws(PublishError) {
+        let condition: ObjectStoreClient.Condition
+        if liveExisted {
+            guard let etag else {
+                throw PublishError("\(client.location.serverName) sent no ETag for \(client.location.displayName(Catalog.fileName)), so it cannot be replaced safely; use a server that sends ETags")
+            }
+            condition = .ifMatch(etag)
+        } else {
+            condition = .createOnly
+        }
+        let headers = ["Cache-Control: no-cache", "Content-Type: application/json"]
+        let outcome = try client.put(Catalog.fileName, body: .data(source.catalogData), condition: condition, headers: headers)
+        guard outcome == .preconditionFailed else { return }
+        guard let now = try client.get(Catalog.fileName) else {
+            throw PublishError("\(client.location.displayName(Catalog.fileName)) exists but cannot be read back: check that the credentials may s3:GetObject under the prefix; nothing it references was touched")
+        }
+        if now.data == source.catalogData { return }
+        throw PublishError(
+            "\(client.location.displayName(Catalog.fileName)) changed while this publish ran (another publisher replaced it first), so it was left as that publisher wrote it; nothing it references was touched. Rebuild the catalog on top of the new one and publish again; the archives sent are kept and will not be sent twice",
+            lostRace: true)
+    }
+
+    /// Step 3 for one object: skipped when stored with the right length, else verified locally and sent create-only.
+    private func store(_ object: PublishedObject, summary: inout PublishSummary) throws(PublishError) {
+        if try isStored(object.name, length: object.length) {
+            summary.presentObjects += 1
+            onEvent(.present(name: object.name, bytes: object.length))
+            return
+        }
+        try object.verifyLocalBytes()
+        let multipart = object.length > partSize
+        let parts = multipart ? Int((object.length + partSize - 1) / partSize) : 1
+        onEvent(.uploading(name: object.name, bytes: object.length, parts: parts))
+        let outcome: ObjectStoreClient.WriteOutcome
+        if multipart {
+            let upload = MultipartUpload(client: client, partSize: partSize, parallel: parallelParts) { [onEvent] sent in
+                onEvent(.progress(name: object.name, sent: sent, total: object.length))
+            }
+            outcome = try upload.upload(object.name, path: object.file.path, length: object.length, headers: object.headers)
+        } else {
+            outcome = try client.put(
+                object.name, body: .file(path: object.file.path, offset: 0, length: object.length), condition: .createOnly,
+                headers: object.headers)
+        }
+        if outcome == .preconditionFailed {
+            // Written meanwhile (another publisher, or a retried request that had landed): same name, same bytes.
+            guard try isStored(object.name, length: object.length) else {
+                throw PublishError("\(client.location.displayName(object.name)) exists (a create-only write was refused) but HEAD does not show it: check that the credentials may s3:GetObject under the prefix")
+            }
+            summary.presentObjects += 1
+            onEvent(.present(name: object.name, bytes: object.length))
+            return
+        }
+        summary.uploadedObjects += 1
+        summary.uploadedBytes += object.length
+        onEvent(.uploaded(name: object.name, bytes: object.length))
+    }
+
+    /// Whether `name` is stored with `length` bytes; one of another length is refused (its name promises other bytes).
+    private func isStored(_ name: String, length: Int64) throws(PublishError) -> Bool {
+        guard let stored = try client.head(name) else { return false }
+        guard stored.length == length else {
+            throw PublishError("\(client.location.displayName(name)) is stored with \(stored.length) bytes, not the \(length) its name stands for: it is damaged; delete it (it is content-addressed, nothing else can be there) and publish again")
+        }
+        return true
+    }
+
+    /// Step 4: a small immutable object, create-only; one already stored must hold the same bytes.
+    private func storeOnce(_ name: String, data: Data, headers: [String], summary: inout PublishSummary) throws(PublishError) {
+        let outcome: ObjectStoreClient.WriteOutcome
+        if try client.head(name) != nil {
+            outcome = .preconditionFailed
+        } else {
+            outcome = try client.put(name, body: .data(data), condition: .createOnly, headers: headers)
+        }
+        switch outcome {
+        case .written:
+            summary.uploadedObjects += 1
+            summary.uploadedBytes += Int64(data.count)
+            onEvent(.uploaded(name: name, bytes: Int64(data.count)))
+        case .preconditionFailed:
+            guard let bytes = try client.get(name), bytes.data == data else {
+                throw PublishError("\(client.location.displayName(name)) already holds other bytes than \(folder.path)'s; it was signed with another key: delete it, or publish this catalog under another prefix")
+            }
+            summary.presentObjects += 1
+            onEvent(.present(name: name, bytes: Int64(data.count)))
+        }
+    }
+}

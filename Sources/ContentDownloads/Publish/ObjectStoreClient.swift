@@ -1,0 +1,135 @@
+internal import Foundation
+
+/// The object-store calls a publisher makes, each one blocking request on the caller's thread: read (GET, HEAD),
+/// conditional writes (create-only `If-None-Match: *`, compare-and-swap `If-Match`), delete and list.
+///
+/// Transient failures (connection errors, 5xx, 429) are retried three times with growing pauses; a retried
+/// conditional write that had in fact landed comes back as 412, which every caller checks against what it wrote.
+///
+/// - Important: Not thread-safe; one thread uses it (the multipart upload runs its parts in one multi handle
+///   on that same thread).
+package final class ObjectStoreClient {
+    /// Where the objects live.
+    package let location: ObjectStoreLocation
+    /// What requests are signed with.
+    let credentials: ObjectStoreCredentials
+    /// Called after every request the server answered (or that failed), with the request; a test hook counts them.
+    let afterRequest: (ObjectRequest) -> Void
+    /// The CA certificates https endpoints are checked against (`AWS_CA_BUNDLE`); `nil`: the system's.
+    let caFile: String?
+    /// The largest body read from an answer (a catalog, a listing page, an error document).
+    static let responseLimit = 16 << 20
+
+    /// A client for `location`, signing with `credentials`, trusting `caFile` (else the system's CAs) for https;
+    /// `afterRequest` sees every request once done.
+    package init(
+        location: ObjectStoreLocation, credentials: ObjectStoreCredentials, caFile: String? = nil,
+        afterRequest: @escaping (ObjectRequest) -> Void = { _ in }
+    ) {
+        self.location = location
+        self.credentials = credentials
+        self.caFile = caFile
+        self.afterRequest = afterRequest
+    }
+
+    /// Runs `request`, retrying transient failures; the last answer, whatever its status.
+    func send(_ request: ObjectRequest) throws(PublishError) -> ObjectResponse {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let transfer = try ObjectTransfer(request, client: self, limit: Self.responseLimit)
+            let outcome: Result<ObjectResponse, PublishError>
+            do throws(PublishError) { outcome = .success(try transfer.perform()) } catch { outcome = .failure(error) }
+            afterRequest(request)
+            switch outcome {
+            case .success(let response) where !Self.isTransient(response.status) || attempt >= 4:
+                return response
+            case .failure(let error) where attempt >= 4:
+                throw error
+            default:
+                Thread.sleep(forTimeInterval: 0.25 * Double(1 << attempt))
+            }
+        }
+    }
+
+    /// 5xx and 429 are worth another try.
+    static func isTransient(_ status: Int) -> Bool { status >= 500 || status == 429 }
+
+    /// HEAD of `name`: its length and ETag, or `nil` when there is none: 404, or 403, which is how S3 answers for a
+    /// missing object to credentials without `s3:ListBucket` (publishing needs none; a real refusal shows at the
+    /// write that follows, which is conditional).
+    func head(_ name: String) throws(PublishError) -> (length: Int64, etag: String?)? {
+        let response = try send(ObjectRequest(.head, url: location.url(name), what: location.displayName(name)))
+        if response.status == 404 || response.status == 403 { return nil }
+        guard response.isSuccess else { throw refusal(response, "HEAD", name) }
+        return (response.contentLength ?? -1, response.etag)
+    }
+
+    /// GET of `name`: its bytes and ETag, or `nil` when there is none: 404, or 403 `AccessDenied` (see ``head(_:)``).
+    func get(_ name: String) throws(PublishError) -> (data: Data, etag: String?)? {
+        let response = try send(ObjectRequest(.get, url: location.url(name), what: location.displayName(name)))
+        if response.status == 404 { return nil }
+        if response.status == 403, XMLFields.first("Code", in: String(decoding: response.body, as: UTF8.self)) == "AccessDenied" {
+            return nil
+        }
+        guard response.isSuccess else { throw refusal(response, "GET", name) }
+        return (response.body, response.etag)
+    }
+
+    /// How a conditional write went.
+    enum WriteOutcome: Equatable {
+        /// Written; the new ETag.
+        case written(etag: String?)
+        /// 412: the condition did not hold (create-only: the object exists; compare-and-swap: it changed).
+        case preconditionFailed
+    }
+
+    /// The write conditions the publisher uses.
+    enum Condition: Equatable {
+        /// `If-None-Match: *`: only if there is no such object yet.
+        case createOnly
+        /// `If-Match: <etag>`: only if the object is still the one with this ETag.
+        case ifMatch(String)
+        /// No condition (the probe's stand-in check only).
+        case none
+
+        var header: [String] {
+            switch self {
+            case .createOnly: ["If-None-Match: *"]
+            case .ifMatch(let etag): ["If-Match: \(etag)"]
+            case .none: []
+            }
+        }
+    }
+
+    /// PUT of `body` as `name` under `condition`, with the object's `Cache-Control` and `Content-Type`.
+    func put(_ name: String, body: ObjectRequest.Body, condition: Condition, headers: [String]) throws(PublishError) -> WriteOutcome {
+        let request = ObjectRequest(
+            .put, url: location.url(name), headers: condition.header + headers, body: body, what: location.displayName(name))
+        let response = try send(request)
+        if response.status == 412 { return .preconditionFailed }
+        guard response.isSuccess else { throw refusal(response, "PUT", name) }
+        return .written(etag: response.etag)
+    }
+
+    /// DELETE of `name` (a missing object is fine).
+    func delete(_ name: String) throws(PublishError) {
+        let response = try send(ObjectRequest(.delete, url: location.url(name), what: location.displayName(name)))
+        guard response.isSuccess || response.status == 404 else { throw refusal(response, "DELETE", name) }
+    }
+
+    /// The error for an unexpected answer to `method` on `name`, with the server's own code and what to do.
+    func refusal(_ response: ObjectResponse, _ method: String, _ name: String) -> PublishError {
+        let hint: String
+        switch response.status {
+        case 401, 403: hint = "check the credentials and that their policy allows this call on \(location.displayName(name))"
+        case 404: hint = "check that the bucket \(location.bucket) exists at \(location.serverName)"
+        case 301, 307:
+            hint = "check --region (the bucket may live in another region)"
+        case 400 where response.errorSummary.lowercased().contains("region"):
+            hint = "check --region (the bucket may live in another region)"
+        default: hint = "check the endpoint \(location.serverName)"
+        }
+        return PublishError("\(method) \(location.displayName(name)) was refused: \(response.errorSummary); \(hint)")
+    }
+}

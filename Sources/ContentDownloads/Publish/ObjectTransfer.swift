@@ -1,0 +1,177 @@
+internal import CCurl
+internal import Foundation
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// One request on its own libcurl easy handle, signed with libcurl's SigV4 (`CURLOPT_AWS_SIGV4`): the body is
+/// read as it is sent (a file slice with `pread`: memory stays bounded whatever the object's size), the answer's
+/// headers and body (up to `limit` bytes) are kept. Run it alone (``perform()``) or in a ``MultiHandle``.
+///
+/// - Important: Not thread-safe; used by the one thread that made it.
+final class ObjectTransfer {
+    /// The request.
+    let request: ObjectRequest
+    /// The handle.
+    let easy: EasyHandle
+    /// Body bytes handed to libcurl so far (progress).
+    private(set) var sent: Int64 = 0
+    private let reader: BodyReader
+    private let sink: ResponseSink
+
+    /// Prepares `request` for `client`'s region, endpoint and credentials, keeping at most `limit` body bytes.
+    init(_ request: ObjectRequest, client: ObjectStoreClient, limit: Int) throws(PublishError) {
+        self.request = request
+        reader = try BodyReader(request.body, what: request.what)
+        sink = ResponseSink(limit: limit)
+        do {
+            easy = try EasyHandle()
+            try configure(location: client.location, credentials: client.credentials, caFile: client.caFile)
+        } catch {
+            throw PublishError("cannot prepare the request for \(request.what): \(error)")
+        }
+    }
+
+    private func configure(
+        location: ObjectStoreLocation, credentials: ObjectStoreCredentials, caFile: String?
+    ) throws(CurlError) {
+        try easy.setURL(request.url)
+        if let caFile { try easy.set(CURLOPT_CAINFO, caFile) }
+        try easy.set(CURLOPT_AWS_SIGV4, "aws:amz:\(location.region):s3")
+        try easy.set(CURLOPT_USERNAME, credentials.accessKeyID)
+        try easy.set(CURLOPT_PASSWORD, credentials.secretAccessKey)
+        // libcurl signs every header given here; with this one it signs "UNSIGNED-PAYLOAD" as the payload hash
+        // (S3 requires the header; the body is then not hashed twice, and TLS guards it on the way).
+        var headers = ["x-amz-content-sha256: UNSIGNED-PAYLOAD"] + request.headers
+        if let token = credentials.sessionToken { headers.append("x-amz-security-token: \(token)") }
+        try easy.set(CURLOPT_NOSIGNAL, 1)
+        try easy.set(CURLOPT_CONNECTTIMEOUT, 30)
+        try easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
+        try easy.set(CURLOPT_LOW_SPEED_TIME, 60)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        switch request.method {
+        case .head:
+            try easy.set(CURLOPT_NOBODY, 1)
+        case .get:
+            break
+        case .put:
+            try easy.set(CURLOPT_UPLOAD, 1)
+            try easy.set(large: CURLOPT_INFILESIZE_LARGE, request.body.length)
+        case .post:
+            try easy.set(CURLOPT_POST, 1)
+            try easy.set(large: CURLOPT_POSTFIELDSIZE_LARGE, request.body.length)
+        case .delete:
+            try easy.set(CURLOPT_CUSTOMREQUEST, "DELETE")
+        }
+        if request.method == .put || request.method == .post {
+            try easy.set(pointer: CURLOPT_READDATA, me)
+            _ = CCurl_easy_setopt_write_function(easy.raw, CURLOPT_READFUNCTION) { buffer, size, count, user in
+                let transfer = Unmanaged<ObjectTransfer>.fromOpaque(user!).takeUnretainedValue()
+                let n = transfer.reader.read(into: buffer!, capacity: size * count)
+                if n > 0 { transfer.sent += Int64(n) }
+                return n < 0 ? Int(CURL_READFUNC_ABORT) : n
+            }
+        }
+        try easy.setHeaders(headers)
+        try easy.set(pointer: CURLOPT_WRITEDATA, me)
+        _ = CCurl_easy_setopt_write_function(easy.raw, CURLOPT_WRITEFUNCTION) { data, size, count, user in
+            let transfer = Unmanaged<ObjectTransfer>.fromOpaque(user!).takeUnretainedValue()
+            let n = size * count
+            if let data { transfer.sink.append(body: UnsafeRawBufferPointer(start: data, count: n)) }
+            return n
+        }
+        try easy.set(pointer: CURLOPT_HEADERDATA, me)
+        _ = CCurl_easy_setopt_write_function(easy.raw, CURLOPT_HEADERFUNCTION) { data, size, count, user in
+            let transfer = Unmanaged<ObjectTransfer>.fromOpaque(user!).takeUnretainedValue()
+            let n = size * count
+            if let data { transfer.sink.header(line: UnsafeRawBufferPointer(start: data, count: n)) }
+            return n
+        }
+    }
+
+    /// Runs the request to its end on this thread.
+    func perform() throws(PublishError) -> ObjectResponse {
+        do { try easy.perform() } catch {
+            throw PublishError("\(request.method.rawValue) \(request.what) failed: \(error); check the endpoint and the network")
+        }
+        return response
+    }
+
+    /// The answer (after the transfer finished).
+    var response: ObjectResponse { ObjectResponse(status: easy.responseCode, headers: sink.headers, body: sink.body) }
+
+    /// The message of a transfer that ended with `code` (in a multi handle).
+    func failure(_ code: CURLcode) -> PublishError {
+        PublishError("\(request.method.rawValue) \(request.what) failed: \(easy.error(for: code)); check the endpoint and the network")
+    }
+}
+
+/// Collects a response: headers (the last block, after any `100 Continue`) and up to `limit` body bytes.
+private final class ResponseSink {
+    var headers: [String: String] = [:]
+    var body = Data()
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    func append(body bytes: UnsafeRawBufferPointer) {
+        let room = limit - body.count
+        if room > 0 { body.append(contentsOf: bytes.prefix(room)) }
+    }
+
+    func header(line bytes: UnsafeRawBufferPointer) {
+        let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if line.hasPrefix("HTTP/") {
+            headers = [:]  // a new status line: the headers of an interim 100 are not the answer's
+            return
+        }
+        guard let colon = line.firstIndex(of: ":") else { return }
+        let name = line[..<colon].lowercased()
+        headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    }
+}
+
+/// Hands a request body to libcurl: bytes in memory, or a file slice read with `pread` as libcurl asks.
+private final class BodyReader {
+    private let data: Data?
+    private let descriptor: Int32
+    private let start: Int64
+    private let length: Int64
+    private var offset: Int64 = 0
+    private let what: String
+
+    init(_ body: ObjectRequest.Body, what: String) throws(PublishError) {
+        self.what = what
+        switch body {
+        case .none:
+            data = nil; descriptor = -1; start = 0; length = 0
+        case .data(let bytes):
+            data = bytes; descriptor = -1; start = 0; length = Int64(bytes.count)
+        case .file(let path, let from, let count):
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                throw PublishError("cannot open \(path) to upload it as \(what): \(String(cString: strerror(errno))); check the catalog folder")
+            }
+            data = nil; descriptor = fd; start = from; length = count
+        }
+    }
+
+    deinit { if descriptor >= 0 { close(descriptor) } }
+
+    /// Copies the next bytes into `buffer`; 0 at the end, -1 on a read error.
+    func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+        let wanted = Int(min(Int64(capacity), length - offset))
+        guard wanted > 0 else { return 0 }
+        if let data {
+            data.withUnsafeBytes { raw in
+                UnsafeMutableRawPointer(buffer).copyMemory(from: raw.baseAddress! + Int(offset), byteCount: wanted)
+            }
+            offset += Int64(wanted)
+            return wanted
+        }
+        let got = pread(descriptor, buffer, wanted, off_t(start + offset))
+        guard got > 0 else { return -1 }  // the file shrank or failed under us: abort rather than send short
+        offset += Int64(got)
+        return got
+    }
+}
