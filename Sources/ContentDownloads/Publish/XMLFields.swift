@@ -1,3 +1,4 @@
+internal import ContentPackaging
 internal import Foundation
 
 /// The few fields the publisher reads from S3's XML answers (`UploadId`, `ETag`, `Key`, `Code`, list results),
@@ -32,30 +33,9 @@ enum XMLFields {
         return found
     }
 
-    /// XML's predefined entities and numeric character references, decoded.
-    static func decode(_ text: String) -> String {
-        guard text.contains("&") else { return text }
-        var out = ""
-        var rest = text[...]
-        while let amp = rest.firstIndex(of: "&") {
-            out += rest[..<amp]
-            guard let semi = rest[amp...].firstIndex(of: ";") else { break }
-            let entity = rest[rest.index(after: amp)..<semi]
-            switch entity {
-            case "amp": out += "&"
-            case "lt": out += "<"
-            case "gt": out += ">"
-            case "quot": out += "\""
-            case "apos": out += "'"
-            default:
-                let number = entity.hasPrefix("#x") ? UInt32(entity.dropFirst(2), radix: 16)
-                    : entity.hasPrefix("#") ? UInt32(entity.dropFirst()) : nil
-                if let number, let scalar = Unicode.Scalar(number) { out.unicodeScalars.append(scalar) } else { out += "&\(entity);" }
-            }
-            rest = rest[rest.index(after: semi)...]
-        }
-        return out + rest
-    }
+    /// XML's predefined entities and numeric character references, decoded (the import's reader of Apple's XML
+    /// does the same, ``InstallerXML/decodeEntities(_:)``).
+    static func decode(_ text: String) -> String { InstallerXML.decodeEntities(text) }
 
     /// `text` with `&`, `<`, `>` and `"` escaped, for the one XML body the publisher writes.
     static func escape(_ text: String) -> String {

@@ -5,7 +5,7 @@
 /// `<payload numberOfFiles="…" installKBytes="…"/>`), so a scanner that finds start tags by name is enough;
 /// it never resolves external entities or DTDs, and comments, processing instructions and CDATA are
 /// skipped. Attribute values and text have the five predefined entities and character references decoded.
-enum InstallerXML {
+package enum InstallerXML {
     /// One start tag: its attributes and the text up to the next tag.
     struct Element: Equatable {
         var attributes: [String: String]
@@ -77,7 +77,7 @@ enum InstallerXML {
         OldStylePropertyList.isBare(byte) && byte != UInt8(ascii: "/") && byte != UInt8(ascii: "$") && byte != UInt8(ascii: "+")
     }
 
-    private static func decodeEntities(_ text: String) -> String {
+    package static func decodeEntities(_ text: String) -> String {
         guard text.contains("&") else { return text }
         var result = ""
         var rest = Substring(text)
