@@ -1,9 +1,4 @@
-internal import SystemSupport
-internal import CCurl
 internal import ContentPackaging
-internal import Foundation
-internal import Logging
-import Glibc
 
 extension ChunkScheduler {
     /// The manifest (checked against the catalog's archive) and the plan (checked against the request).

@@ -1,9 +1,4 @@
-internal import SystemSupport
 internal import CCurl
-internal import ContentPackaging
-internal import Foundation
-internal import Logging
-import Glibc
 
 extension ChunkScheduler {
     /// A new cap for the whole download (0 = none), shared by its connections.

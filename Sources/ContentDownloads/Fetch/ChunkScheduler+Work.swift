@@ -1,6 +1,4 @@
 internal import SystemSupport
-internal import CCurl
-internal import ContentPackaging
 internal import Foundation
 internal import Logging
 import Glibc
