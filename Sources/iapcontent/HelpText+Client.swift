@@ -33,9 +33,9 @@ extension HelpText {
         as-is, no signature check: status writes nothing). Works while a download runs in another shell.
 
         JSON (--json): an array with one object per download record, then one per installed product \
-        without a record. Every key is always present: productID, contentVersion, state, \
-        downloadedBytes, expectedContentLength, progress, timeRemaining (-1 unknown), error (null or a \
-        message), as in every earlier version, plus installedVersion (null when not installed), \
+        without a record. Every key is always present: the download's wire form, as the daemon sends it \
+        (productID, contentIdentifier, contentVersion, state, downloadedBytes, expectedContentLength, \
+        progress, timeRemaining (-1 unknown), error (null or {code, message})), plus installedVersion (null when not installed), \
         updateAvailable (the catalog's newer version, else null), updateBytes (what that update fetches: only \
         the chunks of changed files when the installed version came from a chunk-indexed archive, else the \
         whole archive; null without an update) and transactions (array of {id, kind: \

@@ -78,7 +78,7 @@ struct DownloadDisplayTests {
 
     /// The keys of every `--json` progress line.
     static let keys: Set<String> = [
-        "event", "productID", "contentVersion", "state", "downloadedBytes", "expectedContentLength", "progress",
+        "event", "productID", "contentIdentifier", "contentVersion", "state", "downloadedBytes", "expectedContentLength", "progress",
         "timeRemaining", "error",
     ]
 
@@ -196,7 +196,7 @@ struct DownloadDisplayTests {
         let transactions = try #require(unfinished["transactions"] as? [[String: Any]])
         #expect(transactions.count == 1)
         #expect(transactions.first?["finished"] as? Bool == false)
-        for key in ["productID", "contentVersion", "state", "downloadedBytes", "expectedContentLength", "progress",
+        for key in ["productID", "contentIdentifier", "contentVersion", "state", "downloadedBytes", "expectedContentLength", "progress",
                     "timeRemaining", "error"] {
             #expect(unfinished[key] != nil, "status --json lacks \(key)")
         }

@@ -1,3 +1,4 @@
+import ContentDownloads
 import Foundation
 import Testing
 
@@ -17,7 +18,9 @@ import Testing
             timeRemaining: -1, stalled: true),
         ProgressRow(
             productID: "com.example.broken", state: "failed", downloadedBytes: 10, expectedBytes: 100,
-            error: "archive SHA-256 differs from the catalog (http://127.0.0.1:8080/archives/ab.tar.zst); publish again"),
+            error: DownloadError(
+                code: .checksumMismatch,
+                message: "archive SHA-256 differs from the catalog (http://127.0.0.1:8080/archives/ab.tar.zst); publish again")),
     ]
 
     @Test(arguments: [1, 5, 20, 40, 80, 200], [false, true])

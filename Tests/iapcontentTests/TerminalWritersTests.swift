@@ -1,3 +1,4 @@
+import ContentDownloads
 import Foundation
 import Synchronization
 import Testing
@@ -12,7 +13,8 @@ import Testing
     static func row(_ state: String, _ bytes: Int64, error: String? = nil) -> ProgressRow {
         ProgressRow(
             productID: "com.example.maps", contentVersion: "2.1", state: state, downloadedBytes: bytes,
-            expectedBytes: 1000, timeRemaining: state == "active" ? 12 : -1, error: error)
+            expectedBytes: 1000, timeRemaining: state == "active" ? 12 : -1,
+            error: error.map { DownloadError(code: .network, message: $0) })
     }
 
     @Test func plainLinesOnStateChangesAndAtMostEveryInterval() {
@@ -45,7 +47,7 @@ import Testing
     }
 
     static let keys: Set<String> = [
-        "event", "productID", "contentVersion", "state", "downloadedBytes", "expectedContentLength", "progress",
+        "event", "productID", "contentIdentifier", "contentVersion", "state", "downloadedBytes", "expectedContentLength", "progress",
         "timeRemaining", "error",
     ]
 
@@ -73,7 +75,14 @@ import Testing
         #expect(objects[2]["progress"] as? Double == 0.3)
         #expect(objects[2]["timeRemaining"] as? Double == 12)
         #expect(objects[0]["error"] is NSNull)
-        #expect(objects[4]["error"] as? String == "connection reset by 127.0.0.1:8080; retrying in 2 s")
+        let error = try #require(objects[4]["error"] as? [String: Any])
+        #expect(error["code"] as? String == "network")
+        #expect(error["message"] as? String == "connection reset by 127.0.0.1:8080; retrying in 2 s")
+        // Each event's download keys are the library's wire form: a daemon client's decoder reads them unchanged.
+        for line in lines {
+            let snapshot = try JSONDecoder().decode(DownloadSnapshot.self, from: Data(line.utf8))
+            #expect(snapshot.productID == "com.example.maps")
+        }
         #expect(objects[0]["timeRemaining"] as? Double == -1)
         #expect(objects.last?["state"] as? String == "finished")
         #expect(objects.last?["expectedContentLength"] as? Int == 1000)

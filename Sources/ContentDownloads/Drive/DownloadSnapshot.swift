@@ -18,6 +18,24 @@ public struct DownloadSnapshot: Sendable, Equatable, Codable {
     public var timeRemaining: Double
     /// Why it failed (or the last transient error while retrying).
     public var error: DownloadError?
+
+    /// A snapshot from its fields (the CLI builds the rows it prints as JSON from them, so its `--json` keys are
+    /// the library's wire form).
+    package init(
+        productID: String, contentIdentifier: String, contentVersion: String, state: DownloadState,
+        downloadedBytes: Int64, expectedContentLength: Int64, progress: Double, timeRemaining: Double,
+        error: DownloadError?
+    ) {
+        self.productID = productID
+        self.contentIdentifier = contentIdentifier
+        self.contentVersion = contentVersion
+        self.state = state
+        self.downloadedBytes = downloadedBytes
+        self.expectedContentLength = expectedContentLength
+        self.progress = progress
+        self.timeRemaining = timeRemaining
+        self.error = error
+    }
 }
 
 extension DownloadSnapshot {

@@ -2,18 +2,19 @@ import ContentDownloads
 import ContentPackaging
 import Foundation
 
-/// One product in `status --json`: the download keys StoreKit names (unchanged since the first
-/// release, so existing scripts keep working) plus what the store knows around it.
+/// One product in `status --json`: the library's wire form of a download (the keys the daemon sends) plus what the
+/// store knows around it.
 ///
-/// Every key is always present (null when there is nothing): `productID`, `contentVersion`, `state`,
-/// `downloadedBytes`, `expectedContentLength`, `progress`, `timeRemaining` (-1 unknown), `error`,
+/// Every key is always present (null when there is nothing): `productID`, `contentIdentifier`, `contentVersion`,
+/// `state`, `downloadedBytes`, `expectedContentLength`, `progress`, `timeRemaining` (-1 unknown), `error`
+/// (`{"code", "message"}`),
 /// `installedVersion`, `updateAvailable` (the catalog's newer version; null without a catalog),
 /// `updateBytes` (what that update fetches: only what changed, or the whole archive; null without an update),
 /// `transactions` (`id`, `kind`, `state`, `contentVersion`, `finished`). A product installed with no
 /// download record (its transaction finished) shows `state` "finished", progress 1 and zero bytes.
 struct StatusEntry: Encodable, Equatable {
     /// The download keys.
-    var download: DownloadJSON
+    var download: DownloadSnapshot
     /// The keys beside them.
     var store: StoreKeys
 
@@ -66,10 +67,10 @@ enum StatusReport {
                 installedVersion: installed[productID], updateAvailable: updates[productID]?.catalogVersion.description,
                 updateBytes: updates[productID]?.downloadBytes, transactions: transactions[productID] ?? [])
         }
-        var entries = snapshots.map { StatusEntry(download: DownloadJSON($0), store: keys($0.productID)) }
+        var entries = snapshots.map { StatusEntry(download: $0, store: keys($0.productID)) }
         let listed = Set(snapshots.map(\.productID))
         for (id, version) in installed.sorted(by: { $0.key < $1.key }) where !listed.contains(id) {
-            entries.append(StatusEntry(download: DownloadJSON(installedProductID: id, version: version), store: keys(id)))
+            entries.append(StatusEntry(download: DownloadSnapshot(installedProductID: id, version: version), store: keys(id)))
         }
         return entries
     }

@@ -1,10 +1,11 @@
+import ContentDownloads
 import Foundation
 
 /// `--json` progress: one JSON object per line, with the same keys as `status --json` plus `event`.
 ///
-/// Keys, exactly: `event` (`state`, `progress`, `error` or `finish`), `productID`, `contentVersion`,
-/// `state`, `downloadedBytes`, `expectedContentLength`, `progress`, `timeRemaining` (-1 unknown),
-/// `error` (message or null). State changes and errors are always written; progress at most once per
+/// Keys, exactly: `event` (`state`, `progress`, `error` or `finish`) and the library's wire form of a download:
+/// `productID`, `contentIdentifier`, `contentVersion`, `state`, `downloadedBytes`, `expectedContentLength`,
+/// `progress`, `timeRemaining` (-1 unknown), `error` (`{"code", "message"}` or null). State changes and errors are always written; progress at most once per
 /// ``progressInterval`` per download; ``finishEvents(for:)`` gives one `finish` object per download
 /// with its final state, so a script can read outcomes from the last lines.
 struct JSONEventWriter: Sendable {
@@ -43,13 +44,13 @@ struct JSONEventWriter: Sendable {
 
     /// One event as a single line of JSON (sorted keys, no trailing newline).
     static func encode(_ event: Event, _ row: ProgressRow) -> String {
-        (try? JSONText.encode(EventObject(event: event.rawValue, download: DownloadJSON(row)), pretty: false)) ?? "{}"
+        (try? JSONText.encode(EventObject(event: event.rawValue, download: DownloadSnapshot(row)), pretty: false)) ?? "{}"
     }
 
     /// An event: its `event` key beside the download keys.
     private struct EventObject: Encodable {
         var event: String
-        var download: DownloadJSON
+        var download: DownloadSnapshot
 
         enum CodingKeys: String, CodingKey { case event }
 

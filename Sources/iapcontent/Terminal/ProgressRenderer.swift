@@ -1,3 +1,4 @@
+import ContentDownloads
 import Foundation
 import Rainbow
 
@@ -100,7 +101,7 @@ struct ProgressRenderer: Sendable {
         let name = Formatting.pad(Formatting.truncate(row.productID, to: nameWidth), to: nameWidth)
         let rest = width - nameWidth - Self.stateWidth - 2
         guard rest > 0 else { return Formatting.truncate(row.productID, to: width) }
-        let message = Formatting.truncate((row.error ?? "failed").replacingOccurrences(of: "\n", with: " "), to: rest)
+        let message = Formatting.truncate((row.error?.message ?? "failed").replacingOccurrences(of: "\n", with: " "), to: rest)
         return [paint(name, .bold), stateText(row.state), paint(message, .red)].joined(separator: " ")
     }
 

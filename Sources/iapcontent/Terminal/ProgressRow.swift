@@ -1,3 +1,5 @@
+import ContentDownloads
+
 /// One download as the progress display sees it: StoreKit's `SKDownload` fields plus speed and stall.
 ///
 /// Kept independent of the engine's snapshot type so rendering can be tested on its own; the download
@@ -5,6 +7,8 @@
 struct ProgressRow: Sendable, Equatable {
     /// The product identifier shown at the start of the line.
     var productID: String
+    /// StoreKit's content identifier (shown in JSON events; empty when unknown).
+    var contentIdentifier: String = ""
     /// The content version (shown in JSON events; empty when unknown).
     var contentVersion: String = ""
     /// StoreKit's state name: waiting, active, paused, finished, failed or cancelled.
@@ -20,7 +24,7 @@ struct ProgressRow: Sendable, Equatable {
     /// True when an active download has received no bytes for a while (about 5 s).
     var stalled: Bool = false
     /// Why it failed (or the last transient error while retrying).
-    var error: String? = nil
+    var error: DownloadError? = nil
 
     /// `downloadedBytes / expectedBytes` clamped to 0…1 (1 for a finished download of unknown size).
     var progress: Double {
