@@ -48,4 +48,20 @@ import Testing
         }
         #expect(cycles.isEmpty, "folders that depend on each other both ways: \(cycles.sorted())")
     }
+
+    /// Files under the store are deleted by the stages that own them, never by the fetch, the driver, the queue or
+    /// the planner: `Store` (downloads' files, installed content, the trash), `Commit` (the swap's old version),
+    /// `Place` (its own staging folders) and the one primitive in `Support`. A deletion anywhere else is a second
+    /// owner of a file's life, which is how a cancelled download's files came to be deleted on the curl thread.
+    @Test func filesAreDeletedOnlyByTheirOwners() throws {
+        let owners: Set<String> = ["Store", "Commit", "Place", "Support"]
+        let deletion = /\b(?:unlink|unlinkat|rmdir|removeItem|removeTree)\(/
+        var offenders: [String] = []
+        for (folder, text) in try Self.files() where !owners.contains(folder) {
+            for line in text.split(separator: "\n") where line.contains(deletion) {
+                offenders.append("\(folder): \(line.trimmingCharacters(in: .whitespaces))")
+            }
+        }
+        #expect(offenders.isEmpty, "deletions outside the stages that own the files: \(offenders)")
+    }
 }
