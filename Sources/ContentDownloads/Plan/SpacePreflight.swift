@@ -2,9 +2,10 @@ import Foundation
 
 /// Checks free space (`statvfs`) before a download or install writes anything.
 ///
-/// Required = archive bytes still to be written + uncompressed content + margin. The installer
-/// passes `archiveLength: 0` because its archive is already on disk; the download engine passes
-/// the full length before it starts.
+/// Required = archive bytes still to be written + uncompressed content + margin: the one space formula, for every
+/// kind of download. The planner passes the archive bytes still to fetch for a whole-archive download and
+/// `archiveLength: 0` with the bytes a chunk plan writes for an in-place one; the installer passes
+/// `archiveLength: 0` because its archive is already on disk.
 public struct SpacePreflight: Sendable, Equatable {
     /// Fraction of the payload kept free (0.01 = 1 %).
     public var marginFraction: Double
