@@ -7,7 +7,7 @@
 //   ContentDelivery (catalog model, Ed25519 signing, static layout, URL tokens)
 //   ContentHost (Hummingbird `serve`)
 //   CCurl + CLinuxSystem + SystemSupport → ContentDownloads (queue, transfers, journal, installer, store)
-//   ContentCommandLine → iapcontent (the thin CLI) and iapcontent-serve (what `iapcontent serve` runs)
+//   ContentCommandLine → iapcontent (the thin CLI, the daemon and `serve` in one program)
 import PackageDescription
 
 /// One set of upcoming-feature flags for every target, as Hummingbird does.
@@ -23,7 +23,6 @@ let package = Package(
     products: [
         .executable(name: "iapcontent", targets: ["iapcontent"]),
         // `iapcontent serve` execs this sibling: the server stack stays out of the client's memory.
-        .executable(name: "iapcontent-serve", targets: ["iapcontent-serve"]),
         .library(name: "ContentPackaging", targets: ["ContentPackaging"]),
         .library(name: "ContentDelivery", targets: ["ContentDelivery"]),
         .library(name: "ContentHost", targets: ["ContentHost"]),
@@ -136,17 +135,10 @@ let package = Package(
             name: "iapcontent",
             dependencies: [
                 "ContentCommandLine", "ContentPackaging", "ContentDelivery", "ContentDownloads", "ContentDaemon",
-                "SystemSupport",
+                "ContentHost", "SystemSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Rainbow", package: "Rainbow"),
-            ],
-            swiftSettings: swiftSettings),
-        .executableTarget(
-            name: "iapcontent-serve",
-            dependencies: [
-                "ContentCommandLine", "ContentDelivery", "ContentHost",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings),
 

@@ -1,7 +1,7 @@
 package import ArgumentParser
 import Foundation
 
-/// The one way both executables (`iapcontent`, `iapcontent-serve`) run a command line: parse, run, and turn
+/// The one way `iapcontent` runs a command line: parse, run, and turn
 /// any error into an exit status and message (see ``ExitOutcome/of(_:command:)``): usage errors exit 2
 /// (argument-parser's default is 64), help and version print on stdout and exit 0, our errors print their
 /// message and exit 1.

@@ -1,7 +1,7 @@
 package import ArgumentParser
 import Foundation
 
-/// The documented exit statuses of `iapcontent` (and `iapcontent-serve`), the same for every subcommand.
+/// The documented exit statuses of `iapcontent`, the same for every subcommand.
 ///
 /// Commands end with one by throwing it (`throw ExitStatus.interrupted`); ``CommandMain/run(_:)`` maps
 /// every other error here too: usage errors → 2, our typed errors → their message and 1.

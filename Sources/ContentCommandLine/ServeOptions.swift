@@ -1,7 +1,6 @@
 package import ArgumentParser
 
-/// The options of `iapcontent serve`, declared once: `iapcontent` parses them (help, usage errors, man page and
-/// completions) and hands the same arguments to `iapcontent-serve`, which parses them again and serves.
+/// The options of `iapcontent serve`: the catalog folder, the address and the token key.
 package struct ServeOptions: ParsableArguments {
     /// The one-line summary in `iapcontent --help`.
     package static let abstract = "Serve a catalog folder over HTTP (GET/HEAD, byte ranges, strong ETags)."
@@ -19,10 +18,6 @@ package struct ServeOptions: ParsableArguments {
           iapcontent serve site --host 0.0.0.0 --port 8443 --token-key token.key
           iapcontent serve site --port 0 | head -1    # the URL of a free port
         """
-
-    /// The program that serves, installed next to `iapcontent` (it carries the HTTP server stack, so the
-    /// client commands do not load it).
-    package static let executableName = "iapcontent-serve"
 
     /// The catalog folder to serve.
     @Argument(help: "The catalog folder written by `iapcontent catalog`.")

@@ -22,13 +22,13 @@ import TestSupport
         return (status, try String(contentsOf: output, encoding: .utf8))
     }
 
+    /// Run from a folder holding the program alone: one file is the client and the host.
     @Test func publishServeAndSignURL() async throws {
-        let binary = try CommandRunner.builtExecutable()
-        _ = try CommandRunner.builtExecutable("iapcontent-serve")  // `serve` runs it; a missing one would fail below less clearly
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("iapcontent-cli-\(UUID().uuidString)")
         let input = root.appendingPathComponent("in")
         try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
+        let binary = try Self.alone(in: root)
 
         let (bytes, sha) = try await Self.writeStandInArchive(in: input, root: root)
         try await Self.makeKeysAndSignedCatalog(binary, sha: sha, in: root)
@@ -123,29 +123,26 @@ import TestSupport
         return (server, exited)
     }
 
-    /// `iapcontent serve` runs the `iapcontent-serve` next to it; without one it says where it looked, exit 1.
-    /// Help and usage errors never need it: `iapcontent` parses the options itself.
-    @Test func serveWithoutItsSiblingNamesThePath() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("iapcontent-lonely-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: root) }
-        let lonely = root.appendingPathComponent("iapcontent")
+    /// The built program, hard-linked alone into `root/bin` (a copy where a link is impossible).
+    static func alone(in root: URL) throws -> URL {
+        let bin = root.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let lonely = bin.appendingPathComponent("iapcontent")
         // A hard link, not a copy: a copy is a file open for writing, and a child that another test
         // forks meanwhile inherits that descriptor, so exec fails with ETXTBSY ("Text file busy").
         do { try FileManager.default.linkItem(at: try CommandRunner.builtExecutable(), to: lonely) } catch {
             try FileManager.default.copyItem(at: try CommandRunner.builtExecutable(), to: lonely)  // another file system
         }
+        return lonely
+    }
 
-        let missing = try CommandRunner.run(lonely.path, ["serve", root.path, "--port", "0"])
-        #expect(missing.status == 1)
-        #expect(missing.stderr.contains("cannot run \(root.path)/iapcontent-serve"))
-        #expect(missing.stderr.contains("next to iapcontent"))
-        #expect(missing.stdout.isEmpty)
-
-        let help = try CommandRunner.run(lonely.path, ["serve", "--help"])
+    /// `serve`'s help and usage errors come from the same parser as every other command.
+    @Test func serveHelpAndUsageErrors() throws {
+        let binary = try CommandRunner.builtExecutable()
+        let help = try CommandRunner.run(binary.path, ["serve", "--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("USAGE: iapcontent serve <directory>"))
-        let usage = try CommandRunner.run(lonely.path, ["serve", root.path, "--bogus"])
+        let usage = try CommandRunner.run(binary.path, ["serve", "site", "--bogus"])
         #expect(usage.status == 2)
         #expect(usage.stderr.contains("Unknown option '--bogus'"))
     }

@@ -72,7 +72,7 @@ import Testing
         let version = outcome(["--version"])
         #expect(version.status == 0)
         #expect(!version.toStandardError)
-        #expect(version.message == "0.1.0\n")
+        #expect(version.message == "0.1.0 (development build)\n")  // tools/release-build records the commit
         #expect(IAPContent.helpMessage(columns: 100).contains("3  paused or interrupted"))
 
         let ours = ExitOutcome.of(Unreadable(), command: IAPContent.self)

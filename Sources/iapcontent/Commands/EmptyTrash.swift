@@ -38,7 +38,7 @@ enum TrashEmptier {
     /// recovery, which empties the trash whenever a store is opened.
     static func startIfNeeded(store: Store) {
         guard store.hasTrash else { return }
-        let program = SiblingProgram.currentExecutable
+        let program = CurrentExecutable.path
         DetachedProcess.start(program, arguments: [program, "empty-trash", "--store", store.root.path])
     }
 }

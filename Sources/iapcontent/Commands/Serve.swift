@@ -1,12 +1,15 @@
 import ArgumentParser
 import ContentCommandLine
+import ContentDelivery
+import ContentHost
+import Foundation
 
 extension IAPContent {
     /// `iapcontent serve <dir>`: serve a catalog folder over HTTP (ranges, ETags, optional tokens).
     ///
-    /// Parsed here (so help, usage errors, the man page and completions come from this command), then run by
-    /// `iapcontent-serve`, the sibling program that carries the HTTP server: `iapcontent` replaces itself with
-    /// it (``SiblingProgram/exec(_:arguments:)``), so the process, its pid, stdout and signals stay the same.
+    /// The server runs in this process: one program carries the client and the host, so a user installs one file.
+    /// Linked statically, the server stack (Hummingbird, SwiftNIO) costs the client commands disk bytes but no
+    /// resident memory: only the pages a command runs are read in.
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: ServeOptions.abstract, discussion: ServeOptions.discussion)
@@ -14,7 +17,15 @@ extension IAPContent {
         @OptionGroup var options: ServeOptions
 
         func run() async throws {
-            try SiblingProgram.exec(ServeOptions.executableName, arguments: SiblingProgram.arguments(after: "serve"))
+            options.global.bootstrapLogging()
+            let key = try options.tokenKey.map { try URLTokenKey.read(from: URL(fileURLWithPath: $0)) }
+            let server = ContentServer(
+                configuration: .init(
+                    root: URL(fileURLWithPath: options.directory, isDirectory: true), host: options.host,
+                    port: options.port, tokenKey: key))
+            try await server.run { url in
+                FileHandle.standardOutput.write(Data("\(url.absoluteString)\n".utf8))
+            }
         }
     }
 }

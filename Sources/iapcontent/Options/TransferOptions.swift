@@ -82,7 +82,7 @@ struct TransferOptions: ParsableArguments {
         settings.proxy = proxy
         settings.clientCertificate = cert
         settings.clientKey = key
-        settings.userAgent = userAgent ?? "iapcontent/\(ProgramVersion.current)"
+        settings.userAgent = userAgent ?? "iapcontent/\(ProgramVersion.release)"
         settings.headers = headers
         settings.lowSpeedTime = stallTimeout
         settings.connections = connections
