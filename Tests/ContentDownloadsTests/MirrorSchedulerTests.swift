@@ -84,6 +84,47 @@ struct MirrorSchedulerTests {
         #expect(refetched <= corrupt.records.count * Self.largestFrame(fixture), "re-fetched \(refetched) bytes")
     }
 
+    @Test func aMirrorAnswering429IsLeftAloneForItsRetryAfterAndCostsTheOtherNoConnection() async throws {
+        let fixture = try ChunkedFixture.standard(megabytes: 12)
+        // Every archive request to the first mirror gets 429 with a Retry-After longer than the download; the second
+        // paces its replies so the requests of its connections overlap.
+        let refusing = try FaultServer(body: fixture.archive, faults: Array(repeating: .status(429, retryAfter: 30), count: 50))
+        let good = try FaultServer(body: fixture.archive, chunkDelay: 0.01)
+        defer { refusing.stop(); good.stop() }
+        let final = try await Self.download(fixture, refusing, good)
+        #expect(final?.state == .finished, "\(final?.error?.message ?? "")")
+        #expect(try diffTrees(fixture.folder, fixture.tree).status == 0)
+        #expect(refusing.records.count == 1, "its Retry-After is honoured: \(refusing.records.map(\.status))")
+        // The download's four connections all went to the healthy mirror: its own connections were not reduced.
+        #expect(good.peakConcurrentRequests >= 4, "the healthy mirror had at most \(good.peakConcurrentRequests) requests at once")
+        #expect(good.totalBodyBytesSent == fixture.archive.count, "nothing fetched twice: \(good.totalBodyBytesSent)")
+    }
+
+    @Test func aMirrorThatKeepsRefusingIsDroppedForTheDownload() async throws {
+        let fixture = try ChunkedFixture.standard(megabytes: 8)
+        let refusing = try FaultServer(body: fixture.archive, faults: Array(repeating: .status(503, retryAfter: 0), count: 50))
+        let good = try FaultServer(body: fixture.archive, chunkDelay: 0.005)
+        defer { refusing.stop(); good.stop() }
+        let final = try await Self.download(fixture, refusing, good)
+        #expect(final?.state == .finished, "\(final?.error?.message ?? "")")
+        #expect(try diffTrees(fixture.folder, fixture.tree).status == 0)
+        #expect(refusing.records.count == 3, "dropped after three refusals: \(refusing.records.count)")
+        #expect(good.totalBodyBytesSent == fixture.archive.count)
+    }
+
+    @Test func aMirrorsBackOffIsItsOwn() {
+        var mirror = ChunkScheduler.Mirror(url: "http://127.0.0.1:1/a")
+        #expect(mirror.mayHold(16, now: 0))
+        mirror.slowDown(retryAfter: 5, holding: 4, now: 100)
+        #expect(mirror.connectionCap == 2 && mirror.failures == 1)
+        #expect(!mirror.mayHold(1, now: 104.9), "not before its Retry-After")
+        #expect(mirror.mayHold(2, now: 105) && !mirror.mayHold(3, now: 105), "half the connections it held")
+        mirror.slowDown(retryAfter: nil, holding: 2, now: 105)
+        #expect(mirror.connectionCap == 1 && mirror.retryAt == 106)
+        mirror.slowDown(retryAfter: 600, holding: 1, now: 106)
+        #expect(mirror.connectionCap == 1 && mirror.retryAt == 166, "at least one connection; at most a minute's wait")
+    }
+
     /// `fixture.archive` with one byte flipped in the middle of the first stored (raw) block of each of `chunks`'
     /// frames: every such frame is still a well-formed zstd frame (no content checksum) that decodes to as many bytes
     /// as before, but other bytes, so only the chunk's signed SHA-256 can tell. Checked with the `zstd` tool.

@@ -4,13 +4,13 @@ internal import CCurl
 /// One connection of a ``ChunkScheduler``: an easy handle fetching one ``FetchQueue/Run`` at a time from one
 /// mirror, cutting the body into whole chunk frames for the install pipeline.
 ///
-/// The reply rules are the range rules of every archive request: 206 with exactly the range asked for (and the
-/// mirror's ETag, once it has shown one) continues; 200 means the server ignores `Range` — the body is the whole
-/// archive, and the connection takes from it every chunk the plan still waits for as it passes (nothing is
-/// fetched twice because of it); anything else ends the request with a failure the scheduler classifies. A run of
-/// several ranges is one multi-range request; its `multipart/byteranges` reply is read part by part
-/// (``MultipartByteranges``), each part exactly the next range asked for, or the connection stops and reports
-/// ``rangesRefused``.
+/// The reply rules are the range rules of every archive request: 206 with exactly the range asked for continues
+/// (whatever its ETag: requests carry no `If-Range`, each chunk is checked against its signed hash); 200 means the
+/// server ignores `Range` — the body is the whole archive, and the connection takes from it every chunk the plan
+/// still waits for as it passes (nothing is fetched twice because of it); anything else ends the request with a
+/// failure the scheduler classifies. A run of several ranges is one multi-range request; its `multipart/byteranges`
+/// reply is read part by part (``MultipartByteranges``), each part exactly the next range asked for, or the
+/// connection stops and reports ``rangesRefused``.
 ///
 /// - Important: Not thread-safe: created, used and destroyed on the transfer thread.
 final class ChunkConnection {
@@ -77,7 +77,7 @@ final class ChunkConnection {
 
     /// Points the handle at `run` on `url`; the caller puts it on the multi handle. A run without chunks is a probe
     /// (``FetchQueue/Run/probe``): a `HEAD` for its ranges, whose reply head alone says what the server does.
-    func start(_ run: FetchQueue.Run, url: String, settings: TransferSettings, rate: Int64, validator: Validator?) throws(CurlError) {
+    func start(_ run: FetchQueue.Run, url: String, settings: TransferSettings, rate: Int64) throws(CurlError) {
         self.run = run
         nextInRun = 0
         head = ResponseHead()
@@ -95,7 +95,7 @@ final class ChunkConnection {
         requested = lastBytes
         try easy.configureArchiveRequest(
             url: url, settings: settings, maxBytesPerSecond: rate, offset: run.range.lowerBound, last: run.range.upperBound - 1,
-            ifRange: validator?.ifRange, owner: Unmanaged.passUnretained(self).toOpaque(),
+            ifRange: nil, owner: Unmanaged.passUnretained(self).toOpaque(),
             body: ChunkConnection.bodyCallback, header: ChunkConnection.headerCallback)
         try easy.set(large: CURLOPT_MAX_RECV_SPEED_LARGE, 0)  // the download's cap is the scheduler's bucket
         // Best effort, as in configureArchiveRequest: a smaller receive buffer than a single download's.

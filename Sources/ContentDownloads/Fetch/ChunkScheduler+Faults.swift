@@ -9,15 +9,19 @@ extension ChunkScheduler {
     /// A request failed: its chunks go back; the mirror is dropped, backed off or counted, by what happened.
     func failed(_ connection: ChunkConnection, _ why: TransferFailure, penalize: Bool, stalled: Bool = false) {
         let index = connection.mirror
+        let held = connections.filter { $0.mirror == index }.count
         retire(connection)
         guard penalize else { return }
         mirrors[index].lastFailure = why
         let others = mirrors.indices.contains { $0 != index && !mirrors[$0].dropped }
         switch why {
         case .httpStatus(let status, _, let retryAfter) where status == 429 || status == 503:
-            tuner.backOff()
-            mirrors[index].retryAt = MonotonicTime.now() + min(60, retryAfter ?? 1)
-            mirrors[index].failures += 1
+            // This origin's own back-off: the other mirrors keep their connections and take its share.
+            mirrors[index].slowDown(retryAfter: retryAfter, holding: held, now: MonotonicTime.now())
+            DownloadLog.transfer.debug("a mirror asked for less: fewer connections to it, none before its Retry-After", metadata: [
+                "product": "\(request.id)", "url": "\(mirrors[index].url)", "status": "\(status)",
+                "connections": "\(mirrors[index].connectionCap ?? 0)", "retryAfter": "\(retryAfter ?? 1)",
+            ])
             if mirrors[index].failures >= 3, others { drop(index, why) }
         case .network:
             mirrors[index].failures += 1

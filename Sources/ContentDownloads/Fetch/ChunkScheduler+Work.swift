@@ -36,7 +36,8 @@ extension ChunkScheduler {
         let now = MonotonicTime.now()
         for connection in connections where connection.run == nil {
             let mirror = mirrors[connection.mirror]
-            guard !mirror.dropped, mirror.retryAt <= now, connections.count <= tuner.target, !queue.isEmpty,
+            guard mirror.mayHold(connections.filter { $0.mirror == connection.mirror }.count, now: now),
+                  connections.count <= tuner.target, !queue.isEmpty,
                   !(mirror.ignoresRange && connections.contains(where: { $0 !== connection && $0.mirror == connection.mirror }))
             else {
                 retire(connection)
@@ -86,13 +87,13 @@ extension ChunkScheduler {
         rangeSupport.record(mirrors[mirror].url, supportsMultipleRanges: false)
     }
 
-    /// The mirror for a new connection: of those up, the one with the fewest connections (then the one that
-    /// delivered most); a mirror that has not yet answered a range request correctly gets one (unless its connections
-    /// start with a `HEAD` probe, which risks no body).
+    /// The mirror for a new connection: of those up, past their `Retry-After` and under their own cap, the one with
+    /// the fewest connections (then the one that delivered most); a mirror that has not yet answered a range request
+    /// correctly gets one (unless its connections start with a `HEAD` probe, which risks no body).
     func pickMirror(now: Double) -> Int? {
         let counts = Dictionary(grouping: connections, by: \.mirror).mapValues(\.count)
         return mirrors.indices
-            .filter { !mirrors[$0].dropped && mirrors[$0].retryAt <= now && (mirrors[$0].confirmed || counts[$0, default: 0] == 0 || shouldProbe($0)) }
+            .filter { mirrors[$0].mayHold(counts[$0, default: 0] + 1, now: now) && (mirrors[$0].confirmed || counts[$0, default: 0] == 0 || shouldProbe($0)) }
             .min { (counts[$0, default: 0], -mirrors[$0].delivered) < (counts[$1, default: 0], -mirrors[$1].delivered) }
     }
 
@@ -122,7 +123,7 @@ extension ChunkScheduler {
         firstRequest = firstRequest ?? MonotonicTime.now()
         requests += 1
         do {
-            try connection.start(run, url: mirror.url, settings: settings, rate: connectionRate, validator: mirror.validator)
+            try connection.start(run, url: mirror.url, settings: settings, rate: connectionRate)
         } catch {
             queue.requeue(run.chunks)
             failure = .network(error)

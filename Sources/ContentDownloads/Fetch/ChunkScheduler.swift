@@ -13,38 +13,23 @@ import Glibc
 ///   read through), sized so every connection has about two runs of what is left, and takes another when it is done.
 ///   Faster mirrors finish runs sooner and so take more of them: the mirrors share the work by the throughput
 ///   each delivers.
-/// - **Connections**: ``ConnectionTuner`` (start at ``TransferSettings/connections``, grow while it pays, halve on
-///   429/503), spread over the mirrors that are up; all on the engine's one multi handle.
-/// - **Faults**: a mirror that answers 4xx/5xx, changes its ETag, stalls ``TransferSettings/stallSeconds`` while
-///   others deliver, or serves a chunk that fails its signed hash is dropped for this download and the chunks it
-///   held go back to the queue; only the frames that were in flight are fetched again. When every mirror is
-///   dropped the download fails with the last reason and the manager's retry policy takes over.
+/// - **Connections**: ``ConnectionTuner`` (start at ``TransferSettings/connections``, grow while it pays), spread
+///   over the mirrors that are up; all on the engine's one multi handle. Back-off is each mirror's own: a 429/503
+///   halves that mirror's connections and keeps it idle for its `Retry-After` (``Mirror/slowDown(retryAfter:holding:now:)``);
+///   the others keep theirs and take its share of the work.
+/// - **Faults**: a mirror that answers 4xx/5xx, stalls ``TransferSettings/stallSeconds`` while others deliver, or
+///   serves a chunk that fails its signed hash is dropped for this download and the chunks it held go back to the
+///   queue; only the frames that were in flight are fetched again. When every mirror is dropped the download fails
+///   with the last reason and the manager's retry policy takes over.
+/// - **No validators**: requests carry no `If-Range` and replies' ETags are not compared. Every chunk is checked
+///   against its signed SHA-256, which an ETag cannot add to; the nodes of one origin pool (a balancer over servers
+///   filled at different times) give different ETags for the same bytes, and `If-Range` would turn their range
+///   replies into whole archives.
 /// - **Resume**: ``PlacedChunks`` beside the tree says which chunks are in place; a restart fetches the rest. Offsets
 ///   the engine reports (progress, checkpoints, the journal) count the plan's fetched bytes, `0…plan.fetchBytes`.
 ///
 /// - Important: Not thread-safe: created, used and destroyed on the transfer thread.
 final class ChunkScheduler: EngineTransfer {
-    /// One mirror as this download sees it.
-    struct Mirror {
-        var url: String
-        /// Its ETag or date, from its first range reply: later replies must carry the same.
-        var validator: Validator?
-        var dropped = false
-        /// Network failures so far (three drop it).
-        var failures = 0
-        /// It answered a range request with the whole archive: one connection reads it through.
-        var ignoresRange = false
-        /// It answered a range request correctly: until then it gets one connection (a server that ignores
-        /// `Range` or lacks the file costs one request, not one per connection).
-        var confirmed = false
-        /// Not before this time (a 429/503's `Retry-After`).
-        var retryAt: Double = 0
-        /// Why it failed last.
-        var lastFailure: TransferFailure?
-        /// Frame bytes it delivered.
-        var delivered: Int64 = 0
-    }
-
     /// What the servers showed about multi-range requests (the engine's, shared by its downloads).
     let rangeSupport: RangeSupport
     /// The memory frames are received into (the engine's, shared by its downloads).
