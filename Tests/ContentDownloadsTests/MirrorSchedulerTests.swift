@@ -84,6 +84,24 @@ struct MirrorSchedulerTests {
         #expect(refetched <= corrupt.records.count * Self.largestFrame(fixture), "re-fetched \(refetched) bytes")
     }
 
+    @Test func aCorruptByteCostsOnlyItsChunkFetchedAgainFromTheOtherMirror() async throws {
+        let fixture = try ChunkedFixture.standard(megabytes: 12)
+        let chunks = try #require(fixture.manifest.chunks)
+        // The first mirror takes the first run (chunk 0 on): one byte of chunk 0 is wrong in every reply that covers
+        // it. It paces its replies, so its connections have frames in flight when the bad chunk is found.
+        let bad = Int(chunks[0].offset + 10)
+        let corrupt = try FaultServer(body: fixture.archive, faults: Array(repeating: .wrongByte(at: bad), count: 50), chunkDelay: 0.01)
+        let good = try FaultServer(body: fixture.archive)
+        defer { corrupt.stop(); good.stop() }
+        let final = try await Self.download(fixture, corrupt, good)
+        #expect(final?.state == .finished, "\(final?.error?.message ?? "")")
+        #expect(try diffTrees(fixture.folder, fixture.tree).status == 0)
+        let covering = corrupt.records.filter { $0.range?.hasPrefix("bytes=0-") == true }
+        #expect(covering.count == 1, "the corrupt mirror was asked for chunk 0 once: \(corrupt.records.map { $0.range ?? "-" })")
+        let refetched = corrupt.totalBodyBytesSent + good.totalBodyBytesSent - fixture.archive.count
+        #expect(refetched == Int(chunks[0].length), "re-fetched \(refetched) bytes; chunk 0 is \(chunks[0].length)")
+    }
+
     @Test func aMirrorAnswering429IsLeftAloneForItsRetryAfterAndCostsTheOtherNoConnection() async throws {
         let fixture = try ChunkedFixture.standard(megabytes: 12)
         // Every archive request to the first mirror gets 429 with a Retry-After longer than the download; the second

@@ -63,6 +63,9 @@ final class ChunkConnection {
     /// answer several ranges correctly.
     private(set) var rangesRefused: String?
     unowned let scheduler: ChunkScheduler
+    /// Its mirror is a local origin (`file:`): libcurl cannot pause such a transfer, so each frame is admitted before
+    /// its request is sent (``admitAhead(_:)``) and the download's rate cap, a network's, does not apply.
+    let isLocal: Bool
 
     /// libcurl's receive buffer for each connection. Frames go to ``FrameMemory`` segments in libcurl's write-callback
     /// pieces anyway, and a plan runs up to ``TransferSettings/maxConnections`` of them.
@@ -71,6 +74,7 @@ final class ChunkConnection {
     init(mirror: Int, scheduler: ChunkScheduler) throws(CurlError) {
         self.mirror = mirror
         self.scheduler = scheduler
+        isLocal = scheduler.mirrors[mirror].isLocal
         easy = try EasyHandle()
         lastBytes = MonotonicTime.now()
     }
@@ -106,6 +110,16 @@ final class ChunkConnection {
         if run.ranges.count > 1 {
             try easy.set(CURLOPT_RANGE, run.ranges.map { "\($0.lowerBound)-\($0.upperBound - 1)" }.joined(separator: ","))
         }
+    }
+
+    /// Admits the frame of `chunk`, the first of the next run, before its request is sent (a local origin, whose
+    /// transfer cannot pause, then never has a byte refused); `false` when the engine's frame memory has no room now
+    /// (the next frame given back wakes the loop).
+    func admitAhead(_ chunk: Int) -> Bool {
+        let range = scheduler.frameRange(of: chunk), segments = FrameMemory.segments(for: Int(range.count))
+        guard admitted == nil, frame == nil, scheduler.memory.admit(segments, at: range.lowerBound, for: self) else { return false }
+        admitted = (chunk, segments)
+        return true
     }
 
     /// The reply is `multipart/byteranges`: its body is read by `reader`, part by part.
@@ -169,7 +183,7 @@ final class ChunkConnection {
             waitsForMemory = refused  // libcurl keeps these bytes; the scheduler resumes once a frame comes back
             return Int(CURL_WRITEFUNC_PAUSE)
         }
-        guard scheduler.admit(bytes.count) else {
+        guard isLocal || scheduler.admit(bytes.count) else {
             paused = true  // libcurl keeps these bytes and hands them over again once resumed
             return Int(CURL_WRITEFUNC_PAUSE)
         }

@@ -21,8 +21,13 @@ extension ChunkScheduler {
         var connectionCap: Int?
         /// Why it failed last.
         var lastFailure: TransferFailure?
+        /// Frames it served that failed their signed hash (a second drops it while another mirror is up).
+        var badFrames = 0
         /// Frame bytes it delivered.
         var delivered: Int64 = 0
+
+        /// A local origin (`file:`): read one frame per request, its memory admitted first (libcurl cannot pause it).
+        var isLocal: Bool { url.lowercased().hasPrefix("file:") }
 
         /// Whether it may hold `count` connections at `now`: it is up, its `Retry-After` has passed, and `count`
         /// is within its own cap.

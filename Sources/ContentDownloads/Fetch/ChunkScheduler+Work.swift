@@ -37,7 +37,7 @@ extension ChunkScheduler {
         for connection in connections where connection.run == nil {
             let mirror = mirrors[connection.mirror]
             guard mirror.mayHold(connections.filter { $0.mirror == connection.mirror }.count, now: now),
-                  connections.count <= tuner.target, !queue.isEmpty,
+                  connections.count <= tuner.target, hasWork(for: connection.mirror),
                   !(mirror.ignoresRange && connections.contains(where: { $0 !== connection && $0.mirror == connection.mirror }))
             else {
                 retire(connection)
@@ -45,7 +45,7 @@ extension ChunkScheduler {
             }
             start(connection)
         }
-        while connections.count < tuner.target, !queue.isEmpty, let mirror = pickMirror(now: now) {
+        while connections.count < tuner.target, hasWork, let mirror = pickMirror(now: now) {
             let connection: ChunkConnection
             do { connection = try ChunkConnection(mirror: mirror, scheduler: self) } catch {
                 failure = .network(error)
@@ -93,7 +93,7 @@ extension ChunkScheduler {
     func pickMirror(now: Double) -> Int? {
         let counts = Dictionary(grouping: connections, by: \.mirror).mapValues(\.count)
         return mirrors.indices
-            .filter { mirrors[$0].mayHold(counts[$0, default: 0] + 1, now: now) && (mirrors[$0].confirmed || counts[$0, default: 0] == 0 || shouldProbe($0)) }
+            .filter { mirrors[$0].mayHold(counts[$0, default: 0] + 1, now: now) && hasWork(for: $0) && (mirrors[$0].confirmed || counts[$0, default: 0] == 0 || shouldProbe($0)) }
             .min { (counts[$0, default: 0], -mirrors[$0].delivered) < (counts[$1, default: 0], -mirrors[$1].delivered) }
     }
 
@@ -101,12 +101,22 @@ extension ChunkScheduler {
         // Unknown server, scattered chunks: ask with a HEAD first (a 200 to a GET for several ranges would send the
         // whole archive until the connection closes).
         if shouldProbe(connection.mirror) { return begin(connection, .probe) }
-        let maxRanges = maxRanges(for: connection.mirror)
-        guard let run = queue.nextRun(
-            targetBytes: runBytes, gapBytes: settings.rangeGapBytes, maxRanges: maxRanges, rangedTargetBytes: rangedRunBytes)
-        else {
+        let local = mirrors[connection.mirror].isLocal
+        let run: FetchQueue.Run
+        if let chunk = takeElsewhere(for: connection.mirror) {  // a chunk another mirror served bad: alone
+            run = FetchQueue.Run(chunks: [chunk], ranges: [frameRange(of: chunk)])
+        } else if let next = local
+            ? queue.nextRun(targetBytes: 1, gapBytes: 0)  // a local origin: one frame per request
+            : queue.nextRun(
+                targetBytes: runBytes, gapBytes: settings.rangeGapBytes, maxRanges: maxRanges(for: connection.mirror),
+                rangedTargetBytes: rangedRunBytes)
+        {
+            run = next
+        } else {
             return retire(connection)
         }
+        // A local origin's transfer cannot pause: its frame is admitted first, or the connection waits idle.
+        if local, !connection.admitAhead(run.chunks[0]) { return giveBack(run.chunks) }
         begin(connection, run)
     }
 
@@ -125,13 +135,13 @@ extension ChunkScheduler {
         do {
             try connection.start(run, url: mirror.url, settings: settings, rate: connectionRate)
         } catch {
-            queue.requeue(run.chunks)
+            giveBack(run.chunks)
             failure = .network(error)
         }
     }
 
     func retire(_ connection: ChunkConnection) {
-        queue.requeue(connection.abandon())
+        giveBack(connection.abandon())
         connections.removeAll { $0 === connection }
         retired.append(connection)
     }
@@ -152,7 +162,7 @@ extension ChunkScheduler {
             hasEnded = true
             return report(failure)
         }
-        guard queue.isEmpty, !connections.contains(where: { $0.run != nil }) else { return }
+        guard !hasWork, !connections.contains(where: { $0.run != nil }) else { return }
         let drained = install.sync()
         let rejected = install.takeRejected()
         if !rejected.isEmpty {

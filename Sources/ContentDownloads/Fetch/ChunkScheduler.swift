@@ -18,8 +18,9 @@ import Glibc
 ///   halves that mirror's connections and keeps it idle for its `Retry-After` (``Mirror/slowDown(retryAfter:holding:now:)``);
 ///   the others keep theirs and take its share of the work.
 /// - **Faults**: a mirror that answers 4xx/5xx, stalls ``TransferSettings/stallSeconds`` while others deliver, or
-///   serves a chunk that fails its signed hash is dropped for this download and the chunks it held go back to the
-///   queue; only the frames that were in flight are fetched again. When every mirror is dropped the download fails
+///   serves a second chunk that fails its signed hash is dropped for this download and the chunks it held go back
+///   to the queue; only the frames that were in flight are fetched again. A chunk that fails its hash is fetched
+///   again alone, from another mirror; the frames of its run that verified are kept. When every mirror is dropped the download fails
 ///   with the last reason and the manager's retry policy takes over.
 /// - **No validators**: requests carry no `If-Range` and replies' ETags are not compared. Every chunk is checked
 ///   against its signed SHA-256, which an ETag cannot add to; the nodes of one origin pool (a balancer over servers
@@ -51,8 +52,12 @@ final class ChunkScheduler: EngineTransfer {
     /// Frame bytes in place when this run began, and handed to the pipeline since.
     let placedAtStart: Int64
     var submitted: Int64 = 0
-    /// How often each chunk failed its hash, by chunk.
+    /// How often each chunk failed its hash, and the mirrors that served it bad, by chunk.
     var badChunks: [Int: Int] = [:]
+    var servedBad: [Int: Set<Int>] = [:]
+    /// Chunks that failed their hash, waiting to be fetched alone from a mirror that has not served them bad
+    /// (not in ``queue``: no run of another mirror takes them).
+    var elsewhere: [Int] = []
     var reports: PipelineReports
     var rate: Int64
     /// The download's receive cap across its connections (`nil`: none).
@@ -168,7 +173,7 @@ final class ChunkScheduler: EngineTransfer {
                 message: "no bytes for \(Int(settings.stallSeconds)) s while another mirror is up", url: mirrors[connection.mirror].url)),
                 penalize: true, stalled: true)
         }
-        tuner.observe(bytes: submitted, now: now, busy: !queue.isEmpty)
+        tuner.observe(bytes: submitted, now: now, busy: hasWork)
         if let failed = reports.poll(id: request.id, received: progress, install: install, validator: nil, emit: emit), failure == nil {
             failure = TransferFailure(failed)
         }
