@@ -15,15 +15,7 @@ internal import CCurl
 /// - Important: Not thread-safe: created, used and destroyed on the transfer thread.
 final class ChunkConnection {
     /// How the reply was judged.
-    enum Verdict {
-        /// Body bytes are taken.
-        case accept
-        /// The reply cannot serve the run; nothing of its body is taken.
-        case reject(TransferFailure)
-        /// The reply is not needed (another connection already reads this mirror's whole archive): no fault.
-        case drop
-    }
-
+    typealias Verdict = ChunkReplyVerdict
     let easy: EasyHandle
     /// The scheduler's mirror number.
     let mirror: Int
@@ -47,8 +39,9 @@ final class ChunkConnection {
     private(set) var lastBytes: Double
     /// When the run in flight was requested.
     private(set) var requested: Double = 0
-    /// Body bytes this connection received in all (for the mirror's throughput).
+    /// Body bytes received in all, and by the time the run in flight was requested (its rate, ``TailSplit``).
     private(set) var received: Int64 = 0
+    private(set) var receivedAtRequest: Int64 = 0
     /// Paused by the download's rate cap (``RateBucket``) until the scheduler resumes it.
     var paused = false
     /// Paused because the engine's frame memory had no room for a frame of this many segments at this archive
@@ -66,10 +59,6 @@ final class ChunkConnection {
     /// Its mirror is a local origin (`file:`): libcurl cannot pause such a transfer, so each frame is admitted before
     /// its request is sent (``admitAhead(_:)``) and the download's rate cap, a network's, does not apply.
     let isLocal: Bool
-
-    /// libcurl's receive buffer for each connection. Frames go to ``FrameMemory`` segments in libcurl's write-callback
-    /// pieces anyway, and a plan runs up to ``TransferSettings/maxConnections`` of them.
-    static let receiveBufferBytes = 64 << 10
 
     init(mirror: Int, scheduler: ChunkScheduler) throws(CurlError) {
         self.mirror = mirror
@@ -97,6 +86,7 @@ final class ChunkConnection {
         position = run.range.lowerBound
         lastBytes = MonotonicTime.now()
         requested = lastBytes
+        receivedAtRequest = received
         try easy.configureArchiveRequest(
             url: url, settings: settings, maxBytesPerSecond: rate, offset: run.range.lowerBound, last: run.range.upperBound - 1,
             ifRange: nil, owner: Unmanaged.passUnretained(self).toOpaque(),
@@ -120,6 +110,15 @@ final class ChunkConnection {
         guard admitted == nil, frame == nil, scheduler.memory.admit(segments, at: range.lowerBound, for: self) else { return false }
         admitted = (chunk, segments)
         return true
+    }
+
+    /// Gives back the chunks of ``tail`` after its first `keep`: the request stops once the chunks it keeps are in
+    /// (``stoppedAtEnd``), and another connection fetches the rest (``TailSplit``).
+    func cutTail(keeping keep: Int) -> [Int] {
+        guard let run, !wholeArchive, nextInRun + 1 + keep < run.chunks.count else { return [] }
+        let end = nextInRun + 1 + max(0, keep)
+        defer { self.run!.chunks.removeSubrange(end...) }
+        return Array(run.chunks[end...])
     }
 
     /// The reply is `multipart/byteranges`: its body is read by `reader`, part by part.
@@ -160,22 +159,9 @@ final class ChunkConnection {
     /// Resumed after a pause: the stall clock starts again.
     func resumed() { lastBytes = MonotonicTime.now() }
 
-    // MARK: Callbacks (transfer thread, inside curl_multi_perform)
-
-    static let bodyCallback: curl_write_callback = { data, size, count, user in
-        guard let user else { return 0 }
-        let connection = Unmanaged<ChunkConnection>.fromOpaque(user).takeUnretainedValue()
-        return connection.receive(UnsafeRawBufferPointer(start: data, count: size * count))
-    }
-
-    static let headerCallback: curl_write_callback = { data, size, count, user in
-        guard let user, let data else { return 0 }
-        let connection = Unmanaged<ChunkConnection>.fromOpaque(user).takeUnretainedValue()
-        connection.head.consume(line: String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self))
-        return size * count
-    }
-
-    private func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
+    /// Body bytes from libcurl (``bodyCallback``, inside `curl_multi_perform`): how many were taken, or
+    /// `CURL_WRITEFUNC_PAUSE`.
+    func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard run != nil else { return 0 }
         if verdict == nil { verdict = scheduler.judge(self) }
         guard case .accept = verdict else { return 0 }

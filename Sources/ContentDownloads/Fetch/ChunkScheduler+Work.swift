@@ -1,4 +1,5 @@
 internal import SystemSupport
+internal import ContentPackaging
 internal import Foundation
 internal import Logging
 import Glibc
@@ -45,6 +46,12 @@ extension ChunkScheduler {
             }
             start(connection)
         }
+        openConnections(now: now)
+        shareTheTail(now: now)
+    }
+
+    /// Adds connections up to the tuner's target while work waits and a mirror may take one.
+    func openConnections(now: Double) {
         while connections.count < tuner.target, hasWork, let mirror = pickMirror(now: now) {
             let connection: ChunkConnection
             do { connection = try ChunkConnection(mirror: mirror, scheduler: self) } catch {
@@ -57,10 +64,41 @@ extension ChunkScheduler {
         }
     }
 
+    /// When no chunk waits but a connection could be opened (fewer than the target, a mirror that may take one),
+    /// the run in flight that would take longest gives half of what it has not begun back to the queue and a new
+    /// connection takes it (``TailSplit``): the tail of a download is shared, not left on one connection.
+    func shareTheTail(now: Double) {
+        for _ in 0..<tuner.target {
+            let counts = Dictionary(grouping: connections, by: \.mirror).mapValues(\.count)
+            guard !hasWork, connections.count < tuner.target, mirrors.indices.contains(where: {
+                mirrors[$0].mayHold(counts[$0, default: 0] + 1, now: now) && mirrors[$0].confirmed
+            }) else { return }
+            let running = connections.filter { $0.run != nil && !$0.wholeArchive }
+            let tails = running.map {
+                TailSplit.Tail(frames: $0.tail.map { package.chunks[$0].length }, bytesPerSecond: $0.runRate(now: now))
+            }
+            guard let cut = TailSplit.cut(tails) else { return }
+            let given = running[cut.run].cutTail(keeping: cut.keep)
+            guard !given.isEmpty else { return }
+            DownloadLog.transfer.trace("tail shared", metadata: [
+                "product": "\(request.id)", "mirror": "\(running[cut.run].mirror)", "chunks": "\(given.first!)…\(given.last!)",
+            ])
+            queue.requeue(given)
+            openConnections(now: now)
+        }
+    }
+
     /// How many ranges the next request to `mirror` may ask for: ``TransferSettings/maxRangesPerRequest`` where its
     /// server proved it answers several (a `HEAD` probe, ``FetchQueue/Run/probe``, asks an unknown one first), else one.
     func maxRanges(for mirror: Int) -> Int {
         rangeSupport.supportsMultipleRanges(mirrors[mirror].url) == true ? max(1, settings.maxRangesPerRequest) : 1
+    }
+
+    /// The gap a request to `mirror` reads through between chunks: ``TransferSettings/rangeGapBytes``, or, where its
+    /// server answers one range per request, what a connection receives from it in a round trip when that is more
+    /// (``GapBudget``: fetching the gap costs less than another request).
+    func gapBytes(for mirror: Int) -> Int64 {
+        maxRanges(for: mirror) > 1 ? settings.rangeGapBytes : mirrors[mirror].gaps.gapBytes(minimum: settings.rangeGapBytes)
     }
 
     /// Whether a connection to `mirror` should probe its server before its first run: the server's answer to
@@ -108,7 +146,7 @@ extension ChunkScheduler {
         } else if let next = local
             ? queue.nextRun(targetBytes: 1, gapBytes: 0)  // a local origin: one frame per request
             : queue.nextRun(
-                targetBytes: runBytes, gapBytes: settings.rangeGapBytes, maxRanges: maxRanges(for: connection.mirror),
+                targetBytes: runBytes, gapBytes: gapBytes(for: connection.mirror), maxRanges: maxRanges(for: connection.mirror),
                 rangedTargetBytes: rangedRunBytes)
         {
             run = next

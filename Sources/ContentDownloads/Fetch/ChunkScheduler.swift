@@ -31,6 +31,9 @@ import Glibc
 ///
 /// - Important: Not thread-safe: created, used and destroyed on the transfer thread.
 final class ChunkScheduler: EngineTransfer {
+    /// One mirror as this download sees it.
+    typealias Mirror = ChunkMirror
+
     /// What the servers showed about multi-range requests (the engine's, shared by its downloads).
     let rangeSupport: RangeSupport
     /// The memory frames are received into (the engine's, shared by its downloads).
@@ -130,6 +133,9 @@ final class ChunkScheduler: EngineTransfer {
                 "product": "\(request.id)", "mirror": "\(connection.mirror)", "bytes": "\(connection.run?.range.count ?? 0)",
                 "seconds": "\(Int((MonotonicTime.now() - connection.requested) * 1000)) ms",
             ])
+            if let timings = connection.replyTimings() {
+                mirrors[connection.mirror].gaps.observe(roundTrip: timings.roundTrip, bytes: timings.bytes, seconds: timings.seconds)
+            }
             connection.endRun()
             mirrors[connection.mirror].failures = 0
         } else if let refused = connection.rangesRefused {
