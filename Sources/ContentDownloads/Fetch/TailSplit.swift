@@ -19,8 +19,8 @@ enum TailSplit {
         var secondsLeft: Double? { bytesPerSecond.map { Double(bytes) / max(1, $0) } }
     }
 
-    /// The smallest tail worth cutting: each half is then at least about 1 MiB.
-    static let minimumBytes: Int64 = 2 << 20
+    /// The smallest tail worth cutting (with ``minimumSeconds``: what is left decides, not the bytes alone).
+    static let minimumBytes: Int64 = 512 << 10
     /// The shortest time left worth cutting: below it the stopped request's bytes in flight and the new connection
     /// cost about what the split gains.
     static let minimumSeconds = 1.0
