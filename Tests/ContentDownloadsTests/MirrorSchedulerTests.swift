@@ -126,7 +126,9 @@ struct MirrorSchedulerTests {
         let final = try await Self.download(fixture, refusing, good)
         #expect(final?.state == .finished, "\(final?.error?.message ?? "")")
         #expect(try diffTrees(fixture.folder, fixture.tree).status == 0)
-        #expect(refusing.records.count == 3, "dropped after three refusals: \(refusing.records.count)")
+        // A `HEAD` probe for several ranges (refused, it only means one range per request) is not a refusal.
+        let gets = refusing.records.filter { $0.range != "bytes=0-0,2-2" }
+        #expect(gets.count == 3, "dropped after three refusals: \(refusing.records.map { $0.range ?? "-" })")
         #expect(good.totalBodyBytesSent == fixture.archive.count)
     }
 
