@@ -84,6 +84,67 @@ struct MirrorSchedulerTests {
         #expect(refetched <= corrupt.records.count * Self.largestFrame(fixture), "re-fetched \(refetched) bytes")
     }
 
+    @Test func aCorruptByteCostsOnlyItsChunkFetchedAgainFromTheOtherMirror() async throws {
+        let fixture = try ChunkedFixture.standard(megabytes: 12)
+        let chunks = try #require(fixture.manifest.chunks)
+        // The first mirror takes the first run (chunk 0 on): one byte of chunk 0 is wrong in every reply that covers
+        // it. It paces its replies, so its connections have frames in flight when the bad chunk is found.
+        let bad = Int(chunks[0].offset + 10)
+        let corrupt = try FaultServer(body: fixture.archive, faults: Array(repeating: .wrongByte(at: bad), count: 50), chunkDelay: 0.01)
+        let good = try FaultServer(body: fixture.archive)
+        defer { corrupt.stop(); good.stop() }
+        let final = try await Self.download(fixture, corrupt, good)
+        #expect(final?.state == .finished, "\(final?.error?.message ?? "")")
+        #expect(try diffTrees(fixture.folder, fixture.tree).status == 0)
+        let covering = corrupt.records.filter { $0.range?.hasPrefix("bytes=0-") == true }
+        #expect(covering.count == 1, "the corrupt mirror was asked for chunk 0 once: \(corrupt.records.map { $0.range ?? "-" })")
+        let refetched = corrupt.totalBodyBytesSent + good.totalBodyBytesSent - fixture.archive.count
+        #expect(refetched == Int(chunks[0].length), "re-fetched \(refetched) bytes; chunk 0 is \(chunks[0].length)")
+    }
+
+    @Test func aMirrorAnswering429IsLeftAloneForItsRetryAfterAndCostsTheOtherNoConnection() async throws {
+        let fixture = try ChunkedFixture.standard(megabytes: 12)
+        // Every archive request to the first mirror gets 429 with a Retry-After longer than the download; the second
+        // paces its replies so the requests of its connections overlap.
+        let refusing = try FaultServer(body: fixture.archive, faults: Array(repeating: .status(429, retryAfter: 30), count: 50))
+        let good = try FaultServer(body: fixture.archive, chunkDelay: 0.01)
+        defer { refusing.stop(); good.stop() }
+        let final = try await Self.download(fixture, refusing, good)
+        #expect(final?.state == .finished, "\(final?.error?.message ?? "")")
+        #expect(try diffTrees(fixture.folder, fixture.tree).status == 0)
+        #expect(refusing.records.count == 1, "its Retry-After is honoured: \(refusing.records.map(\.status))")
+        // The download's four connections all went to the healthy mirror: its own connections were not reduced.
+        #expect(good.peakConcurrentRequests >= 4, "the healthy mirror had at most \(good.peakConcurrentRequests) requests at once")
+        #expect(good.totalBodyBytesSent == fixture.archive.count, "nothing fetched twice: \(good.totalBodyBytesSent)")
+    }
+
+    @Test func aMirrorThatKeepsRefusingIsDroppedForTheDownload() async throws {
+        let fixture = try ChunkedFixture.standard(megabytes: 8)
+        let refusing = try FaultServer(body: fixture.archive, faults: Array(repeating: .status(503, retryAfter: 0), count: 50))
+        let good = try FaultServer(body: fixture.archive, chunkDelay: 0.005)
+        defer { refusing.stop(); good.stop() }
+        let final = try await Self.download(fixture, refusing, good)
+        #expect(final?.state == .finished, "\(final?.error?.message ?? "")")
+        #expect(try diffTrees(fixture.folder, fixture.tree).status == 0)
+        // A `HEAD` probe for several ranges (refused, it only means one range per request) is not a refusal.
+        let gets = refusing.records.filter { $0.range != "bytes=0-0,2-2" }
+        #expect(gets.count == 3, "dropped after three refusals: \(refusing.records.map { $0.range ?? "-" })")
+        #expect(good.totalBodyBytesSent == fixture.archive.count)
+    }
+
+    @Test func aMirrorsBackOffIsItsOwn() {
+        var mirror = ChunkScheduler.Mirror(url: "http://127.0.0.1:1/a")
+        #expect(mirror.mayHold(16, now: 0))
+        mirror.slowDown(retryAfter: 5, holding: 4, now: 100)
+        #expect(mirror.connectionCap == 2 && mirror.failures == 1)
+        #expect(!mirror.mayHold(1, now: 104.9), "not before its Retry-After")
+        #expect(mirror.mayHold(2, now: 105) && !mirror.mayHold(3, now: 105), "half the connections it held")
+        mirror.slowDown(retryAfter: nil, holding: 2, now: 105)
+        #expect(mirror.connectionCap == 1 && mirror.retryAt == 106)
+        mirror.slowDown(retryAfter: 600, holding: 1, now: 106)
+        #expect(mirror.connectionCap == 1 && mirror.retryAt == 166, "at least one connection; at most a minute's wait")
+    }
+
     /// `fixture.archive` with one byte flipped in the middle of the first stored (raw) block of each of `chunks`'
     /// frames: every such frame is still a well-formed zstd frame (no content checksum) that decodes to as many bytes
     /// as before, but other bytes, so only the chunk's signed SHA-256 can tell. Checked with the `zstd` tool.

@@ -14,8 +14,10 @@ import TestSupport
     /// Installs 1.0 (a 20 MiB file and a level), publishes 2.0 (10 KB changed at five places 4 MiB apart, the
     /// level changed), updates over one connection with `-vv`; the update's output, the archive requests nginx
     /// logged for 2.0, and whether 2.0 is installed exactly.
-    static func update(locationConfig: String) async throws -> (output: String, requests: [Nginx.LoggedRequest], exact: Bool) {
-        let fixture = try QueueFixture(locationConfig: locationConfig)
+    static func update(locationConfig: String, httpConfig: String = "") async throws
+        -> (output: String, requests: [Nginx.LoggedRequest], exact: Bool)
+    {
+        let fixture = try QueueFixture(locationConfig: locationConfig, httpConfig: httpConfig)
         let big = PackageFixture.bytes(count: 20 << 20, seed: 21)
         var changed = big
         for place in 0..<5 {
@@ -77,6 +79,29 @@ import TestSupport
         let body = gets.reduce(0) { $0 + $1.bodyBytesSent }
         #expect(body >= planned && body <= planned + gets.count * (128 << 10), "\(body) bytes for \(planned) planned")
         #expect(run.output.contains("does not answer requests for several ranges"), "\(run.output)")
+    }
+
+    @Test func aFarServerWithoutMultiRangeHasItsGapsReadThroughInsteadOfARequestEach() async throws {
+        // nginx answers one range per request and lets each request wait for a fifth of a second (`limit_req` at
+        // 5 a second): a far server's round trip. The changed chunks lie about 3 MiB apart; on loopback that takes
+        // milliseconds to read, so once measured the gaps are read through (GapBudget), not asked for apart.
+        let run = try await Self.update(
+            locationConfig: "max_ranges 1; limit_req zone=far burst=100;",
+            httpConfig: "limit_req_zone $binary_remote_addr zone=far:1m rate=5r/s;")
+        #expect(run.exact)
+        let gets = run.requests.filter { $0.request.hasPrefix("GET") }
+        #expect(gets.allSatisfy { $0.status == 206 && !$0.range.contains(",") }, "\(gets.map { "\($0.status) \($0.range)" })")
+        // A request per group of neighbouring chunks is 7 here; once the second reply measured the round trip and
+        // the rate, the remaining five groups go out as three runs.
+        #expect(gets.count <= 5, "\(gets.count) requests: \(gets.map(\.range))")
+        // Nothing asked for twice.
+        let ranges = gets.compactMap { request -> Range<Int>? in
+            let bounds = request.range.dropFirst(6).split(separator: "-")
+            guard bounds.count == 2, let first = Int(bounds[0]), let last = Int(bounds[1]) else { return nil }
+            return first..<(last + 1)
+        }.sorted { $0.lowerBound < $1.lowerBound }
+        #expect(ranges.count == gets.count)
+        for (earlier, later) in zip(ranges, ranges.dropFirst()) { #expect(earlier.upperBound <= later.lowerBound) }
     }
 
     @Test func aServerThatRefusesTheProbeIsNotBlamed() async throws {

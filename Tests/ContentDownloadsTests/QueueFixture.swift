@@ -12,10 +12,10 @@ final class QueueFixture: @unchecked Sendable {
     var store: Store
     var catalogVersion: UInt64 = 1
 
-    /// `locationConfig` goes into nginx's `location /` (e.g. `limit_rate 1m;`).
-    init(locationConfig: String = "", store: URL? = nil) throws {
+    /// `locationConfig` goes into nginx's `location /` (e.g. `limit_rate 1m;`), `httpConfig` into its `http` block.
+    init(locationConfig: String = "", httpConfig: String = "", store: URL? = nil) throws {
         root = try TemporaryDirectory.make(prefix: "queue")
-        nginx = try Nginx(locationConfig: locationConfig)
+        nginx = try Nginx(locationConfig: locationConfig, httpConfig: httpConfig)
         self.store = try Store(root: store ?? root.appendingPathComponent("store", isDirectory: true))
     }
 

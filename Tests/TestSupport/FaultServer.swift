@@ -60,6 +60,8 @@ public final class FaultServer: Sendable {
         var records: [Record] = []
         var stopped = false
         var requestCount = 0
+        var inFlight = 0
+        var peakInFlight = 0
     }
 
     /// The body served.
@@ -132,6 +134,8 @@ public final class FaultServer: Sendable {
 
     /// Every request so far, in arrival order.
     public var records: [Record] { state.withLock { $0.records } }
+    /// The most requests it was answering at once (each connection carries one request).
+    public var peakConcurrentRequests: Int { state.withLock { $0.peakInFlight } }
     /// Body bytes sent over all requests.
     public var totalBodyBytesSent: Int { records.reduce(0) { $0 + $1.bodyBytesSent } }
 
@@ -163,6 +167,8 @@ public final class FaultServer: Sendable {
             let fault = index < s.faults.count ? s.faults[index] : .none
             if case .changeETag(let tag) = fault { s.etag = tag }
             s.records.append(Record(target: target, headers: headers, arrival: Date(), status: 0, bodyBytesSent: 0))
+            s.inFlight += 1
+            s.peakInFlight = max(s.peakInFlight, s.inFlight)
             return (fault, s.etag, index)
         }
         if replyDelay > 0 { usleep(UInt32(replyDelay * 1_000_000)) }
@@ -173,7 +179,10 @@ public final class FaultServer: Sendable {
         } else {
             sent = respond(fd, fault: fault, etag: etag, headers: headers, head: text.hasPrefix("HEAD ")) { self.record(status: $0, at: index) }
         }
-        state.withLock { $0.records[index].bodyBytesSent = sent }
+        state.withLock {
+            $0.records[index].bodyBytesSent = sent
+            $0.inFlight -= 1
+        }
     }
 
     /// Records the status of request `index` before its reply leaves, so a client that has read the reply sees it.

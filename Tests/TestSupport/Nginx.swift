@@ -24,11 +24,14 @@ public final class Nginx: @unchecked Sendable {
     /// The access log.
     public var accessLogURL: URL { directory.appendingPathComponent("access.log") }
 
-    /// Starts nginx serving `root` (a new temp folder if nil); `locationConfig` goes inside `location /`.
+    /// Starts nginx serving `root` (a new temp folder if nil); `locationConfig` goes inside `location /`, `httpConfig`
+    /// inside `http` (an `upstream` block for a balancer).
     /// With `tls` it serves https with its server certificate and accepts only clients presenting a
     /// certificate its authority signed. With `http2` it speaks HTTP/2 (over plain http: only HTTP/2, with
     /// prior knowledge, as nginx's `listen … http2` does).
-    public init(root: URL? = nil, locationConfig: String = "", tls: TestCertificates? = nil, http2: Bool = false) throws {
+    public init(
+        root: URL? = nil, locationConfig: String = "", httpConfig: String = "", tls: TestCertificates? = nil, http2: Bool = false
+    ) throws {
         self.tls = tls
         directory = try TemporaryDirectory.make(prefix: "nginx")
         let served = root ?? directory.appendingPathComponent("root")
@@ -38,7 +41,8 @@ public final class Nginx: @unchecked Sendable {
         for _ in 0..<5 {
             let port = try FreePort.find()
             let config = directory.appendingPathComponent("nginx.conf")
-            try Nginx.config(directory: directory, root: served, port: port, location: locationConfig, tls: tls, http2: http2)
+            try Nginx.config(
+                directory: directory, root: served, port: port, location: locationConfig, http: httpConfig, tls: tls, http2: http2)
                 .write(to: config, atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
@@ -106,7 +110,9 @@ public final class Nginx: @unchecked Sendable {
         }
     }
 
-    static func config(directory: URL, root: URL, port: Int, location: String, tls: TestCertificates?, http2: Bool) -> String {
+    static func config(
+        directory: URL, root: URL, port: Int, location: String, http: String, tls: TestCertificates?, http2: Bool
+    ) -> String {
         let d = directory.path
         let h2 = http2 ? " http2" : ""
         let listen = tls == nil ? "listen 127.0.0.1:\(port)\(h2);" : """
@@ -134,6 +140,7 @@ public final class Nginx: @unchecked Sendable {
                 types { application/json json; }
                 default_type application/octet-stream;
                 sendfile on;
+                \(http)
                 server {
                     \(listen)
                     root \(root.path);

@@ -10,6 +10,7 @@
 #   NGINX_HTTP2=1          HTTP/2 (`listen … http2`): with NGINX_TLS_CERT over TLS (ALPN), else cleartext only,
 #                          with prior knowledge
 #   NGINX_TLS_CERT=… NGINX_TLS_KEY=…  serve https with this PEM certificate and key
+#   NGINX_SERVER_EXTRA='…'  more directives for the server block (e.g. a `location` that answers 429)
 #   nginx_cdn_start <origin-port> <work-dir>  → a "CDN stand-in" on 127.0.0.1 in front of an origin nginx:
 #       proxy_cache + slice 1m (cache key $uri$slice_range); sets NGINX_CDN_PORT, NGINX_CDN_PID_FILE,
 #       NGINX_CDN_ACCESS_LOG (fields: uri status bytes_sent range cache-status); honours the three variables above
@@ -110,6 +111,7 @@ _nginx_extra_directives() {
   [ -n "${NGINX_TLS_CERT:-}" ] && printf '\n    ssl_certificate %s;\n    ssl_certificate_key %s;' "$NGINX_TLS_CERT" "$NGINX_TLS_KEY"
   [ -n "${NGINX_LIMIT_RATE:-}" ] && printf '\n    limit_rate %s;' "$NGINX_LIMIT_RATE"
   [ -n "${NGINX_MAX_RANGES:-}" ] && printf '\n    max_ranges %s;' "$NGINX_MAX_RANGES"
+  [ -n "${NGINX_SERVER_EXTRA:-}" ] && printf '\n    %s' "$NGINX_SERVER_EXTRA"
   return 0
 }
 

@@ -4,26 +4,18 @@ internal import CCurl
 /// One connection of a ``ChunkScheduler``: an easy handle fetching one ``FetchQueue/Run`` at a time from one
 /// mirror, cutting the body into whole chunk frames for the install pipeline.
 ///
-/// The reply rules are the range rules of every archive request: 206 with exactly the range asked for (and the
-/// mirror's ETag, once it has shown one) continues; 200 means the server ignores `Range` — the body is the whole
-/// archive, and the connection takes from it every chunk the plan still waits for as it passes (nothing is
-/// fetched twice because of it); anything else ends the request with a failure the scheduler classifies. A run of
-/// several ranges is one multi-range request; its `multipart/byteranges` reply is read part by part
-/// (``MultipartByteranges``), each part exactly the next range asked for, or the connection stops and reports
-/// ``rangesRefused``.
+/// The reply rules are the range rules of every archive request: 206 with exactly the range asked for continues
+/// (whatever its ETag: requests carry no `If-Range`, each chunk is checked against its signed hash); 200 means the
+/// server ignores `Range` — the body is the whole archive, and the connection takes from it every chunk the plan
+/// still waits for as it passes (nothing is fetched twice because of it); anything else ends the request with a
+/// failure the scheduler classifies. A run of several ranges is one multi-range request; its `multipart/byteranges`
+/// reply is read part by part (``MultipartByteranges``), each part exactly the next range asked for, or the
+/// connection stops and reports ``rangesRefused``.
 ///
 /// - Important: Not thread-safe: created, used and destroyed on the transfer thread.
 final class ChunkConnection {
     /// How the reply was judged.
-    enum Verdict {
-        /// Body bytes are taken.
-        case accept
-        /// The reply cannot serve the run; nothing of its body is taken.
-        case reject(TransferFailure)
-        /// The reply is not needed (another connection already reads this mirror's whole archive): no fault.
-        case drop
-    }
-
+    typealias Verdict = ChunkReplyVerdict
     let easy: EasyHandle
     /// The scheduler's mirror number.
     let mirror: Int
@@ -47,8 +39,9 @@ final class ChunkConnection {
     private(set) var lastBytes: Double
     /// When the run in flight was requested.
     private(set) var requested: Double = 0
-    /// Body bytes this connection received in all (for the mirror's throughput).
+    /// Body bytes received in all, and by the time the run in flight was requested (its rate, ``TailSplit``).
     private(set) var received: Int64 = 0
+    private(set) var receivedAtRequest: Int64 = 0
     /// Paused by the download's rate cap (``RateBucket``) until the scheduler resumes it.
     var paused = false
     /// Paused because the engine's frame memory had no room for a frame of this many segments at this archive
@@ -63,21 +56,21 @@ final class ChunkConnection {
     /// answer several ranges correctly.
     private(set) var rangesRefused: String?
     unowned let scheduler: ChunkScheduler
-
-    /// libcurl's receive buffer for each connection. Frames go to ``FrameMemory`` segments in libcurl's write-callback
-    /// pieces anyway, and a plan runs up to ``TransferSettings/maxConnections`` of them.
-    static let receiveBufferBytes = 64 << 10
+    /// Its mirror is a local origin (`file:`): libcurl cannot pause such a transfer, so each frame is admitted before
+    /// its request is sent (``admitAhead(_:)``) and the download's rate cap, a network's, does not apply.
+    let isLocal: Bool
 
     init(mirror: Int, scheduler: ChunkScheduler) throws(CurlError) {
         self.mirror = mirror
         self.scheduler = scheduler
+        isLocal = scheduler.mirrors[mirror].isLocal
         easy = try EasyHandle()
         lastBytes = MonotonicTime.now()
     }
 
     /// Points the handle at `run` on `url`; the caller puts it on the multi handle. A run without chunks is a probe
     /// (``FetchQueue/Run/probe``): a `HEAD` for its ranges, whose reply head alone says what the server does.
-    func start(_ run: FetchQueue.Run, url: String, settings: TransferSettings, rate: Int64, validator: Validator?) throws(CurlError) {
+    func start(_ run: FetchQueue.Run, url: String, settings: TransferSettings, rate: Int64) throws(CurlError) {
         self.run = run
         nextInRun = 0
         head = ResponseHead()
@@ -93,9 +86,10 @@ final class ChunkConnection {
         position = run.range.lowerBound
         lastBytes = MonotonicTime.now()
         requested = lastBytes
+        receivedAtRequest = received
         try easy.configureArchiveRequest(
             url: url, settings: settings, maxBytesPerSecond: rate, offset: run.range.lowerBound, last: run.range.upperBound - 1,
-            ifRange: validator?.ifRange, owner: Unmanaged.passUnretained(self).toOpaque(),
+            ifRange: nil, owner: Unmanaged.passUnretained(self).toOpaque(),
             body: ChunkConnection.bodyCallback, header: ChunkConnection.headerCallback)
         try easy.set(large: CURLOPT_MAX_RECV_SPEED_LARGE, 0)  // the download's cap is the scheduler's bucket
         // Best effort, as in configureArchiveRequest: a smaller receive buffer than a single download's.
@@ -106,6 +100,25 @@ final class ChunkConnection {
         if run.ranges.count > 1 {
             try easy.set(CURLOPT_RANGE, run.ranges.map { "\($0.lowerBound)-\($0.upperBound - 1)" }.joined(separator: ","))
         }
+    }
+
+    /// Admits the frame of `chunk`, the first of the next run, before its request is sent (a local origin, whose
+    /// transfer cannot pause, then never has a byte refused); `false` when the engine's frame memory has no room now
+    /// (the next frame given back wakes the loop).
+    func admitAhead(_ chunk: Int) -> Bool {
+        let range = scheduler.frameRange(of: chunk), segments = FrameMemory.segments(for: Int(range.count))
+        guard admitted == nil, frame == nil, scheduler.memory.admit(segments, at: range.lowerBound, for: self) else { return false }
+        admitted = (chunk, segments)
+        return true
+    }
+
+    /// Gives back the chunks of ``tail`` after its first `keep`: the request stops once the chunks it keeps are in
+    /// (``stoppedAtEnd``), and another connection fetches the rest (``TailSplit``).
+    func cutTail(keeping keep: Int) -> [Int] {
+        guard let run, !wholeArchive, nextInRun + 1 + keep < run.chunks.count else { return [] }
+        let end = nextInRun + 1 + max(0, keep)
+        defer { self.run!.chunks.removeSubrange(end...) }
+        return Array(run.chunks[end...])
     }
 
     /// The reply is `multipart/byteranges`: its body is read by `reader`, part by part.
@@ -146,22 +159,9 @@ final class ChunkConnection {
     /// Resumed after a pause: the stall clock starts again.
     func resumed() { lastBytes = MonotonicTime.now() }
 
-    // MARK: Callbacks (transfer thread, inside curl_multi_perform)
-
-    static let bodyCallback: curl_write_callback = { data, size, count, user in
-        guard let user else { return 0 }
-        let connection = Unmanaged<ChunkConnection>.fromOpaque(user).takeUnretainedValue()
-        return connection.receive(UnsafeRawBufferPointer(start: data, count: size * count))
-    }
-
-    static let headerCallback: curl_write_callback = { data, size, count, user in
-        guard let user, let data else { return 0 }
-        let connection = Unmanaged<ChunkConnection>.fromOpaque(user).takeUnretainedValue()
-        connection.head.consume(line: String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self))
-        return size * count
-    }
-
-    private func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
+    /// Body bytes from libcurl (``bodyCallback``, inside `curl_multi_perform`): how many were taken, or
+    /// `CURL_WRITEFUNC_PAUSE`.
+    func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard run != nil else { return 0 }
         if verdict == nil { verdict = scheduler.judge(self) }
         guard case .accept = verdict else { return 0 }
@@ -169,7 +169,7 @@ final class ChunkConnection {
             waitsForMemory = refused  // libcurl keeps these bytes; the scheduler resumes once a frame comes back
             return Int(CURL_WRITEFUNC_PAUSE)
         }
-        guard scheduler.admit(bytes.count) else {
+        guard isLocal || scheduler.admit(bytes.count) else {
             paused = true  // libcurl keeps these bytes and hands them over again once resumed
             return Int(CURL_WRITEFUNC_PAUSE)
         }

@@ -18,15 +18,13 @@ extension ChunkScheduler {
         if run.ranges.count > 1 { return judgeMultipleRanges(connection, run: run) }
         switch head.status {
         case 206:
-            if let refusal = head.partialContentRefusal(
-                offset: run.range.lowerBound, length: plan.archiveLength, validator: mirrors[connection.mirror].validator)
-            {
+            // No validator: the chunks' signed hashes decide, whatever ETag this node of the origin gives.
+            if let refusal = head.partialContentRefusal(offset: run.range.lowerBound, length: plan.archiveLength, validator: nil) {
                 return .reject(refusal)
             }
             guard let last = head.contentRange?.last, last >= run.range.upperBound - 1 else {
                 return .reject(.cannotResume(reason: "asked for bytes \(run.range.lowerBound)-\(run.range.upperBound - 1), the server sent up to \(head.contentRange?.last ?? -1)"))
             }
-            if mirrors[connection.mirror].validator == nil { mirrors[connection.mirror].validator = head.validator }
             mirrors[connection.mirror].confirmed = true
             rangeSupport.recordAnswersRange(url)
             return announce()
@@ -62,9 +60,6 @@ extension ChunkScheduler {
             refuseMultipleRanges(mirror, "it answered the probe with HTTP \(head.status)")
             return .drop
         }
-        if let sent = mirrors[mirror].validator?.etag, let now = head.etag, sent != now {
-            return .reject(.cannotResume(reason: "the ETag changed from \(sent) to \(now)"))
-        }
         if head.status == 206, let type = head.contentType, let parts = MultipartByteranges(contentType: type) {
             if !run.chunks.isEmpty { connection.readParts(with: parts) }
             // Proven by the reply's head, so the next runs ask for several ranges at once; a malformed body later
@@ -78,7 +73,6 @@ extension ChunkScheduler {
             refuseMultipleRanges(mirror, head.status == 200 ? "it answered with the whole archive (200)" : "it answered with one range that does not cover them")
             return .drop
         }
-        if mirrors[mirror].validator == nil { mirrors[mirror].validator = head.validator }
         mirrors[mirror].confirmed = true
         rangeSupport.recordAnswersRange(mirrors[mirror].url)
         return announce()

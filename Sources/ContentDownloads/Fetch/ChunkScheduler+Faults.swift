@@ -9,15 +9,19 @@ extension ChunkScheduler {
     /// A request failed: its chunks go back; the mirror is dropped, backed off or counted, by what happened.
     func failed(_ connection: ChunkConnection, _ why: TransferFailure, penalize: Bool, stalled: Bool = false) {
         let index = connection.mirror
+        let held = connections.filter { $0.mirror == index }.count
         retire(connection)
         guard penalize else { return }
         mirrors[index].lastFailure = why
         let others = mirrors.indices.contains { $0 != index && !mirrors[$0].dropped }
         switch why {
         case .httpStatus(let status, _, let retryAfter) where status == 429 || status == 503:
-            tuner.backOff()
-            mirrors[index].retryAt = MonotonicTime.now() + min(60, retryAfter ?? 1)
-            mirrors[index].failures += 1
+            // This origin's own back-off: the other mirrors keep their connections and take its share.
+            mirrors[index].slowDown(retryAfter: retryAfter, holding: held, now: MonotonicTime.now())
+            DownloadLog.transfer.debug("a mirror asked for less: fewer connections to it, none before its Retry-After", metadata: [
+                "product": "\(request.id)", "url": "\(mirrors[index].url)", "status": "\(status)",
+                "connections": "\(mirrors[index].connectionCap ?? 0)", "retryAfter": "\(retryAfter ?? 1)",
+            ])
             if mirrors[index].failures >= 3, others { drop(index, why) }
         case .network:
             mirrors[index].failures += 1
@@ -36,24 +40,60 @@ extension ChunkScheduler {
             "a mirror is dropped for this download; its chunks go to the others",
             metadata: ["product": "\(request.id)", "url": "\(mirrors[index].url)", "reason": "\(why)"])
         for connection in connections where connection.mirror == index { retire(connection) }
+        let stranded = elsewhere  // chunks that waited for this mirror alone now wait for any
+        elsewhere = []
+        giveBack(stranded)
     }
 
-    /// A frame failed its signed hash: fetched again from another mirror (the one that served it is dropped
-    /// when another is up); a chunk that failed on every mirror, or twice, fails the download.
+    /// A frame failed its signed hash: only that chunk is fetched again, alone, from a mirror that has not served it
+    /// bad. The mirror that served it keeps its connections and the frames they bring (each is checked on its own),
+    /// until it serves a second bad frame: then it is dropped while another mirror is up. A chunk that failed more
+    /// often than there are mirrors (twice with one) fails the download.
     func chunkRejected(_ rejected: ChunkInstallPipeline.RejectedFrame) {
-        submitted -= package.chunks[rejected.index].length
-        badChunks[rejected.index, default: 0] += 1
+        let index = rejected.index, source = rejected.source
+        submitted -= package.chunks[index].length
+        badChunks[index, default: 0] += 1
+        servedBad[index, default: []].insert(source)
+        mirrors[source].badFrames += 1
+        mirrors[source].lastFailure = .badChunk(rejected.reason)
         DownloadLog.transfer.notice(
             "a chunk failed its signed hash; fetching it again",
-            metadata: ["product": "\(request.id)", "url": "\(mirrors[rejected.source].url)", "reason": "\(rejected.reason)"])
-        mirrors[rejected.source].lastFailure = .badChunk(rejected.reason)
-        if mirrors.indices.contains(where: { $0 != rejected.source && !mirrors[$0].dropped }) {
-            drop(rejected.source, .badChunk(rejected.reason))
+            metadata: ["product": "\(request.id)", "url": "\(mirrors[source].url)", "reason": "\(rejected.reason)"])
+        if mirrors[source].badFrames >= 2, mirrors.indices.contains(where: { $0 != source && !mirrors[$0].dropped }) {
+            drop(source, .badChunk(rejected.reason))
         }
-        if badChunks[rejected.index]! > max(1, mirrors.count) {
+        if badChunks[index]! > max(1, mirrors.count) {
             failure = .badChunk(rejected.reason)
             return
         }
-        queue.requeue([rejected.index])
+        giveBack([index])
+    }
+
+    /// Puts chunks back: one that failed its hash waits to be fetched alone from a mirror that has not served it
+    /// bad, while such a mirror is up (``takeElsewhere(for:)``); the others wait in the queue, in their places.
+    func giveBack(_ chunks: [Int]) {
+        var plain: [Int] = []
+        for chunk in chunks {
+            if let bad = servedBad[chunk], mirrors.indices.contains(where: { !mirrors[$0].dropped && !bad.contains($0) }) {
+                if !elsewhere.contains(chunk) { elsewhere.append(chunk) }
+            } else {
+                plain.append(chunk)
+            }
+        }
+        queue.requeue(plain)
+    }
+
+    /// A chunk waiting for another mirror than the one that served it bad, that `mirror` may serve: taken.
+    func takeElsewhere(for mirror: Int) -> Int? {
+        guard let at = elsewhere.firstIndex(where: { !servedBad[$0, default: []].contains(mirror) }) else { return nil }
+        return elsewhere.remove(at: at)
+    }
+
+    /// Whether any chunk waits, in the queue or for another mirror.
+    var hasWork: Bool { !queue.isEmpty || !elsewhere.isEmpty }
+
+    /// Whether a connection to `mirror` would find a chunk to fetch.
+    func hasWork(for mirror: Int) -> Bool {
+        !queue.isEmpty || elsewhere.contains { !servedBad[$0, default: []].contains(mirror) }
     }
 }

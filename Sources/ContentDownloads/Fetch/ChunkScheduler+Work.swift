@@ -1,4 +1,5 @@
 internal import SystemSupport
+internal import ContentPackaging
 internal import Foundation
 internal import Logging
 import Glibc
@@ -36,7 +37,8 @@ extension ChunkScheduler {
         let now = MonotonicTime.now()
         for connection in connections where connection.run == nil {
             let mirror = mirrors[connection.mirror]
-            guard !mirror.dropped, mirror.retryAt <= now, connections.count <= tuner.target, !queue.isEmpty,
+            guard mirror.mayHold(connections.filter { $0.mirror == connection.mirror }.count, now: now),
+                  connections.count <= tuner.target, hasWork(for: connection.mirror),
                   !(mirror.ignoresRange && connections.contains(where: { $0 !== connection && $0.mirror == connection.mirror }))
             else {
                 retire(connection)
@@ -44,7 +46,13 @@ extension ChunkScheduler {
             }
             start(connection)
         }
-        while connections.count < tuner.target, !queue.isEmpty, let mirror = pickMirror(now: now) {
+        openConnections(now: now)
+        shareTheTail(now: now)
+    }
+
+    /// Adds connections up to the tuner's target while work waits and a mirror may take one.
+    func openConnections(now: Double) {
+        while connections.count < tuner.target, hasWork, let mirror = pickMirror(now: now) {
             let connection: ChunkConnection
             do { connection = try ChunkConnection(mirror: mirror, scheduler: self) } catch {
                 failure = .network(error)
@@ -56,10 +64,41 @@ extension ChunkScheduler {
         }
     }
 
+    /// When no chunk waits but a connection could be opened (fewer than the target, a mirror that may take one),
+    /// the run in flight that would take longest gives half of what it has not begun back to the queue and a new
+    /// connection takes it (``TailSplit``): the tail of a download is shared, not left on one connection.
+    func shareTheTail(now: Double) {
+        for _ in 0..<tuner.target {
+            let counts = Dictionary(grouping: connections, by: \.mirror).mapValues(\.count)
+            guard !hasWork, connections.count < tuner.target, mirrors.indices.contains(where: {
+                mirrors[$0].mayHold(counts[$0, default: 0] + 1, now: now) && mirrors[$0].confirmed
+            }) else { return }
+            let running = connections.filter { $0.run != nil && !$0.wholeArchive }
+            let tails = running.map {
+                TailSplit.Tail(frames: $0.tail.map { package.chunks[$0].length }, bytesPerSecond: $0.runRate(now: now))
+            }
+            guard let cut = TailSplit.cut(tails) else { return }
+            let given = running[cut.run].cutTail(keeping: cut.keep)
+            guard !given.isEmpty else { return }
+            DownloadLog.transfer.trace("tail shared", metadata: [
+                "product": "\(request.id)", "mirror": "\(running[cut.run].mirror)", "chunks": "\(given.first!)…\(given.last!)",
+            ])
+            queue.requeue(given)
+            openConnections(now: now)
+        }
+    }
+
     /// How many ranges the next request to `mirror` may ask for: ``TransferSettings/maxRangesPerRequest`` where its
     /// server proved it answers several (a `HEAD` probe, ``FetchQueue/Run/probe``, asks an unknown one first), else one.
     func maxRanges(for mirror: Int) -> Int {
         rangeSupport.supportsMultipleRanges(mirrors[mirror].url) == true ? max(1, settings.maxRangesPerRequest) : 1
+    }
+
+    /// The gap a request to `mirror` reads through between chunks: ``TransferSettings/rangeGapBytes``, or, where its
+    /// server answers one range per request, what a connection receives from it in a round trip when that is more
+    /// (``GapBudget``: fetching the gap costs less than another request).
+    func gapBytes(for mirror: Int) -> Int64 {
+        maxRanges(for: mirror) > 1 ? settings.rangeGapBytes : mirrors[mirror].gaps.gapBytes(minimum: settings.rangeGapBytes)
     }
 
     /// Whether a connection to `mirror` should probe its server before its first run: the server's answer to
@@ -86,13 +125,13 @@ extension ChunkScheduler {
         rangeSupport.record(mirrors[mirror].url, supportsMultipleRanges: false)
     }
 
-    /// The mirror for a new connection: of those up, the one with the fewest connections (then the one that
-    /// delivered most); a mirror that has not yet answered a range request correctly gets one (unless its connections
-    /// start with a `HEAD` probe, which risks no body).
+    /// The mirror for a new connection: of those up, past their `Retry-After` and under their own cap, the one with
+    /// the fewest connections (then the one that delivered most); a mirror that has not yet answered a range request
+    /// correctly gets one (unless its connections start with a `HEAD` probe, which risks no body).
     func pickMirror(now: Double) -> Int? {
         let counts = Dictionary(grouping: connections, by: \.mirror).mapValues(\.count)
         return mirrors.indices
-            .filter { !mirrors[$0].dropped && mirrors[$0].retryAt <= now && (mirrors[$0].confirmed || counts[$0, default: 0] == 0 || shouldProbe($0)) }
+            .filter { mirrors[$0].mayHold(counts[$0, default: 0] + 1, now: now) && hasWork(for: $0) && (mirrors[$0].confirmed || counts[$0, default: 0] == 0 || shouldProbe($0)) }
             .min { (counts[$0, default: 0], -mirrors[$0].delivered) < (counts[$1, default: 0], -mirrors[$1].delivered) }
     }
 
@@ -100,12 +139,22 @@ extension ChunkScheduler {
         // Unknown server, scattered chunks: ask with a HEAD first (a 200 to a GET for several ranges would send the
         // whole archive until the connection closes).
         if shouldProbe(connection.mirror) { return begin(connection, .probe) }
-        let maxRanges = maxRanges(for: connection.mirror)
-        guard let run = queue.nextRun(
-            targetBytes: runBytes, gapBytes: settings.rangeGapBytes, maxRanges: maxRanges, rangedTargetBytes: rangedRunBytes)
-        else {
+        let local = mirrors[connection.mirror].isLocal
+        let run: FetchQueue.Run
+        if let chunk = takeElsewhere(for: connection.mirror) {  // a chunk another mirror served bad: alone
+            run = FetchQueue.Run(chunks: [chunk], ranges: [frameRange(of: chunk)])
+        } else if let next = local
+            ? queue.nextRun(targetBytes: 1, gapBytes: 0)  // a local origin: one frame per request
+            : queue.nextRun(
+                targetBytes: runBytes, gapBytes: gapBytes(for: connection.mirror), maxRanges: maxRanges(for: connection.mirror),
+                rangedTargetBytes: rangedRunBytes)
+        {
+            run = next
+        } else {
             return retire(connection)
         }
+        // A local origin's transfer cannot pause: its frame is admitted first, or the connection waits idle.
+        if local, !connection.admitAhead(run.chunks[0]) { return giveBack(run.chunks) }
         begin(connection, run)
     }
 
@@ -122,15 +171,15 @@ extension ChunkScheduler {
         firstRequest = firstRequest ?? MonotonicTime.now()
         requests += 1
         do {
-            try connection.start(run, url: mirror.url, settings: settings, rate: connectionRate, validator: mirror.validator)
+            try connection.start(run, url: mirror.url, settings: settings, rate: connectionRate)
         } catch {
-            queue.requeue(run.chunks)
+            giveBack(run.chunks)
             failure = .network(error)
         }
     }
 
     func retire(_ connection: ChunkConnection) {
-        queue.requeue(connection.abandon())
+        giveBack(connection.abandon())
         connections.removeAll { $0 === connection }
         retired.append(connection)
     }
@@ -151,7 +200,7 @@ extension ChunkScheduler {
             hasEnded = true
             return report(failure)
         }
-        guard queue.isEmpty, !connections.contains(where: { $0.run != nil }) else { return }
+        guard !hasWork, !connections.contains(where: { $0.run != nil }) else { return }
         let drained = install.sync()
         let rejected = install.takeRejected()
         if !rejected.isEmpty {

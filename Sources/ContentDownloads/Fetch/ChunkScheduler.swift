@@ -13,37 +13,26 @@ import Glibc
 ///   read through), sized so every connection has about two runs of what is left, and takes another when it is done.
 ///   Faster mirrors finish runs sooner and so take more of them: the mirrors share the work by the throughput
 ///   each delivers.
-/// - **Connections**: ``ConnectionTuner`` (start at ``TransferSettings/connections``, grow while it pays, halve on
-///   429/503), spread over the mirrors that are up; all on the engine's one multi handle.
-/// - **Faults**: a mirror that answers 4xx/5xx, changes its ETag, stalls ``TransferSettings/stallSeconds`` while
-///   others deliver, or serves a chunk that fails its signed hash is dropped for this download and the chunks it
-///   held go back to the queue; only the frames that were in flight are fetched again. When every mirror is
-///   dropped the download fails with the last reason and the manager's retry policy takes over.
+/// - **Connections**: ``ConnectionTuner`` (start at ``TransferSettings/connections``, grow while it pays), spread
+///   over the mirrors that are up; all on the engine's one multi handle. Back-off is each mirror's own: a 429/503
+///   halves that mirror's connections and keeps it idle for its `Retry-After` (``Mirror/slowDown(retryAfter:holding:now:)``);
+///   the others keep theirs and take its share of the work.
+/// - **Faults**: a mirror that answers 4xx/5xx, stalls ``TransferSettings/stallSeconds`` while others deliver, or
+///   serves a second chunk that fails its signed hash is dropped for this download and the chunks it held go back
+///   to the queue; only the frames that were in flight are fetched again. A chunk that fails its hash is fetched
+///   again alone, from another mirror; the frames of its run that verified are kept. When every mirror is dropped the download fails
+///   with the last reason and the manager's retry policy takes over.
+/// - **No validators**: requests carry no `If-Range` and replies' ETags are not compared. Every chunk is checked
+///   against its signed SHA-256, which an ETag cannot add to; the nodes of one origin pool (a balancer over servers
+///   filled at different times) give different ETags for the same bytes, and `If-Range` would turn their range
+///   replies into whole archives.
 /// - **Resume**: ``PlacedChunks`` beside the tree says which chunks are in place; a restart fetches the rest. Offsets
 ///   the engine reports (progress, checkpoints, the journal) count the plan's fetched bytes, `0…plan.fetchBytes`.
 ///
 /// - Important: Not thread-safe: created, used and destroyed on the transfer thread.
 final class ChunkScheduler: EngineTransfer {
     /// One mirror as this download sees it.
-    struct Mirror {
-        var url: String
-        /// Its ETag or date, from its first range reply: later replies must carry the same.
-        var validator: Validator?
-        var dropped = false
-        /// Network failures so far (three drop it).
-        var failures = 0
-        /// It answered a range request with the whole archive: one connection reads it through.
-        var ignoresRange = false
-        /// It answered a range request correctly: until then it gets one connection (a server that ignores
-        /// `Range` or lacks the file costs one request, not one per connection).
-        var confirmed = false
-        /// Not before this time (a 429/503's `Retry-After`).
-        var retryAt: Double = 0
-        /// Why it failed last.
-        var lastFailure: TransferFailure?
-        /// Frame bytes it delivered.
-        var delivered: Int64 = 0
-    }
+    typealias Mirror = ChunkMirror
 
     /// What the servers showed about multi-range requests (the engine's, shared by its downloads).
     let rangeSupport: RangeSupport
@@ -66,8 +55,12 @@ final class ChunkScheduler: EngineTransfer {
     /// Frame bytes in place when this run began, and handed to the pipeline since.
     let placedAtStart: Int64
     var submitted: Int64 = 0
-    /// How often each chunk failed its hash, by chunk.
+    /// How often each chunk failed its hash, and the mirrors that served it bad, by chunk.
     var badChunks: [Int: Int] = [:]
+    var servedBad: [Int: Set<Int>] = [:]
+    /// Chunks that failed their hash, waiting to be fetched alone from a mirror that has not served them bad
+    /// (not in ``queue``: no run of another mirror takes them).
+    var elsewhere: [Int] = []
     var reports: PipelineReports
     var rate: Int64
     /// The download's receive cap across its connections (`nil`: none).
@@ -140,6 +133,9 @@ final class ChunkScheduler: EngineTransfer {
                 "product": "\(request.id)", "mirror": "\(connection.mirror)", "bytes": "\(connection.run?.range.count ?? 0)",
                 "seconds": "\(Int((MonotonicTime.now() - connection.requested) * 1000)) ms",
             ])
+            if let timings = connection.replyTimings() {
+                mirrors[connection.mirror].gaps.observe(roundTrip: timings.roundTrip, bytes: timings.bytes, seconds: timings.seconds)
+            }
             connection.endRun()
             mirrors[connection.mirror].failures = 0
         } else if let refused = connection.rangesRefused {
@@ -183,7 +179,7 @@ final class ChunkScheduler: EngineTransfer {
                 message: "no bytes for \(Int(settings.stallSeconds)) s while another mirror is up", url: mirrors[connection.mirror].url)),
                 penalize: true, stalled: true)
         }
-        tuner.observe(bytes: submitted, now: now, busy: !queue.isEmpty)
+        tuner.observe(bytes: submitted, now: now, busy: hasWork)
         if let failed = reports.poll(id: request.id, received: progress, install: install, validator: nil, emit: emit), failure == nil {
             failure = TransferFailure(failed)
         }

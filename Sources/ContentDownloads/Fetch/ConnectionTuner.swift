@@ -1,12 +1,14 @@
 /// How many connections a chunk plan uses: start at ``TransferSettings/connections``, double each second while
 /// the doubling raised the throughput by a tenth, up to ``TransferSettings/maxConnections``; when a step added
-/// less, go back to the count before it and stay; halve and stop growing when a server answers 429 or 503.
+/// less, go back to the count before it and stay. A server's 429 or 503 does not change it: back-off is each
+/// mirror's own (``ChunkScheduler/Mirror/slowDown(retryAfter:holding:now:)``), so one origin's "slow down" never
+/// costs another its connections.
 ///
 /// Why adaptive: a server or CDN that caps each connection (nginx `limit_rate`, per-connection throttling) is
 /// fetched faster by more connections, up to the link's rate; past that more connections only add requests, and
 /// on a fast link they cost CPU (chunks arrive out of order, so more of each file is hashed from a second read
 /// instead of in one pass with its chunk). Doubling reaches 16 connections in three seconds, as fast as a
-/// per-connection cap needs. A busy origin says so with 429/503. Pure: the scheduler feeds it time and bytes.
+/// per-connection cap needs. Pure: the scheduler feeds it time and bytes.
 struct ConnectionTuner: Sendable {
     /// Connections wanted now.
     private(set) var target: Int
@@ -46,11 +48,5 @@ struct ConnectionTuner: Sendable {
         }
         previous = (rate, target)
         if target < maximum { target = min(maximum, target * 2) } else { growing = false }
-    }
-
-    /// A server asked for less (429 or 503): halve, and stop growing.
-    mutating func backOff() {
-        target = max(1, target / 2)
-        growing = false
     }
 }

@@ -1,0 +1,54 @@
+internal import CCurl
+
+/// How a ``ChunkConnection`` judged a reply (``ChunkConnection/Verdict``).
+enum ChunkReplyVerdict {
+    /// Body bytes are taken.
+    case accept
+    /// The reply cannot serve the run; nothing of its body is taken.
+    case reject(TransferFailure)
+    /// The reply is not needed (another connection already reads this mirror's whole archive): no fault.
+    case drop
+}
+
+extension ChunkConnection {
+    /// libcurl's receive buffer for each connection. Frames go to ``FrameMemory`` segments in libcurl's write-callback
+    /// pieces anyway, and a plan runs up to ``TransferSettings/maxConnections`` of them.
+    static let receiveBufferBytes = 64 << 10
+
+    /// The chunks of the run in flight not begun yet (after the one arriving), in request order.
+    var tail: ArraySlice<Int> {
+        guard let run, nextInRun + 1 < run.chunks.count else { return [] }
+        return run.chunks[(nextInRun + 1)...]
+    }
+
+    /// The rate this run has arrived at, once it has run half a second (``TailSplit``).
+    func runRate(now: Double) -> Double? {
+        now - requested >= 0.5 ? Double(received - receivedAtRequest) / (now - requested) : nil
+    }
+
+    /// The last request's time to its first byte and its body's time, in seconds (libcurl's timings), and the body
+    /// bytes it brought; `nil` when libcurl has none.
+    func replyTimings() -> (roundTrip: Double, bytes: Int64, seconds: Double)? {
+        var pre: curl_off_t = 0, start: curl_off_t = 0, total: curl_off_t = 0
+        guard CCurl_easy_getinfo_off(easy.raw, CURLINFO_PRETRANSFER_TIME_T, &pre) == CURLE_OK,
+              CCurl_easy_getinfo_off(easy.raw, CURLINFO_STARTTRANSFER_TIME_T, &start) == CURLE_OK,
+              CCurl_easy_getinfo_off(easy.raw, CURLINFO_TOTAL_TIME_T, &total) == CURLE_OK, start > pre
+        else { return nil }
+        return (Double(start - pre) / 1e6, received - receivedAtRequest, Double(total - start) / 1e6)
+    }
+
+    // MARK: Callbacks (transfer thread, inside curl_multi_perform)
+
+    static let bodyCallback: curl_write_callback = { data, size, count, user in
+        guard let user else { return 0 }
+        let connection = Unmanaged<ChunkConnection>.fromOpaque(user).takeUnretainedValue()
+        return connection.receive(UnsafeRawBufferPointer(start: data, count: size * count))
+    }
+
+    static let headerCallback: curl_write_callback = { data, size, count, user in
+        guard let user, let data else { return 0 }
+        let connection = Unmanaged<ChunkConnection>.fromOpaque(user).takeUnretainedValue()
+        connection.head.consume(line: String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self))
+        return size * count
+    }
+}
