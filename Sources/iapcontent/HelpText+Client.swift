@@ -69,9 +69,15 @@ extension HelpText {
 
         METHODS (params by name): add {transactionID, productID}, restore {entitlements?}, pause|resume|cancel|start \
         {productID}, status, content {productID}, delete {productID}, verify {productID}, repair {productID}, \
-        updates, finish {transactionID, cancelDownloads?}, reloadCatalog, subscribe, unsubscribe.
-        NOTIFICATIONS (after subscribe): transaction, download.state, download.progress (at most 10/s per \
-        download), download.finished {contentURL}, download.error {error: {code, message}}, content.removed.
+        updates, finish {transactionID, cancelDownloads?}, reloadCatalog, subscribe (answers with the status), \
+        unsubscribe, rpc.discover (the OpenRPC document: every method, params, result and notification; \
+        --openrpc prints it). Batches (a JSON array of requests) get one array of answers.
+        NOTIFICATIONS (after subscribe; each with time and sequence): transaction, download.state, \
+        download.progress (at most 10/s per download), download.finished {contentURL}, download.error {error: \
+        {code, message}}, content.removed, entitlements.reconciled. One per change of a download, naming every \
+        transaction it serves in transactionIDs.
+        cancel answers once the transfer stopped and its files are gone; add of a cancelled transaction's id \
+        starts its download again.
         Errors: the JSON-RPC codes, and -32000 with data.code (the library's stable code) when the queue refuses.
 
         EXAMPLES:

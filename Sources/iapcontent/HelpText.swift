@@ -60,7 +60,8 @@ enum HelpText {
     /// `iapcontent validate`.
     static let validate = """
         Checks a content folder the way pack and clients will: ContentInfo.plist keys and types \
-        (IAPProductIdentifier, IAPContentVersion), the Contents/ folder, file names (portable, no \
+        (IAPProductIdentifier and ContentVersion, strings, as Xcode's In-App Purchase Content template writes \
+        them; an IAPContentVersion key is named as the misspelling it is), the Contents/ folder, file names (portable, no \
         case-insensitive collisions), symlinks that stay inside, sizes. Prints a one-line summary when \
         valid; otherwise one 'path: problem' line per problem on stderr, and exits 1. Nothing is written.
 

@@ -4,7 +4,8 @@ import Testing
 import TestSupport
 
 /// The examples in `Examples/` run against a real daemon: the Python client buys a product and prints its
-/// folder, the shell one asks for the status with socat.
+/// folder, the Node.js one does the same from the OpenRPC document (with a batch), the shell one asks for the
+/// status with socat.
 @Suite("Daemon: the examples", .serialized)
 struct DaemonExampleTests {
     static let examples = URL(fileURLWithPath: #filePath)
@@ -26,6 +27,25 @@ struct DaemonExampleTests {
         #expect(printed == "com.example.python: \(folder)")
         #expect(try sameTree(source.path, folder))
         // It finished its transaction: nothing is left unfinished.
+        let status = try RPCTestClient(path: fixture.socketPath).result("status")
+        #expect((status["transactions"] as? [Any])?.isEmpty == true, "\(status)")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/node"), "needs Node.js (/usr/bin/node)"))
+    func theNodeClientBuysAProductInABatchAndPrintsItsFolder() async throws {
+        let fixture = try DaemonFixture(locationConfig: "limit_rate 512k;")
+        let source = try fixture.publish("com.example.node", size: 3 << 20)
+        let daemon = try fixture.startDaemon()
+        _ = try RPCTestClient(path: fixture.socketPath)  // it listens
+        let script = Self.examples.appendingPathComponent("node-client/client.js").path
+        let run = try CommandRunner.run("/usr/bin/node", [script, "com.example.node", "t-node", fixture.socketPath])
+        #expect(run.status == 0, "\(run.stdout) \(run.stderr) \(daemon.output)")
+        #expect(run.stdout.contains("[####"), "a progress bar was drawn: \(run.stdout)")
+        let printed = try #require(run.stdoutLines.last)
+        let folder = try #require(printed.split(separator: " ").last.map(String.init), "\(printed)")
+        #expect(printed == "com.example.node: \(folder)")
+        #expect(try sameTree(source.path, folder))
         let status = try RPCTestClient(path: fixture.socketPath).result("status")
         #expect((status["transactions"] as? [Any])?.isEmpty == true, "\(status)")
         #expect(daemon.stop() == 0)

@@ -14,9 +14,10 @@ struct DaemonMethodTests {
 
     @Test func theOtherMethodsAndNotificationsReachTheClient() async throws {
         let key = SigningKey.generate()
-        let fixture = try DaemonFixture(locationConfig: "limit_rate 512k;")  // about 2 s of transfer for a
+        let fixture = try DaemonFixture(locationConfig: "limit_rate 512k;")  // a few seconds of transfer for a's 12 MiB
         fixture.signingKey = key
-        let sourceA = try fixture.publish(a, size: 5 << 20)
+        // Progress moves a chunk (about 1 MiB) at a time, as the chunks are placed: enough of them for several.
+        let sourceA = try fixture.publish(a, size: 12 << 20)
         try fixture.publish(b, size: 1 << 20)
         let daemon = try fixture.startDaemon(["--public-key", key.publicKeyBase64])
         let client = try RPCTestClient(path: fixture.socketPath)

@@ -33,7 +33,7 @@ import Testing
     @Test func theReadmeListsExactlyTheNotificationsTheDaemonSends() throws {
         let forwarder = try String(
             contentsOf: Self.root.appendingPathComponent("Sources/ContentDaemon/Service/NotificationForwarder.swift"), encoding: .utf8)
-        let sent = Set(forwarder.matches(of: /broadcast\("([a-z]+(?:\.[a-z]+)?)"/).map { String($0.1) })
+        let sent = Set(forwarder.matches(of: /broadcast\(&sequence, "([a-z]+(?:\.[a-z]+)?)"/).map { String($0.1) })
         #expect(sent.contains("download.progress") && sent.contains("transaction"), "\(sent)")
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
         let start = try #require(readme.firstRange(of: "after `subscribe` it pushes"))

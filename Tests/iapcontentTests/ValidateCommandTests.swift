@@ -23,6 +23,11 @@ let invalidCases: [InvalidCase] = [
     InvalidCase(name: "missing ContentVersion", expected: ["ContentInfo.plist: key ContentVersion: missing"]) { root in
         try FolderDamage.contentInfo(root, ["IAPProductIdentifier": "com.example.test"])
     },
+    InvalidCase(name: "IAPContentVersion for ContentVersion", expected: [
+        "ContentInfo.plist: key ContentVersion: missing; found IAPContentVersion, but the key is ContentVersion",
+    ]) { root in
+        try FolderDamage.contentInfo(root, ["IAPProductIdentifier": "com.example.test", "IAPContentVersion": "1.0"])
+    },
     InvalidCase(name: "missing IAPProductIdentifier", expected: ["ContentInfo.plist: key IAPProductIdentifier: missing"]) {
         root in try FolderDamage.contentInfo(root, ["ContentVersion": "1.0"])
     },
@@ -232,5 +237,13 @@ struct ValidateCommandTests {
         let result = try CommandRunner.iapcontent(arguments)
         #expect(result.status == 2, "\(result.stderr)")
         #expect(!result.stderr.isEmpty)
+    }
+
+    @Test("--help names the keys the validator checks, ContentVersion as Xcode writes it")
+    func helpNamesTheCheckedKeys() throws {
+        let help = try CommandRunner.iapcontent(["validate", "--help"])
+        let text = help.stdout.replacingOccurrences(of: "\n", with: " ")
+        #expect(text.contains("IAPProductIdentifier") && text.contains("ContentVersion"), "\(help.stdout)")
+        #expect(!text.contains("(IAPProductIdentifier, IAPContentVersion)"), "\(help.stdout)")
     }
 }

@@ -571,7 +571,7 @@ _iapcontent_cancel() {
 
 _iapcontent_daemon() {
     repeating_flags=(--verbose -v)
-    non_repeating_flags=(--quiet -q --http2 --version -h --help)
+    non_repeating_flags=(--quiet -q --http2 --openrpc --version -h --help)
     repeating_options=(--public-key --header)
     non_repeating_options=(--store --socket --catalog --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections)
     __iapcontent_offer_flags_options 0

@@ -408,6 +408,7 @@ _iapcontent_daemon() {
         '--connections[Connections a chunk-indexed download opens at first, over all mirrors (it adds more while they pay, up to --max-connections).]:n:'
         '--max-connections[The most connections one chunk-indexed download uses.]:n:'
         '--http2[Ask for HTTP/2\: a chunk-indexed download'\''s connections become streams of one connection per server (over TLS when the server agrees; over http\: the server must speak HTTP/2 directly). The default, HTTP/1.1, opens separate connections, which servers that cap each connection serve faster.]'
+        '--openrpc[Print the protocol'\''s OpenRPC document (what `rpc.discover` answers; docs/openrpc.json) and exit.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

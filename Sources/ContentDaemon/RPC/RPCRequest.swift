@@ -12,14 +12,15 @@ struct RPCRequest: Sendable, Equatable {
     /// Parses one line. Invalid JSON is a parse error (-32700); JSON that is not a request object is an
     /// invalid request (-32600) carrying the id when one could be read.
     static func parse(_ line: [UInt8]) -> Result<RPCRequest, RPCError> {
-        let value: JSONValue
-        do { value = try JSONDecoder().decode(JSONValue.self, from: Data(line)) } catch {
-            return .failure(.parseError)
+        switch RPCLine.parse(line) {
+        case .single(let result): result
+        case .batch: .failure(.invalidRequest("a batch where one request was expected", id: .null))
         }
+    }
+
+    /// Reads one request object already decoded (a line's, or one member of a batch).
+    static func parse(value: JSONValue) -> Result<RPCRequest, RPCError> {
         guard case .object(let members) = value else {
-            if case .array = value {
-                return .failure(.invalidRequest("batches are not supported: send one request per line", id: .null))
-            }
             return .failure(.invalidRequest("a request is a JSON object", id: .null))
         }
         let id = members["id"]

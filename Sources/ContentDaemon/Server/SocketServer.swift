@@ -28,6 +28,8 @@ final class SocketServer: Sendable {
     enum Event: Sendable {
         /// A request of a client (a notification when its id is absent).
         case request(client: UInt64, RPCRequest)
+        /// A batch of a client: its members, each a request or the error it is answered with; one reply for all.
+        case batch(client: UInt64, [Result<RPCRequest, RPCError>])
         /// The client is gone; its requests in flight are answered into the void.
         case disconnected(client: UInt64)
     }
@@ -235,12 +237,15 @@ final class SocketServer: Sendable {
             case .oversized:
                 client.queued.append(RPCMessage.error(.oversized(limit: server.limits.lineBytes)), progressOf: nil)
             case .line(let line):
-                switch RPCRequest.parse(line) {
-                case .failure(let error):
+                switch RPCLine.parse(line) {
+                case .single(.failure(let error)):
                     client.queued.append(RPCMessage.error(error), progressOf: nil)
-                case .success(let request):
+                case .single(.success(let request)):
                     client.inFlight += 1
                     server.continuation.yield(.request(client: client.id, request))
+                case .batch(let members):
+                    client.inFlight += 1
+                    server.continuation.yield(.batch(client: client.id, members))
                 }
             }
         }

@@ -88,6 +88,15 @@ public actor ContentDaemon {
         stopped.continuation.finish()
     }
 
+    /// The protocol's OpenRPC 1.3 document (every method, its params and result, every notification), as
+    /// `rpc.discover` answers it: pretty-printed JSON with sorted keys (what `docs/openrpc.json` holds).
+    public static var openRPCDocument: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // A document of literals always encodes.
+        return (try? String(decoding: encoder.encode(DaemonInterface.document), as: UTF8.self)) ?? "{}"
+    }
+
     /// Writes the socket path into the store, so commands given `--store` find this daemon.
     private func writeSocketRecord(_ path: String) {
         do { try DurableFile.write(Data((path + "\n").utf8), to: queue.store.daemonSocketFile) } catch {

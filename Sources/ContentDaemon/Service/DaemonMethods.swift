@@ -12,7 +12,7 @@ struct DaemonMethods: Sendable {
     /// Every method name, for `method not found` replies and the documentation.
     static let names = [
         "add", "restore", "pause", "resume", "cancel", "start", "status", "content", "delete", "verify", "repair",
-        "updates", "finish", "reloadCatalog", "subscribe", "unsubscribe",
+        "updates", "finish", "reloadCatalog", "subscribe", "unsubscribe", "rpc.discover",
     ]
 
     /// The reply line for `request` (`nil` for a JSON-RPC notification, which gets none).
@@ -25,6 +25,22 @@ struct DaemonMethods: Sendable {
             line = RPCMessage.error(RPCError.from(error).answering(request.id))
         }
         return request.id == nil ? nil : line
+    }
+
+    /// The reply line for a batch: one array of the answers of its calls with an id and of its invalid members, in
+    /// the order sent (the specification allows any order); `nil` when every member was a notification.
+    func reply(toBatch members: [Result<RPCRequest, RPCError>], from client: UInt64) async -> [UInt8]? {
+        var answers: [[UInt8]] = []
+        for member in members {
+            let line: [UInt8]?
+            switch member {
+            case .success(let request): line = await reply(to: request, from: client)
+            case .failure(let error): line = RPCMessage.error(error)
+            }
+            if let line { answers.append(Array(line.dropLast())) }  // without its newline
+        }
+        guard !answers.isEmpty else { return nil }
+        return Array("[".utf8) + Array(answers.joined(separator: Array(",".utf8))) + Array("]\n".utf8)
     }
 
     private func call(_ request: RPCRequest, from client: UInt64) async throws -> any Encodable & Sendable {
@@ -55,13 +71,7 @@ struct DaemonMethods: Sendable {
             _ = try request.decodeParams(MethodParams.None.self)
             return await queue.measuredUpdates().map(WireUpdate.init)
         case "finish":
-            let params = try request.decodeParams(MethodParams.Finish.self)
-            if params.cancelDownloads == true {
-                try await queue.cancelDownloadsAndFinish(params.transactionID)
-            } else {
-                try await queue.finish(params.transactionID)
-            }
-            return ["finished": params.transactionID]
+            return try await finish(request.decodeParams(MethodParams.Finish.self))
         case "reloadCatalog":
             _ = try request.decodeParams(MethodParams.None.self)
             guard let load = configuration.catalogLoader else {
@@ -70,13 +80,37 @@ struct DaemonMethods: Sendable {
             let source = try await load()
             await queue.setCatalog(source)
             return ["catalogVersion": source.catalog.catalogVersion]
-        case "subscribe", "unsubscribe":
+        case "subscribe":
             _ = try request.decodeParams(MethodParams.None.self)
-            server.post(.subscribe(client: client, request.method == "subscribe"))
-            return ["subscribed": request.method == "subscribe"]
+            // Subscribed first, then the snapshot: a change meanwhile is told twice at worst, never missed.
+            server.post(.subscribe(client: client, true))
+            let now = await status()
+            return SubscribeResult(subscribed: true, transactions: now.transactions, installed: now.installed)
+        case "rpc.discover":
+            _ = try request.decodeParams(MethodParams.None.self)
+            return DaemonInterface.document
+        case "unsubscribe":
+            _ = try request.decodeParams(MethodParams.None.self)
+            server.post(.subscribe(client: client, false))
+            return ["subscribed": false]
         default:
             throw RPCError.methodNotFound(request.method, known: Self.names)
         }
+    }
+
+    /// `finish`, with `cancelDownloads` StoreKit's cancel-then-finish.
+    private func finish(_ params: MethodParams.Finish) async throws -> [String: String] {
+        if params.cancelDownloads == true {
+            try await queue.cancelDownloadsAndFinish(params.transactionID)
+            return ["finished": params.transactionID]
+        }
+        do { try await queue.finish(params.transactionID) } catch let QueueError.downloadsInFlight(id, downloads) {
+            // The library's words name its Swift API; a client of the daemon sets a parameter instead.
+            throw RPCError.refused(
+                code: "downloadsInFlight",
+                message: "transaction \(id) still has downloads in flight (\(downloads.joined(separator: ", "))); wait until they are finished (installed), or cancel them and finish in one call: finish with \"cancelDownloads\": true")
+        }
+        return ["finished": params.transactionID]
     }
 
     /// `pause`, `resume`, `cancel`, `start` of the download of a product in an unfinished transaction.
@@ -127,6 +161,14 @@ struct DaemonMethods: Sendable {
 
     /// What `status` returns.
     struct StatusResult: Encodable, Sendable {
+        var transactions: [WireTransaction]
+        var installed: [WireInstalled]
+    }
+
+    /// What `subscribe` returns: `status` as it is once the notifications started, so a client that reconnects
+    /// needs no other call.
+    struct SubscribeResult: Encodable, Sendable {
+        var subscribed: Bool
         var transactions: [WireTransaction]
         var installed: [WireInstalled]
     }

@@ -9,6 +9,24 @@ extension DownloadManager {
         await withCheckedContinuation { stopWaiters[productID, default: []].append($0) }
     }
 
+    /// Cancels a download and returns once its transfer has stopped and its files are deleted through the store:
+    /// a plan or an attempt of the same product that follows never meets a fetch still writing, or a deletion
+    /// still to come. Idempotent.
+    package func cancelAndWait(_ productID: String) async {
+        cancel(productID)
+        await waitUntilStopped(productID)
+    }
+
+    /// Returns once a transfer of `productID` that was told to stop (pause or cancel) has reported its stop; at
+    /// once when none is stopping.
+    package func waitUntilStopped(_ productID: String) async {
+        guard active.contains(productID), live[productID]?.stopIntent != nil else { return }
+        await withCheckedContinuation { stopWaiters[productID, default: []].append($0) }
+    }
+
+    /// The transaction the download of `productID` serves now (the last to add or start it), `nil` without one.
+    package func transactionID(of productID: String) -> String? { records[productID]?.transactionID }
+
     /// Wakes the callers waiting for a download's transfer to stop (it stopped, failed, was verified, or the
     /// manager shut down).
     func releaseStopWaiters(_ productID: String) {

@@ -266,10 +266,9 @@ extension DownloadManager {
             "stopped", metadata: ["product": "\(id)", "offset": "\(offset)", "why": "\(intent.map { "\($0)" } ?? "interrupted")"])
         if offset >= 0, !deleted, record.downloadState != .cancelled {
             record.durableOffset = offset
-            // What the transfer kept: its last count, or the stop's offset when that is further (a whole archive's
-            // write buffer flushed); a chunk plan's offset counts only its contiguous prefix.
-            let kept = max(live[id]?.downloadedBytes ?? 0, offset)
-            live[id]?.downloadedBytes = kept
+            // What the transfer kept, durably, and exactly what the next attempt resumes from (a whole archive's
+            // write buffer flushed; a chunk plan's chunks in place, synced): never the count of bytes received.
+            live[id]?.downloadedBytes = offset
         }
         switch intent {
         case .cancel, .pause:

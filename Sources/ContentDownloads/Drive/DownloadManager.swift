@@ -175,9 +175,11 @@ package actor DownloadManager {
                 emit(id, force: true)  // observers waiting for a terminal state get one
                 return snapshot(of: id)!
             }
+            // A download that ended (cancelled, failed, finished) starts a new one: no rate or time of the old.
+            let ended = [.cancelled, .failed, .finished].contains(existing.downloadState)
             existing.prepareToReattach()
             save(&existing)
-            if live[id] == nil { live[id] = LiveState(downloadedBytes: existing.durableOffset) }
+            if live[id] == nil || ended { live[id] = LiveState(downloadedBytes: existing.durableOffset) }
             live[id]?.downloadedBytes = existing.durableOffset
             emit(id, force: true)
             admit()
@@ -230,6 +232,7 @@ package actor DownloadManager {
     package func snapshot(of productID: String) -> DownloadSnapshot? {
         guard let record = records[productID] else { return nil }
         var snapshot = DownloadSnapshot(record: record)
+        snapshot.servedTransactionID = record.transactionID
         if let state = live[productID], record.downloadState != .finished {
             snapshot.downloadedBytes = state.downloadedBytes
             snapshot.progress = record.expectedLength > 0

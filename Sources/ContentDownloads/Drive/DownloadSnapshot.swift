@@ -36,6 +36,17 @@ public struct DownloadSnapshot: Sendable, Equatable, Codable {
         self.timeRemaining = timeRemaining
         self.error = error
     }
+
+    /// The transaction the download served when the snapshot was taken (not part of its wire form or equality):
+    /// the queue delivers a snapshot to the transactions it was about, never to one added after it.
+    package var servedTransactionID: String? = nil
+
+    /// Equal when every field a listener reads is equal (``servedTransactionID`` aside).
+    public static func == (a: DownloadSnapshot, b: DownloadSnapshot) -> Bool {
+        (a.productID, a.contentIdentifier, a.contentVersion, a.state, a.downloadedBytes, a.expectedContentLength)
+            == (b.productID, b.contentIdentifier, b.contentVersion, b.state, b.downloadedBytes, b.expectedContentLength)
+            && (a.progress, a.timeRemaining) == (b.progress, b.timeRemaining) && a.error == b.error
+    }
 }
 
 extension DownloadSnapshot {
@@ -50,5 +61,16 @@ extension DownloadSnapshot {
             progress: record.expectedLength > 0 ? min(1, Double(bytes) / Double(record.expectedLength)) : (state == .finished ? 1 : 0),
             timeRemaining: state == .active ? record.timeRemaining : downloadTimeRemainingUnknown,
             error: record.failure)
+    }
+}
+
+extension DownloadSnapshot {
+    /// An `active` download whose driving process is gone: `waiting`, no time remaining, and why.
+    mutating func markInterrupted() {
+        state = .waiting
+        timeRemaining = downloadTimeRemainingUnknown
+        error = DownloadError(
+            code: .interrupted,
+            message: "interrupted: the process driving this download ended without stopping it (killed or crashed); \(downloadedBytes) bytes are kept and the next `iapcontent daemon` or `download` on this store resumes from there")
     }
 }

@@ -16,7 +16,7 @@ extension DownloadError: ContentError {
 
 extension QueueError: ContentError {
     /// The case's name: `downloadsInFlight`, `unknownTransaction`, `unknownProduct`, `noHostedContent`, `journal`,
-    /// `noTransaction`, `downloadCancelled`, `closed`, `emptyTransactionID`.
+    /// `noTransaction`, `downloadCancelled`, `closed`, `emptyTransactionID`, `transactionReused`.
     public var errorCode: String {
         switch self {
         case .downloadsInFlight: "downloadsInFlight"
@@ -28,6 +28,7 @@ extension QueueError: ContentError {
         case .downloadCancelled: "downloadCancelled"
         case .closed: "closed"
         case .emptyTransactionID: "emptyTransactionID"
+        case .transactionReused: "transactionReused"
         }
     }
 }

@@ -24,6 +24,9 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
         public static let io = Code(rawValue: "io")
         /// The product is not in the catalog, or the catalog could not be read.
         public static let catalog = Code(rawValue: "catalog")
+        /// The process driving the download ended without stopping it (killed, crashed, power lost): it waits for
+        /// the next driver, which resumes it from its last checkpoint.
+        public static let interrupted = Code(rawValue: "interrupted")
     }
 
     /// The kind.

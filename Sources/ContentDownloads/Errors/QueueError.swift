@@ -19,6 +19,8 @@ public enum QueueError: Error, Sendable, Equatable, CustomStringConvertible {
     case closed(productID: String)
     /// A purchase without a transaction identifier (empty is reserved for ``ContentDownload/noTransaction``).
     case emptyTransactionID(productID: String)
+    /// An unfinished transaction's identifier added again with another product.
+    case transactionReused(String, productID: String, requested: String)
 
     /// A message a person can act on.
     public var description: String {
@@ -41,6 +43,8 @@ public enum QueueError: Error, Sendable, Equatable, CustomStringConvertible {
             "the queue was closed before \(id) was installed; open it again (it resumes the download), then wait again"
         case .emptyTransactionID(let id):
             "the purchase of \(id) has an empty transaction identifier; pass the store's transaction identifier (a receipt's id)"
+        case .transactionReused(let id, let productID, let requested):
+            "transaction \(id) is unfinished and buys \(productID), not \(requested); give the purchase of \(requested) its own transaction identifier"
         }
     }
 }

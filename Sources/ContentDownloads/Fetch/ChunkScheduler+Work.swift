@@ -7,10 +7,9 @@ import Glibc
 extension ChunkScheduler {
     // MARK: Work
 
-    /// Bytes fetched so far for progress: in place before, handed over since, and the frames being filled.
-    var progress: Int64 {
-        min(plan.fetchBytes, placedAtStart + submitted + connections.reduce(0) { $0 + $1.partialBytes })
-    }
+    /// Bytes fetched so far for progress: those in place (before and since). Frames handed over or being filled
+    /// are left out: a pause drops them, and a client must never see more bytes than a restart resumes from.
+    var progress: Int64 { min(plan.fetchBytes, install.placedBytes) }
 
     /// The cap of each connection, which sizes its receive buffer (the cap itself is the bucket).
     var connectionRate: Int64 {

@@ -59,6 +59,9 @@ final class ChunkInstallPipeline: Sendable {
     private let decodedSpare: BlockingChannel<PageAlignedBuffer>
     /// Decoded bytes handed to the installer and not yet installed.
     private let installing = Atomic<Int>(0)
+    /// Fetched bytes in place (``ChunkInstallStage/installedBytes``), maybe not durable yet: a pause's ``sync()``
+    /// makes them durable, so they are what progress may report.
+    private let placed: Atomic<Int64>
     private let shared: Mutex<Shared>
     private let buffers: [PageAlignedBuffer]
     private let stopped = DispatchSemaphore(value: 0)
@@ -82,6 +85,7 @@ final class ChunkInstallPipeline: Sendable {
         onDurable: @escaping @Sendable () -> Void
     ) {
         shared = Mutex(Shared(durableOffset: startOffset))
+        placed = Atomic(startOffset)
         decodedSpare = BlockingChannel(capacity: Self.chunkBuffers)
         // Every frame holds a segment: room for every frame the memory may hold (its budget, one frame past it, a
         // segment per connection past it), so the transfer thread never waits here.
@@ -102,6 +106,8 @@ final class ChunkInstallPipeline: Sendable {
 
     /// The offset up to which everything is installed durably.
     var durableOffset: Int64 { shared.withLock { $0.durableOffset } }
+    /// Fetched bytes in place, durable or not yet: never more than the ``sync()`` of a pause makes durable.
+    var placedBytes: Int64 { placed.load(ordering: .acquiring) }
     /// The first failure, if any.
     var failure: InstallError? { shared.withLock { $0.failure } }
     /// Both at once (one lock).
@@ -191,7 +197,9 @@ final class ChunkInstallPipeline: Sendable {
             case .chunk(let index, let buffer, let length, let source):
                 if failure == nil {
                     switch loop.install(index: index, bytes: UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<length])) {
-                    case .installed(let offset): record(.success(offset))
+                    case .installed(let offset):
+                        placed.store(loop.installedBytes, ordering: .releasing)
+                        record(.success(offset))
                     case .rejected(let error): reject(RejectedFrame(index: index, source: source, reason: error.description))
                     case .failed(let error): record(.failure(error))
                     }
@@ -255,6 +263,8 @@ enum ChunkInstallResult {
 protocol ChunkInstallStage: AnyObject, Sendable {
     /// Checks chunk `index`'s decoded bytes against its signed hash, then installs them.
     func install(index: Int, bytes: UnsafeRawBufferPointer) -> ChunkInstallResult
+    /// Fetched bytes installed so far (durable or not yet), on `iap-install`.
+    var installedBytes: Int64 { get }
     /// Makes everything installed so far durable; returns the offset a restart may continue from.
     func checkpoint() -> Result<Int64?, InstallError>
     /// After the last chunk: the tree must be complete; makes it durable.

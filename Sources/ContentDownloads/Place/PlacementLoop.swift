@@ -31,6 +31,7 @@ final class PlacementLoop: ChunkInstallStage, @unchecked Sendable {
     let recheck: Set<Int>
     /// Fetched bytes in place (written, maybe not yet durable).
     private var installed: Int64
+    var installedBytes: Int64 { installed }
     private var clock: CheckpointClock
 
     /// A loop installing the chunks of `plan` in the tree at `treePath`, whose chunks already in place `placed` lists.

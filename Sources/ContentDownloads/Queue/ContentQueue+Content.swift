@@ -16,10 +16,13 @@ extension ContentQueue {
         store.installedVersion(forProductID: productID)
     }
 
-    /// Deletes a product's installed content (atomically); `false` when nothing was installed.
+    /// Deletes a product's installed content (atomically); `false` when nothing was installed. Listeners of
+    /// ``updates`` and the observer are told with ``ContentQueueUpdate/contentRemoved(_:)``.
     @discardableResult
-    public func deleteContent(forProductID productID: String) throws(InstallError) -> Bool {
-        try store.deleteContent(forProductID: productID)
+    public func deleteContent(forProductID productID: String) async throws(InstallError) -> Bool {
+        guard try store.deleteContent(forProductID: productID) else { return false }
+        await deliver(.contentRemoved([productID]))
+        return true
     }
 
     /// Installed products whose catalog version is newer (StoreKit: the update a new download brings).

@@ -9,6 +9,9 @@ extension ContentQueue {
     func startDownload(_ row: TransactionRow) async throws {
         let product = row.product
         localFailures[row.productID] = nil
+        // A cancel or pause still stopping the transfer deletes or keeps its files when the stop arrives: plan only
+        // after it, so a new plan's tree is never the old attempt's to delete.
+        await manager.waitUntilStopped(row.productID)
         if let installed = store.installedVersion(forProductID: row.productID), installed >= product.contentVersion {
             return
         }
@@ -83,6 +86,15 @@ extension ContentQueue {
                   live.state != .finished || store.contentURL(forProductID: row.productID) != nil
         {
             snapshot = live
+            // The download serves another transaction now: one cancelled before stays cancelled for this one, and a
+            // cancelled download of another is not this new one's state.
+            if await manager.transactionID(of: row.productID) != row.id {
+                if deliveredStates[row.id] == .cancelled {
+                    snapshot = Self.snapshot(product, state: .cancelled, bytes: 0, error: nil)
+                } else if live.state == .cancelled, deliveredStates[row.id] == nil {
+                    snapshot = Self.snapshot(product, state: .waiting, bytes: 0, error: nil)
+                }
+            }
         } else if let installed = store.installedVersion(forProductID: row.productID), installed >= product.contentVersion {
             snapshot = Self.snapshot(product, state: .finished, bytes: product.length, error: nil)
         } else {
@@ -105,8 +117,9 @@ extension ContentQueue {
     /// Maps an engine snapshot to the downloads of the transactions it serves; a download no transaction asked
     /// for (a repair) is delivered once, with ``ContentDownload/noTransaction``.
     func forward(_ snapshot: DownloadSnapshot) async {
-        let served = rows.values.filter {
-            $0.productID == snapshot.productID && $0.product.contentVersion.description == snapshot.contentVersion
+        let served = rows.values.filter { row in
+            row.productID == snapshot.productID && row.product.contentVersion.description == snapshot.contentVersion
+                && hears(snapshot, row)
         }
         guard !served.isEmpty else {
             let url = snapshot.state == .finished ? store.contentURL(forProductID: snapshot.productID) : nil
@@ -118,6 +131,15 @@ extension ContentQueue {
             downloads.append(ContentDownload(transactionID: row.id, snapshot: snapshot, contentURL: url))
         }
         await deliver(.downloads(downloads))
+    }
+
+    /// Whether a snapshot of the product's download is about `row`'s download: the transaction it served hears
+    /// everything; another hears it unless it was cancelled (its download ended for it), and a cancellation only
+    /// when it had heard of the download before (a transaction added after a cancel is not cancelled by it).
+    func hears(_ snapshot: DownloadSnapshot, _ row: TransactionRow) -> Bool {
+        guard let served = snapshot.servedTransactionID, served != row.id else { return true }
+        if deliveredStates[row.id] == .cancelled { return false }
+        return snapshot.state != .cancelled || deliveredStates[row.id] != nil
     }
 
     func deliverDownload(_ row: TransactionRow) async {

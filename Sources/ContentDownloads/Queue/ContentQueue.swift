@@ -148,14 +148,24 @@ public actor ContentQueue {
     // MARK: Transactions
 
     /// Adds a verified purchase: attaches the product's hosted content and starts its download
-    /// (or reattaches when the transaction id is already unfinished). Content already installed
+    /// (or reattaches when the transaction id is already unfinished; one whose download was cancelled or failed
+    /// starts that download again). Content already installed
     /// at the catalog's version (or newer) is `finished` at once.
     /// - Throws: ``QueueError/unknownProduct(_:catalog:)`` when the catalog lacks the product,
-    ///   ``QueueError/emptyTransactionID(productID:)`` for a purchase without a transaction identifier.
+    ///   ``QueueError/emptyTransactionID(productID:)`` for a purchase without a transaction identifier,
+    ///   ``QueueError/transactionReused(_:productID:requested:)`` for an unfinished transaction's id with another product.
     @discardableResult
     public func add(_ purchase: VerifiedPurchase) async throws -> ContentTransaction {
         guard purchase.transactionID != ContentDownload.noTransaction else { throw QueueError.emptyTransactionID(productID: purchase.productID) }
-        if let row = rows[purchase.transactionID] { return await transaction(row) }
+        if let row = rows[purchase.transactionID] {
+            guard row.productID == purchase.productID else {
+                throw QueueError.transactionReused(purchase.transactionID, productID: row.productID, requested: purchase.productID)
+            }
+            // Added again after its download was cancelled (or failed): it starts again, as `start` would.
+            let current = await download(row)
+            if current.state == .cancelled || current.state == .failed { try await startDownload(row) }
+            return await transaction(row)
+        }
         guard let catalog else { throw QueueError.unknownProduct(purchase.productID, catalog: "(none given)") }
         guard let product = catalog.catalog.product(purchase.productID) else {
             throw QueueError.unknownProduct(purchase.productID, catalog: catalog.location.absoluteString)
@@ -217,7 +227,7 @@ public actor ContentQueue {
         guard let row = rows[transactionID] else { throw .unknownTransaction(transactionID) }
         localFailures[row.productID] = nil
         for download in await transaction(row).downloads where download.state.isInFlight {
-            await manager.cancel(download.productID)
+            await manager.cancelAndWait(download.productID)
         }
         try await finish(transactionID)
     }
@@ -239,7 +249,9 @@ public actor ContentQueue {
     /// Resumes a paused download. Idempotent.
     public func resume(_ download: ContentDownload) async { await manager.resume(download.productID) }
 
-    /// Cancels a download and deletes its partial data. Idempotent. The queue runs one download per product: every
-    /// unfinished transaction of the product shares it, so they are all cancelled.
-    public func cancel(_ download: ContentDownload) async { await manager.cancel(download.productID) }
+    /// Cancels a download and deletes its partial data; returns once its transfer has stopped and its files are
+    /// gone, so an ``add(_:)`` or ``start(_:)`` of the same product right after it starts cleanly. Idempotent. The
+    /// queue runs one download per product: every unfinished transaction of the product shares it, so they are all
+    /// cancelled.
+    public func cancel(_ download: ContentDownload) async { await manager.cancelAndWait(download.productID) }
 }

@@ -88,8 +88,9 @@ public enum ContentQueueUpdate: Sendable, Equatable {
     case transactions([ContentTransaction])
     /// Downloads changed state or progress.
     case downloads([ContentDownload])
-    /// Installed content was removed because its entitlement was revoked or expired (``ContentQueue/reconcileEntitlements()``):
-    /// the product identifiers, so a service can unmount or hide them.
+    /// Installed content was removed: deleted (``ContentQueue/deleteContent(forProductID:)``), or its entitlement was
+    /// revoked or expired (``ContentQueue/reconcileEntitlements()``): the product identifiers, so a service can unmount
+    /// or hide them.
     case contentRemoved([String])
     /// The store was reconciled with the customer's entitlements, or the entitlements were refused (then nothing
     /// changed): after ``ContentQueue/open()`` and each ``ContentQueue/reconcileEntitlements()``.

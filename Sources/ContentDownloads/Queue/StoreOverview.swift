@@ -40,10 +40,17 @@ public struct StoreOverview: Sendable {
     /// Finished transactions, oldest first.
     public var history: [Finished]
 
-    /// Reads the store's journal.
+    /// Reads the store's journal. With no process driving the store, a download the journal says is `active` was
+    /// interrupted (its driver was killed or crashed): it reads `waiting`, with no time remaining and the error
+    /// `interrupted` saying so, because that is what the next driver does with it.
     public init(store: Store) throws {
         let journal = try store.journal()
-        downloads = try Ledger(journal: journal).records().map(DownloadSnapshot.init(record:))
+        let driven = DriverLock.isHeld(store: store)
+        downloads = try Ledger(journal: journal).records().map { record in
+            var snapshot = DownloadSnapshot(record: record)
+            if !driven, snapshot.state == .active { snapshot.markInterrupted() }
+            return snapshot
+        }
         transactions = try journal.transactionRows().map {
             Transaction(id: $0.id, productID: $0.productID, kind: $0.kind, state: $0.state,
                         contentVersion: $0.product.contentVersion.description)

@@ -33,6 +33,21 @@ package final class DriverLock: Sendable {
         try? DriverLock(store: store)
     }
 
+    /// Whether a live process holds the lock of `store` now, read from `/proc/locks` (the lock is never taken, so
+    /// a driver starting meanwhile is not refused). A killed driver's lock is gone with it.
+    package static func isHeld(store: Store) -> Bool {
+        var info = stat()
+        guard stat(store.driverLockFile.path, &info) == 0,
+              let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8)
+        else { return false }
+        // "1: FLOCK  ADVISORY  WRITE 4242 fd:01:1234 0 EOF": the device and inode are the sixth field.
+        let inode = ":\(info.st_ino)"
+        return locks.split(separator: "\n").contains { line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            return fields.count > 5 && fields[1] == "FLOCK" && fields[5].hasSuffix(inode)
+        }
+    }
+
     deinit {
         flock(fd, LOCK_UN)
         close(fd)

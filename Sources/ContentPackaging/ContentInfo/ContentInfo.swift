@@ -145,7 +145,11 @@ public struct ContentInfo: Sendable, Equatable {
 
     private static func string(_ dictionary: [String: Any], _ key: String, into problems: inout [ContentInfoError]) -> String? {
         guard let value = dictionary[key] else {
-            problems.append(ContentInfoError(key: key, message: "missing; add it as a string"))
+            // A spelling some guides use: Xcode's In-App Purchase Content template writes ContentVersion.
+            let message = key == "ContentVersion" && dictionary["IAPContentVersion"] != nil
+                ? "missing; found IAPContentVersion, but the key is ContentVersion (as Xcode writes it): rename it"
+                : "missing; add it as a string"
+            problems.append(ContentInfoError(key: key, message: message))
             return nil
         }
         guard let string = value as? String else {

@@ -24,7 +24,11 @@ extension IAPContent {
 
         @OptionGroup var transfer: TransferOptions
 
+        @Flag(help: "Print the protocol's OpenRPC document (what `rpc.discover` answers; docs/openrpc.json) and exit.")
+        var openrpc = false
+
         func run() async throws {
+            if openrpc { return Output.line(ContentDaemon.openRPCDocument) }
             global.bootstrapLogging()
             let store = try storeOptions.openStore()
             let keys = catalogOptions.publicKeys()

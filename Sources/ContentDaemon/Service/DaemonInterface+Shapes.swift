@@ -1,0 +1,59 @@
+extension DaemonInterface {
+    /// Every notification: a method without a result, tagged `notification`; each params object also carries `time`
+    /// (when it was sent, seconds since 1970) and `sequence` (1, 2, 3… over the daemon's life: a gap means a
+    /// notification was missed; an unread progress notification replaced by its download's next one is one).
+    static var notifications: [JSONValue] {
+        let download: [String: JSONValue] = ["download": ref("Download"), "transactionIDs": array(string)]
+        return [
+            notification("transaction", "A transaction was added, delivered again (at start) or finished.", ["transaction": ref("Transaction")]),
+            notification("download.state", "A download's state, error or folder changed (never dropped).", download),
+            notification("download.progress", "A download's bytes moved: at most 10 a second per download, never more bytes than a pause or a restart keeps; while a client has not read one, a newer one replaces it.", download),
+            notification("download.finished", "A download was installed.", download.merging(["contentURL": string]) { $1 }),
+            notification("download.error", "A download failed.", download.merging(["error": ref("Error")]) { $1 }),
+            notification("content.removed", "Installed content was removed: `delete`, or its entitlement was withdrawn.", ["productIDs": array(string)]),
+            notification("entitlements.reconciled", "The outcome of reconciling with the entitlements, or why they were refused.",
+                         ["restored": array(string), "removed": array(string), "refusal": nullable(ref("Error"))]),
+        ]
+    }
+
+    static func notification(_ name: String, _ summary: String, _ params: [String: JSONValue]) -> JSONValue {
+        let stamped = params.merging(["time": number, "sequence": integer]) { $1 }
+        return [
+            "name": .string(name), "summary": .string(summary), "paramStructure": "by-name",
+            "tags": [["name": "notification"]],
+            "params": .array(stamped.keys.sorted().map { param($0, stamped[$0]!) }),
+        ]
+    }
+
+    /// The shapes methods and notifications share.
+    static var schemas: JSONValue {
+        [
+            "Download": object([
+                "transactionID": string, "productID": string, "contentIdentifier": string, "contentVersion": string,
+                "state": ["type": "string", "enum": ["waiting", "active", "paused", "finished", "failed", "cancelled"]],
+                "downloadedBytes": integer, "expectedContentLength": integer,
+                "progress": ["type": "number", "minimum": 0, "maximum": 1],
+                "timeRemaining": ["type": "number", "description": "seconds; -1 while unknown"],
+                "contentURL": nullable(string), "error": nullable(ref("Error")),
+            ]),
+            "Transaction": object([
+                "id": string, "productID": string, "kind": ["type": "string", "enum": ["purchase", "restore"]],
+                "state": ["type": "string", "enum": ["purchased", "restored", "finished"]], "downloads": array(ref("Download")),
+            ]),
+            "Error": object(["code": string, "message": string]),
+            "Installed": object(["productID": string, "version": nullable(string), "contentURL": nullable(string)]),
+            "Status": object(["transactions": array(ref("Transaction")), "installed": array(ref("Installed"))]),
+            "Subscription": object([
+                "subscribed": boolean, "transactions": array(ref("Transaction")), "installed": array(ref("Installed")),
+            ]),
+            "Verification": object([
+                "productID": string, "contentVersion": string, "isIntact": boolean, "damaged": array(string),
+                "missing": array(string), "extra": array(string), "filesChecked": integer, "bytesChecked": integer,
+            ]),
+            "Update": object([
+                "productID": string, "installedVersion": string, "catalogVersion": string, "downloadBytes": integer,
+                "archiveBytes": integer,
+            ]),
+        ]
+    }
+}
