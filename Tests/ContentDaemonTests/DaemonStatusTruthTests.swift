@@ -21,7 +21,9 @@ struct DaemonStatusTruthTests {
         let entry = try statusEntry(fixture)
         #expect(entry["state"] as? String == "waiting", "\(entry)")
         #expect(entry["timeRemaining"] as? Double == -1, "\(entry)")
-        #expect((entry["error"] as? String)?.hasPrefix("interrupted") == true, "\(entry)")
+        let error = entry["error"] as? [String: Any]
+        #expect(error?["code"] as? String == "interrupted", "\(entry)")
+        #expect((error?["message"] as? String)?.hasPrefix("interrupted") == true, "\(entry)")
         let plain = try CommandRunner.iapcontent(["status", "--store", fixture.storeURL.path])
         #expect(plain.stdout.contains("interrupted"), "\(plain.stdout)")
     }
@@ -42,7 +44,7 @@ struct DaemonStatusTruthTests {
 
         let entry = try statusEntry(fixture)
         #expect(entry["state"] as? String == "failed", "\(entry)")
-        let error = try #require(entry["error"] as? String, "the reason is kept: \(entry)")
+        let error = try #require((entry["error"] as? [String: Any])?["message"] as? String, "the reason is kept: \(entry)")
         #expect(error.contains("404"), "\(error)")
     }
 

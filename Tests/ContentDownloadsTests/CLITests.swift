@@ -65,7 +65,7 @@ private struct OffPoolWork<T>: @unchecked Sendable {
     let work: () throws -> T
 }
 
-/// `status --json` of one product.
+/// `status --json` of one product (the download's wire form: `error` as `{code, message}`).
 struct StatusEntry: Decodable {
     var productID: String
     var contentVersion: String
@@ -74,7 +74,7 @@ struct StatusEntry: Decodable {
     var expectedContentLength: Int64
     var progress: Double
     var timeRemaining: Double
-    var error: String?
+    var error: DownloadError?
 }
 
 func status(_ store: Store, _ id: String) throws -> StatusEntry? {
