@@ -41,7 +41,7 @@ public struct DownloadSnapshot: Sendable, Equatable, Codable {
     /// the queue delivers a snapshot to the transactions it was about, never to one added after it.
     package var servedTransactionID: String? = nil
 
-    /// Equal when every field a listener reads is equal (``servedTransactionID`` aside).
+    /// Equal when every field a listener reads is equal (the transaction the snapshot served aside).
     public static func == (a: DownloadSnapshot, b: DownloadSnapshot) -> Bool {
         (a.productID, a.contentIdentifier, a.contentVersion, a.state, a.downloadedBytes, a.expectedContentLength)
             == (b.productID, b.contentIdentifier, b.contentVersion, b.state, b.downloadedBytes, b.expectedContentLength)
