@@ -3,7 +3,7 @@
 set -euo pipefail
 LAYOUT=$1
 [ -f "$LAYOUT/index.json" ] || { echo "tools/package-test: no OCI layout at $LAYOUT (tools/package oci)" >&2; exit 2; }
-[ "$(id -u)" = 0 ] || { echo "tools/package-test: needs root (chroot, mount)" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || exec sudo -E "$0" "$@"  # chroot and mount need root
 cd "$(dirname "$0")/../.."
 HOST_BIN=$(swift build --show-bin-path 2>/dev/null)/iapcontent
 [ -x "$HOST_BIN" ] || { echo "tools/package-test: needs a build of iapcontent on this machine to author the sample catalog" >&2; exit 2; }
