@@ -3,8 +3,9 @@ public import Foundation
 /// Builds small content folders (`ContentInfo.plist` + `Contents/`) for tests.
 public enum PackageFixture {
     /// An Xcode-shaped XML `ContentInfo.plist` (with a `Folder` key).
-    public static func xmlContentInfo(productID: String = "com.example.test", version: String = "1.0") -> Data {
+    public static func xmlContentInfo(productID: String = "com.example.test", version: String = "1.0", extraKeys: [String: Any] = [:]) -> Data {
         let plist: [String: Any] = ["ContentVersion": version, "IAPProductIdentifier": productID, "Folder": "Contents"]
+            .merging(extraKeys) { $1 }
         return try! PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
     }
 
@@ -14,15 +15,16 @@ public enum PackageFixture {
         return try! PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
     }
 
-    /// Creates a valid package at `root` holding `files` (paths under `Contents/`, any content).
+    /// Creates a valid package at `root` holding `files` (paths under `Contents/`, any content); `extraKeys` go into
+    /// its `ContentInfo.plist` (`Packs`, `Variants`).
     @discardableResult
     public static func make(
         at root: URL, productID: String = "com.example.test", version: String = "1.0",
-        files: [String: Data] = ["Contents/hello.txt": Data("hello\n".utf8)]
+        files: [String: Data] = ["Contents/hello.txt": Data("hello\n".utf8)], extraKeys: [String: Any] = [:]
     ) throws -> URL {
         let manager = FileManager.default
         try manager.createDirectory(at: root.appendingPathComponent("Contents"), withIntermediateDirectories: true)
-        try xmlContentInfo(productID: productID, version: version).write(to: root.appendingPathComponent("ContentInfo.plist"))
+        try xmlContentInfo(productID: productID, version: version, extraKeys: extraKeys).write(to: root.appendingPathComponent("ContentInfo.plist"))
         for (path, data) in files.sorted(by: { $0.key < $1.key }) {
             let url = root.appendingPathComponent(path)
             try manager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

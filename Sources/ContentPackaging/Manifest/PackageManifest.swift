@@ -40,6 +40,9 @@ public struct PackageManifest: Codable, Sendable, Equatable {
     public var chunking: ChunkingDescription?
     /// The archive's frames in order, covering it and its tar stream without gaps (schema 2).
     public var chunks: [ArchiveChunk]?
+    /// The packs and variant axes `ContentInfo.plist` declares (``PackDeclaration``); `nil` for a product that is
+    /// one essential pack, so every manifest written before packs existed reads the same.
+    public var packs: PackDeclaration?
 
     /// One regular file inside the archive.
     ///
@@ -147,8 +150,10 @@ public struct PackageManifest: Codable, Sendable, Equatable {
     public init(
         productID: String, contentVersion: ContentVersion, archiveName: String, archiveSize: Int64,
         archiveSHA256: String?, uncompressedSize: Int64, entryCount: Int, files: [File],
-        directories: [String]? = nil, chunking: ChunkingDescription? = nil, chunks: [ArchiveChunk]? = nil
+        directories: [String]? = nil, chunking: ChunkingDescription? = nil, chunks: [ArchiveChunk]? = nil,
+        packs: PackDeclaration? = nil
     ) {
+        self.packs = packs
         self.schema = chunks == nil ? 1 : 2
         self.directories = directories
         self.chunking = chunking

@@ -82,7 +82,7 @@ public struct Packer: Sendable {
         // What the validation built besides its list (collision tables, sorting) is free now; a million paths
         // leave tens of megabytes of it between live blocks of the heap.
         ProcessMemory.returnFreePages()
-        let entryCount = report.entries.count
+        let (entryCount, packs) = (report.entries.count, report.packs)
         let directories = chunked ? report.entries.filter { $0.kind == .directory }.map(\.path) : nil
         // Every path once, in one buffer the manifest's file records share. The validator's list (an array per
         // path) is let go here, before the archive is written, and the entries go to the writer alone, which
@@ -119,7 +119,7 @@ public struct Packer: Sendable {
             unlink(temporary)  // commit closed the descriptor
             throw error
         }
-        let manifest = describe(archive, named: archiveName, info: info, entryCount: entryCount, directories: directories)
+        let manifest = describe(archive, named: archiveName, info: info, entryCount: entryCount, directories: directories, packs: packs)
         try writeManifest(manifest, named: manifestName, in: directory, registry: registry)
         // A manifest of the other encoding left by an earlier pack would describe another archive.
         unlink("\(directory)/\(chunked ? jsonName : compactName)")
@@ -131,14 +131,14 @@ public struct Packer: Sendable {
     /// The manifest of the archive just written: its identity, size, SHA-256, files, folders and (chunk-indexed)
     /// its chunking scheme and index.
     private func describe(
-        _ archive: WrittenArchive, named archiveName: String, info: ContentInfo, entryCount: Int, directories: [String]?
+        _ archive: WrittenArchive, named archiveName: String, info: ContentInfo, entryCount: Int, directories: [String]?, packs: PackDeclaration?
     ) -> PackageManifest {
         PackageManifest(
             productID: info.productID, contentVersion: info.contentVersion, archiveName: archiveName,
             archiveSize: archive.size, archiveSHA256: archive.sha256,
             uncompressedSize: archive.files.reduce(0) { $0 + $1.size }, entryCount: entryCount,
             files: archive.files, directories: directories,
-            chunking: chunked ? chunking.manifestDescription(fileGroups: fileGroups) : nil, chunks: chunked ? archive.chunks : nil)
+            chunking: chunked ? chunking.manifestDescription(fileGroups: fileGroups) : nil, chunks: chunked ? archive.chunks : nil, packs: packs)
     }
 
     /// The output folder's path, created if needed.

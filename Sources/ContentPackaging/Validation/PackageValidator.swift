@@ -45,6 +45,7 @@ public struct PackageValidator: Sendable {
         var layout = checkLayout(of: walk.found, folder: folder, root: root, sniffing: sniffing)
         var problems = walk.problems + layout.problems
         problems += collisions(in: layout.entries)
+        problems += Self.packProblems(layout.packs, entries: layout.entries)
         let total = layout.entries.reduce(Int64(0)) { $0 + $1.size }
         if total > maxTotalBytes {
             problems.append(ValidationProblem(
@@ -56,9 +57,11 @@ public struct PackageValidator: Sendable {
             lhs.path.utf8.elementsEqual(rhs.path.utf8)
                 ? lhs.message < rhs.message : lhs.path.utf8.lexicographicallyPrecedes(rhs.path.utf8)
         }
-        return ValidationReport(
+        var report = ValidationReport(
             contentInfo: problems.isEmpty ? layout.contentInfo : nil, problems: problems, notes: walk.notes.sorted(),
             entries: layout.entries)
+        report.packs = layout.packs.declaration.isEmpty ? nil : layout.packs.declaration
+        return report
     }
 
     /// Every entry below `root` (OS litter skipped, each with a note) and a problem for each
@@ -84,6 +87,8 @@ public struct PackageValidator: Sendable {
         var entries: [FolderEntry] = []
         var contentInfo: ContentInfo?
         var problems: [ValidationProblem] = []
+        /// The `Packs` and `Variants` keys of `ContentInfo.plist`, and what is wrong with them.
+        var packs: (declaration: PackDeclaration, problems: [PackProblem]) = (PackDeclaration(), [])
     }
 
     /// Checks the root (only `ContentInfo.plist` and `Contents/`, both present, of the right
@@ -110,6 +115,9 @@ public struct PackageValidator: Sendable {
                 let info = readContentInfo(in: folder)
                 result.contentInfo = info.value
                 result.problems += info.problems
+                if let data = try? ContentInfo.readBytes(at: folder.appendingPathComponent(ContentInfo.fileName)) {
+                    result.packs = PackDeclaration.read(plist: data)
+                }
                 result.entries.append(entry)
             } else if top == contentsName, isTopLevel {
                 sawContents = true

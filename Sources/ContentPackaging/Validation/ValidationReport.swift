@@ -10,6 +10,8 @@ public struct ValidationReport: Sendable {
     ///
     /// Only regular files and directories; OS litter left out.
     public var entries: [FolderEntry]
+    /// The packs and variant axes `ContentInfo.plist` declares, when it declares any (checked against the paths).
+    public var packs: PackDeclaration?
 
     /// Whether the folder is a valid package.
     public var isValid: Bool { problems.isEmpty && contentInfo != nil }

@@ -142,6 +142,7 @@ enum CompactManifestDecoder {
             throw input.error("archiveSHA256", "is missing from a schema-1 manifest (nothing else vouches for its archive); pack it again")
         }
         let chunking = flags & Format.Flag.chunking != 0 ? try chunkingDescription(&input) : nil
+        let packs = flags & Format.Flag.packs != 0 ? try packDeclaration(&input) : nil
         let counts = try Counts(&input, flags: flags)
         // In body order: files, directories, chunks.
         let files = try files(
@@ -158,7 +159,7 @@ enum CompactManifestDecoder {
         var manifest = PackageManifest(
             productID: productID, contentVersion: version, archiveName: archiveName, archiveSize: archiveSize,
             archiveSHA256: archiveSHA256, uncompressedSize: uncompressedSize, entryCount: entryCount, files: files,
-            directories: directories, chunking: chunking, chunks: chunks)
+            directories: directories, chunking: chunking, chunks: chunks, packs: packs)
         manifest.schema = schema
         guard input.remaining == 0 else {
             throw input.error("end", "\(input.remaining) bytes follow the last record; the manifest is damaged — pack it again")
@@ -179,6 +180,15 @@ enum CompactManifestDecoder {
             minimum: try input.count("chunking minimum", atMost: Int64.max),
             average: try input.count("chunking average", atMost: Int64.max),
             maximum: try input.count("chunking maximum", atMost: Int64.max))
+    }
+
+    /// The pack declaration the header carries (its flag is set), as canonical JSON.
+    private static func packDeclaration(_ input: inout ManifestBodyReader) throws(ManifestFormatError) -> PackDeclaration {
+        let offset = input.position
+        let text = try input.string("packs", atMost: CompactManifestFormat.maxPacksJSON)
+        do { return try JSONDecoder().decode(PackDeclaration.self, from: Data(text.utf8)) } catch {
+            throw input.error("packs", at: offset, "is not a pack declaration this reader knows (\(error)); update iapcontent, or pack it again")
+        }
     }
 
     /// The record counts, each refused before anything is allocated when the bytes left cannot hold them.

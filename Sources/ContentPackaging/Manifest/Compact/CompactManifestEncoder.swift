@@ -74,6 +74,7 @@ enum CompactManifestEncoder {
         if manifest.chunking != nil { flags |= Flag.chunking }
         if manifest.chunks != nil { flags |= Flag.chunks }
         if withOffsets { flags |= Flag.dataOffsets }
+        if manifest.packs != nil { flags |= Flag.packs }
         out.varint(UInt64(max(0, manifest.schema)))
         out.varint(flags)
         out.string(manifest.productID)
@@ -89,6 +90,7 @@ enum CompactManifestEncoder {
             try out.varint(nonNegative(chunking.average, "chunking average", out))
             try out.varint(nonNegative(chunking.maximum, "chunking maximum", out))
         }
+        if let packs = manifest.packs { out.string(packsJSON(packs)) }
         out.varint(UInt64(manifest.files.count))
         if let directories = manifest.directories { out.varint(UInt64(directories.count)) }
         if let chunks = manifest.chunks { out.varint(UInt64(chunks.count)) }
@@ -164,6 +166,13 @@ enum CompactManifestEncoder {
             try out.digest(chunk.storedSHA256, "chunk \(index)'s SHA-256")
             try out.handOnIfFull()
         }
+    }
+
+    /// The declaration as canonical JSON (sorted keys), the form the compact format carries it in.
+    static func packsJSON(_ packs: PackDeclaration) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(packs)) ?? Data("{}".utf8), as: UTF8.self)
     }
 
     /// The envelope around `body`: magic, version, compression, body length, then the zstd frame.

@@ -20,11 +20,14 @@ enum CompactManifestFormat {
         static let chunking: UInt64 = 1 << 2
         static let chunks: UInt64 = 1 << 3
         static let dataOffsets: UInt64 = 1 << 4
-        static let all: UInt64 = (1 << 5) - 1
+        static let packs: UInt64 = 1 << 5
+        static let all: UInt64 = (1 << 6) - 1
     }
 
     /// The longest header string (product, version, archive name, chunking algorithm), in bytes.
     static let maxHeaderString = 1024
+    /// The longest pack declaration (canonical JSON), in bytes: a hundred packs with a few paths each.
+    static let maxPacksJSON = 1 << 20
     /// The bytes a SHA-256 takes, raw.
     static let digestBytes = 32
     /// The fewest bytes one file takes in the body: a path (shared-prefix varint, length varint, at least
