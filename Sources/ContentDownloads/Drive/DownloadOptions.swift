@@ -1,3 +1,5 @@
+public import ContentPackaging
+
 /// Knobs of the download manager: concurrency, bandwidth, retries and the engine's settings.
 public struct DownloadOptions: Sendable, Equatable {
     /// Transfers running at once. A verified download that is still installing (its post-verify
@@ -20,6 +22,9 @@ public struct DownloadOptions: Sendable, Equatable {
     public var progressInterval: Double = 0.25
     /// Engine settings (timeouts, stall detection, CA file, checkpoints).
     public var transfer = TransferSettings()
+    /// What this device is on each variant axis (languages, architecture, texture formats, custom axes): a
+    /// product's first install picks its variants from it. Defaults to the system's (`LANGUAGE`/`LANG`, `uname -m`).
+    public var deviceProfile = DeviceProfile.system()
 
     /// Defaults: 3 at once, no caps, 5 attempts.
     public init() {}

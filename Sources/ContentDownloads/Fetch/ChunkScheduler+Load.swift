@@ -14,10 +14,11 @@ extension ChunkScheduler {
         do { manifest = try PackageManifest.decode(contentsOfFile: target.manifestPath) } catch {
             throw .install(.archiveMismatch(path: target.manifestPath, reason: "cannot read the package manifest: \(error); run the download again to fetch it"))
         }
-        let package: ChunkedPackage
+        var package: ChunkedPackage
         do {
             package = try ChunkedPackage(
                 manifest: manifest, expectedLength: plan.archiveLength, expectedSHA256: request.expectedSHA256, display: target.manifestPath)
+            if let selection = plan.selection { try package.select(selection, display: target.manifestPath) }
         } catch {
             throw .install(error)
         }

@@ -30,14 +30,13 @@ struct TreeBuilder {
             guard let (chunks, folder) = installed else { break }
             let installedPath = chunks.manifest.files[link.installedFile].path
             let made: Void? = try folder.withParent(of: installedPath) { parent, name throws(InstallError) in
-                try tree.link(name, in: parent, as: package.files[link.file].path)
+                try tree.link(name, in: parent, as: package.installPath(link.file))
             }
             guard made != nil else { throw .system(operation: "link", path: folder.path + "/" + installedPath, errno: ENOENT) }
         }
         let placement = ChunkPlacement(package: package, written: draft.written, tree: tree)
         for index in draft.written {
-            let file = package.files[index]
-            try tree.create(file.path, size: file.size)
+            try tree.create(package.installPath(index), size: package.files[index].size)
         }
         let missed = try rebuild(draft.local, into: placement)
         CrashHook.reach(.prepare)
@@ -49,7 +48,12 @@ struct TreeBuilder {
             contentVersion: package.manifest.contentVersion.description, archiveLength: decision.archiveLength,
             written: draft.written, fetch: draft.fetch, fetchBytes: draft.fetchBytes(in: package),
             linkedFiles: draft.links.count, rebuiltChunks: draft.local.count - missed.count,
-            rebuiltBytes: draft.local.filter { !missed.contains($0.chunk) }.reduce(0) { $0 + $1.source.length })
+            rebuiltBytes: draft.local.filter { !missed.contains($0.chunk) }.reduce(0) { $0 + $1.source.length },
+            selection: package.selection)
+        // The tree's selection is kept before its plan: a plan on disk always has its selection beside it.
+        if let selection = package.selection, let directory = decision.selectionsDirectory {
+            try Store.keepSelection(selection, productID: package.manifest.productID, treePath: treePath, in: directory)
+        }
         do { try plan.keep(treePath: treePath) } catch {
             throw .system(operation: error.operation, path: error.path, errno: error.errno)
         }

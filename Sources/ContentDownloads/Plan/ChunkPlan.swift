@@ -1,5 +1,6 @@
 internal import SystemSupport
 internal import Foundation
+internal import ContentPackaging
 
 /// The chunks a download still fetches, kept durably beside its tree (``Store/planFile(treePath:)``) once the tree
 /// holds every linked and rebuilt file: its presence says the local work is done, so a restart after `kill -9` goes
@@ -19,6 +20,9 @@ struct ChunkPlan: Codable, Sendable, Equatable {
     var linkedFiles: Int
     var rebuiltChunks: Int
     var rebuiltBytes: Int64
+    /// The packs and variants the tree holds (`nil`: a product without a declaration, installed whole); a restart
+    /// applies it to the manifest again, so every file lands at the same install path.
+    var selection: PackSelection?
 
     /// The plan's file for the tree at `treePath`.
     static func path(treePath: String) -> String { Store.planFile(treePath: treePath) }

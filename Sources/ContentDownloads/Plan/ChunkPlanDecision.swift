@@ -16,4 +16,6 @@ struct ChunkPlanDecision {
     let draft: PlanDraft
     let treePath: String
     let archiveLength: Int64
+    /// Where the tree's pack selection is kept (`selections/` of the store), for a package with a selection.
+    var selectionsDirectory: URL?
 }

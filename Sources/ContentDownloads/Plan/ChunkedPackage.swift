@@ -20,6 +20,14 @@ struct ChunkedPackage: Sendable {
     let largestFrame: Int
     /// The longest chunk, which sizes the decode buffer.
     let largestChunk: Int
+    /// The packs and variants this download installs (``select(_:)``); `nil`: every file, at its path.
+    private(set) var selection: PackSelection?
+    /// The files the selection installs (indices, stream order), or `nil` for every file.
+    private(set) var selectedFiles: [Int]?
+    /// The folders the selection installs, at their install paths (`nil` with ``selectedFiles``).
+    private(set) var selectedDirectories: [String]?
+    /// The install path of each selected file whose path names a variant.
+    private var installPaths: [Int: String] = [:]
 
     /// Checks `manifest` against the archive the catalog promised (`expectedLength`, `expectedSHA256`).
     /// - Throws: ``InstallError/archiveMismatch(path:reason:)`` naming the first problem and what to do.
@@ -51,6 +59,25 @@ struct ChunkedPackage: Sendable {
         streamLength = chunks.last!.uncompressedOffset + chunks.last!.uncompressedLength
         largestFrame = Int(chunks.map(\.length).max()!)
         largestChunk = Int(chunks.map(\.uncompressedLength).max()!)
+    }
+
+    /// Where file `index` is written in the tree: its install path (`Contents/Voices/a.ogg` for
+    /// `Contents/Voices#language=de/a.ogg`), which is its path for a product without variants.
+    func installPath(_ index: Int) -> String { installPaths[index] ?? files[index].path }
+
+    /// Applies `selection` to a manifest that declares packs or variants (one without is installed whole, as
+    /// always): from here on the plan writes only the selected files, at their install paths.
+    /// - Throws: ``InstallError`` naming the manifest and the first problem of its declaration or variant paths.
+    mutating func select(_ selection: PackSelection, display: String) throws(InstallError) {
+        guard manifest.packs != nil else { return }
+        let content = SelectedContent(manifest: manifest, selection: selection)
+        if let problem = content.problems.first {
+            throw .archiveMismatch(path: display, reason: "declares packs or variants a client refuses: \(problem); the publisher must fix ContentInfo.plist, pack and publish again")
+        }
+        self.selection = selection
+        selectedFiles = content.files
+        installPaths = content.installPaths
+        selectedDirectories = manifest.selecting(content).directories
     }
 
     /// Where a file's data ends.

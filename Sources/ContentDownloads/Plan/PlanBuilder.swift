@@ -30,12 +30,16 @@ struct PlanBuilder {
     /// What the tree will hold and what is fetched, checked: throws ``InstallError`` naming the path and the
     /// reason when the manifest is refused or the file system lacks room for the files the plan writes.
     func decide() throws(InstallError) -> ChunkPlanDecision {
-        let directories = admitted ? Self.directories(of: package.manifest) ?? [] : try Self.admit(package, treePath: treePath)
+        let admittedDirectories = admitted ? Self.directories(of: package.manifest) ?? [] : try Self.admit(package, treePath: treePath)
+        let directories = package.selectedDirectories ?? admittedDirectories
         let draft: PlanDraft
         if let installed {
             draft = PlanDraft.make(package: package, installed: installed.chunks) { file in
                 installed.folder.holds(file, at: file.path)
             }
+        } else if let selected = package.selectedFiles {
+            // From nothing, part of the package: the selected files written, the chunks holding them fetched.
+            draft = PlanDraft.fromNothing(package: package, written: selected)
         } else {
             // From nothing: every file written, every chunk fetched (the headers between files are checked too).
             draft = PlanDraft(written: Array(package.files.indices), fetch: Array(package.chunks.indices))
@@ -47,7 +51,7 @@ struct PlanBuilder {
         if let space, let store { try space.check(store: store, archiveLength: 0, uncompressedSize: writtenBytes) }
         return ChunkPlanDecision(
             package: package, installed: installed, directories: directories, draft: draft, treePath: treePath,
-            archiveLength: archiveLength)
+            archiveLength: archiveLength, selectionsDirectory: store?.selectionsDirectory)
     }
 
     /// The manifest's folders, its header regions, and every path through the same rules as a download's headers

@@ -61,7 +61,8 @@ struct PlanDraft: Sendable, Equatable {
             return true
         }
         draft.links.reserveCapacity(package.files.count)  // most files of an update are unchanged
-        for (index, file) in package.files.enumerated() {
+        for index in package.selectedFiles ?? Array(package.files.indices) {
+            let file = package.files[index]
             if file.size > 0, let source = installed.files(holding: file).first(where: may) {
                 draft.links.append(Link(file: index, installedFile: source))
             } else {
@@ -72,17 +73,25 @@ struct PlanDraft: Sendable, Equatable {
         return draft
     }
 
+    /// An install of `written` (a selection of the package's files) from nothing: the chunks overlapping their data
+    /// are fetched, no other.
+    static func fromNothing(package: ChunkedPackage, written: [Int]) -> PlanDraft {
+        var draft = PlanDraft(written: written)
+        draft.placeChunks(package: package, installed: nil)
+        return draft
+    }
+
     /// Every chunk that overlaps a written file's data is rebuilt when an installed file held it, else fetched.
     /// Any installed file may be read for a chunk, a changed or damaged one too: a rebuilt chunk is used only
     /// when it matches its signed hash, so a damaged file still gives its intact chunks.
-    private mutating func placeChunks(package: ChunkedPackage, installed: InstalledChunks) {
+    private mutating func placeChunks(package: ChunkedPackage, installed: InstalledChunks?) {
         let files = written.map { package.files[$0] }.filter { $0.size > 0 }
         var next = 0
         for (index, chunk) in package.chunks.enumerated() {
             let start = chunk.uncompressedOffset, end = start + chunk.uncompressedLength
             while next < files.count, ChunkedPackage.end(of: files[next]) <= start { next += 1 }
             guard next < files.count, files[next].dataOffset! < end else { continue }
-            if let source = installed.chunksBySHA[chunk.storedSHA256.caseFolded], source.length == chunk.uncompressedLength {
+            if let source = installed?.chunksBySHA[chunk.storedSHA256.caseFolded], source.length == chunk.uncompressedLength {
                 local.append(LocalChunk(chunk: index, source: source))
             } else {
                 fetch.append(index)

@@ -35,11 +35,14 @@ struct Planner: Sendable {
     /// linked or read), else from nothing; a plan from the installed version that has nothing to fetch is made
     /// from nothing.
     /// - Throws: ``InstallError`` naming the manifest or path and the reason; nothing is written.
-    func decide(_ product: CatalogProduct, distrusting damaged: Set<String>, metadata: Logger.Metadata) throws(InstallError) -> ChunkPlanDecision {
+    func decide(
+        _ product: CatalogProduct, distrusting damaged: Set<String>, selection: PackSelection, metadata: Logger.Metadata
+    ) throws(InstallError) -> ChunkPlanDecision {
         let id = product.productID, version = product.contentVersion.description
         let manifestPath = store.manifestFile(productID: id, version: version).path
         let tree = store.updateTreeDirectory(productID: id, version: version).path
-        let package = try Self.checkedPackage(manifestPath: manifestPath, product: product)
+        var package = try Self.checkedPackage(manifestPath: manifestPath, product: product)
+        try package.select(selection, display: manifestPath)
         // Every path is checked before the installed version's manifest is read, so the two manifests and the
         // paths the check remembers are never held at once.
         _ = try PlanBuilder.admit(package, treePath: tree)

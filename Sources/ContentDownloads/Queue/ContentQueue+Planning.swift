@@ -26,7 +26,10 @@ extension ContentQueue {
     /// and then either the chunk plan is decided and its tree built, or the whole archive's space checked — all
     /// before any archive byte is requested. A repair (the same version) names the installed files it found
     /// `damaged`: they are never linked or read.
-    func plan(_ product: CatalogProduct, distrusting damaged: Set<String> = []) async -> PlanOutcome {
+    /// `selection` is the packs and variants to install (`nil`: the installed folder's, else the device profile's
+    /// defaults); a kept plan of another selection is not followed.
+    func plan(_ product: CatalogProduct, distrusting damaged: Set<String> = [], selection: PackSelection? = nil) async -> PlanOutcome {
+        let selection = selection ?? self.selection(for: product.productID)
         let id = product.productID, version = product.contentVersion.description
         let manifestKept: Bool
         do {
@@ -34,12 +37,12 @@ extension ContentQueue {
         } catch {
             return .refused(error)  // a manifest past a limit: no fallback to the whole archive
         }
-        let keptPlan = self.keptPlan(of: product)
+        let keptPlan = self.keptPlan(of: product).flatMap { $0.selection == nil || $0.selection == selection ? $0 : nil }
         let attempt = await manager.stoppedAttempt(of: id, version: version)
         switch Planner.kind(manifestKept: manifestKept, keptPlan: keptPlan != nil, journaled: attempt?.kind) {
         case .chunks:
             if let keptPlan { return .planned(keptPlan, handover: nil) }
-            return await planChunks(product, distrusting: damaged)
+            return await planChunks(product, distrusting: damaged, selection: selection)
         case .wholeArchive:
             if manifestKept { store.discardManifest(productID: id, version: version) }  // the attempt under way finishes as it is
             do { try planner.checkWholeArchiveSpace(product, kept: attempt?.kind == .wholeArchive ? attempt?.bytes ?? 0 : 0) } catch {
@@ -62,25 +65,25 @@ extension ContentQueue {
     /// Decides the chunk plan and builds its tree, one at a time per product: a caller that waited for another's
     /// planning of the same version takes the plan it kept (the tree may already be filling) instead of building
     /// the tree again.
-    private func planChunks(_ product: CatalogProduct, distrusting damaged: Set<String>) async -> PlanOutcome {
+    private func planChunks(_ product: CatalogProduct, distrusting damaged: Set<String>, selection: PackSelection) async -> PlanOutcome {
         if let running = updatePreparations[product.productID] { _ = await running.value }
-        let task = Task { await self.buildPlan(product, distrusting: damaged) }
+        let task = Task { await self.buildPlan(product, distrusting: damaged, selection: selection) }
         updatePreparations[product.productID] = task
         let outcome = await task.value
         if updatePreparations[product.productID] == task { updatePreparations[product.productID] = nil }
         return outcome
     }
 
-    /// ``planChunks(_:distrusting:)`` itself: the decision (plan stage), then the tree (place stage), on `iap-update`.
-    private func buildPlan(_ product: CatalogProduct, distrusting damaged: Set<String>) async -> PlanOutcome {
-        if let kept = keptPlan(of: product) { return .planned(kept, handover: nil) }
+    /// ``planChunks(_:distrusting:selection:)`` itself: the decision (plan stage), then the tree (place stage), on `iap-update`.
+    private func buildPlan(_ product: CatalogProduct, distrusting damaged: Set<String>, selection: PackSelection) async -> PlanOutcome {
+        if let kept = keptPlan(of: product), kept.selection == nil || kept.selection == selection { return .planned(kept, handover: nil) }
         let id = product.productID, version = product.contentVersion.description
         let metadata: Logger.Metadata = ["product": "\(id)", "version": "\(version)"]
         await manager.forgetProgress(id, version: version)  // a stopped attempt's bytes belonged to the tree about to be built anew
         let planner = self.planner
         let result = await BlockingCall.run(thread: "iap-update") { () -> Result<PlannedFetch, InstallError> in
             do throws(InstallError) {
-                let decision = try planner.decide(product, distrusting: damaged, metadata: metadata)
+                let decision = try planner.decide(product, distrusting: damaged, selection: selection, metadata: metadata)
                 do throws(InstallError) {
                     return .success(PlannedFetch(package: decision.package, plan: try TreeBuilder(decision: decision).build()))
                 } catch {

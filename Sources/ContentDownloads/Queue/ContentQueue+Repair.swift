@@ -41,24 +41,33 @@ extension ContentQueue {
             "product": "\(productID)", "damaged": "\(verification.damaged.count)", "missing": "\(verification.missing.count)",
             "extra": "\(verification.extra.count)", "fetch": "\(plan.fetchBytes) bytes",
         ])
+        try await fetchSameVersion(product, plan: plan, handover: handover)
+        return verification
+    }
+
+    /// Fetches the chunks of `plan`, a new folder of the installed version (a repair or a selection change), and
+    /// returns once it is swapped in.
+    /// - Throws: ``DownloadError`` when the download fails or is cancelled (the installed folder is as it was).
+    func fetchSameVersion(_ product: CatalogProduct, plan: ChunkPlan, handover: PlannedFetch?) async throws {
         var fetched = product
         fetched.length = plan.fetchBytes
         let changes = manager.updates  // listen first: the download may end before the loop starts
         let candidates = catalog.map { $0.archiveURLCandidates(for: product) } ?? []
         _ = try await manager.enqueue(fetched, candidates: candidates, catalogURL: catalog?.location.absoluteString, plan: .chunks, planned: handover)
-        for await snapshot in changes where snapshot.productID == productID && snapshot.contentVersion == verification.contentVersion.description {
+        let version = product.contentVersion.description
+        for await snapshot in changes where snapshot.productID == product.productID && snapshot.contentVersion == version {
             switch snapshot.state {
-            case .finished: return verification
+            case .finished: return
             case .failed, .cancelled:
-                throw snapshot.error ?? DownloadError(code: .install, message: "the repair of \(productID) was cancelled")
+                throw snapshot.error ?? DownloadError(code: .install, message: "the download of \(product.productID) \(version) was cancelled")
             default: continue
             }
         }
-        throw DownloadError(code: .install, message: "the queue closed before the repair of \(productID) ended; open it again to finish")
+        throw DownloadError(code: .install, message: "the queue closed before the download of \(product.productID) ended; open it again to finish")
     }
 
-    /// The catalog's entry for the installed version, which a repair fetches from.
-    private func repairableProduct(_ productID: String, version: ContentVersion) throws -> CatalogProduct {
+    /// The catalog's entry for the installed version, which a repair or a selection change fetches from.
+    func repairableProduct(_ productID: String, version: ContentVersion) throws -> CatalogProduct {
         guard let product = catalog?.catalog.product(productID) else {
             throw DownloadError(code: .catalog, message: "the catalog does not list \(productID); repair needs the catalog the product was installed from")
         }

@@ -27,6 +27,7 @@ extension Store {
         guard rename(source, kept) == 0 else { return }
         utimensat(AT_FDCWD, kept, nil, 0)
         try? FileSystemCalls.syncDirectory(installedManifestsDirectory.path)
+        pruneSelections(productID: productID)
     }
 
     /// The installed version's manifest and its seal (see ``keepInstalledManifest(productID:version:)``), when
@@ -41,7 +42,7 @@ extension Store {
               let manifest = try? PackageManifest.decode(contentsOfFile: path, sharingPathsWith: reference),
               manifest.contentVersion == version
         else { return nil }
-        return (manifest, info.st_mtim)
+        return (installedView(of: manifest, productID: productID), info.st_mtim)
     }
 
     /// Re-hashes the installed content of `productID` against the manifest it was installed from.
@@ -52,7 +53,7 @@ extension Store {
             throw DownloadError(code: .install, message: "\(productID) is not installed in \(root.path); nothing to verify")
         }
         let manifestPath = installedManifestFile(productID: productID).path
-        guard let manifest = try? PackageManifest.decode(contentsOfFile: manifestPath) else {
+        guard let manifest = (try? PackageManifest.decode(contentsOfFile: manifestPath)).map({ installedView(of: $0, productID: productID) }) else {
             throw DownloadError(code: .install, message: "\(productID) \(version) has no manifest in \(installedManifestsDirectory.path) (it was installed from a one-frame archive); download it again from a chunk-indexed catalog to make it verifiable")
         }
         guard manifest.contentVersion == version else {

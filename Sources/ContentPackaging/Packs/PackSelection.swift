@@ -47,14 +47,16 @@ public struct SelectedContent: Sendable {
     public let packs: [PackSize]
     /// Why the manifest's paths cannot be installed as variants, one each (the client refuses such a manifest).
     public let problems: [PackProblem]
+    /// The variant groups the choice was made over (none for a manifest without a declaration).
+    let layout: VariantLayout
 
-    /// Applies `selection` to `manifest` (its ``PackageManifest/packs`` declaration; none: one core pack).
+    /// Applies `selection` to `manifest`. A manifest without a declaration (``PackageManifest/packs`` `nil`) is one
+    /// core pack without variants, whatever its names hold: every file, at its path.
     public init(manifest: PackageManifest, selection: PackSelection) {
         let declaration = manifest.packs ?? PackDeclaration()
-        let directories = Set(manifest.directories ?? [])
         var paths = manifest.files.map { (path: $0.path, isFolder: false) }
-        paths += directories.map { (path: $0, isFolder: true) }
-        let layout = VariantLayout(paths: paths, declaration: declaration)
+        paths += (manifest.directories ?? []).map { (path: $0, isFolder: true) }
+        let layout = manifest.packs == nil ? VariantLayout(paths: [], declaration: declaration) : VariantLayout(paths: paths, declaration: declaration)
         var chosen: [String: String?] = [:]
         for (key, group) in layout.groups {
             let axis = declaration.axis(named: group.axis) ?? PackDeclaration.Axis(name: group.axis)
@@ -87,7 +89,8 @@ public struct SelectedContent: Sendable {
             let size = sizes[id] ?? (0, 0)
             return PackSize(id: id, policy: declaration.policy(ofPack: id) ?? .essential, selected: wanted.contains(id), files: size.files, bytes: size.bytes)
         }
-        problems = layout.problems
+        problems = declaration.problems() + layout.problems
+        self.layout = layout
     }
 
     /// The install path of the manifest's file `index`.

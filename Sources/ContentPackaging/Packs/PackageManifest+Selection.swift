@@ -19,8 +19,7 @@ extension PackageManifest {
             }
         }
         if let directories {
-            let layout = VariantLayout(paths: directories.map { ($0, true) } + files.map { ($0.path, false) }, declaration: packs ?? PackDeclaration())
-            let declaration = packs ?? PackDeclaration()
+            let layout = content.layout, declaration = packs ?? PackDeclaration()
             let wanted = PackSelection(packs: Set(content.packs.filter(\.selected).map(\.id))).installedPacks(of: declaration)
             for directory in directories {
                 let placement = layout.placement(of: directory)

@@ -46,7 +46,7 @@ struct VariantLayout: Sendable {
         guard !groups.isEmpty else { return Placement(installPath: path, choices: []) }
         var install = "", choices: [(String, String?)] = []
         for component in path.split(separator: "/", omittingEmptySubsequences: false) {
-            let (name, tag) = (try? VariantTag.split(component: component)) ?? (component, nil)
+            let (name, tag) = VariantTag.split(component: component)
             install += install.isEmpty ? String(name) : "/" + name
             if let group = groups[install] {
                 choices.append((install, tag.map { Self.compared($0.value, group.axis) }))
@@ -60,11 +60,7 @@ struct VariantLayout: Sendable {
         let components = path.split(separator: "/", omittingEmptySubsequences: false)
         var install = ""
         for (index, component) in components.enumerated() {
-            let name: Substring, tag: VariantTag?
-            do { (name, tag) = try VariantTag.split(component: component) } catch {
-                problems.append(PackProblem(key: nil, path: path, message: error.message))
-                return
-            }
+            let (name, tag) = VariantTag.split(component: component)
             install += install.isEmpty ? String(name) : "/" + name
             guard let tag else { continue }
             guard index >= 1, components[0] == "Contents" else {

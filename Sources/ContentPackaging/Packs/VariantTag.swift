@@ -19,17 +19,13 @@ public struct VariantTag: Sendable, Hashable, Codable {
     /// The axes every device profile has without a declaration.
     public static let standardAxes = ["language", "arch", "texture"]
 
-    /// Splits a path component into its install name and tag; `nil` tag for a component without `#`.
-    /// - Throws: ``PackProblem`` when the component has a `#` but no well-formed `axis=value` after it.
-    public static func split(component: Substring) throws(PackProblem) -> (name: Substring, tag: VariantTag?) {
+    /// Splits a path component into its install name and tag; `nil` tag for a component without a well-formed
+    /// `#<axis>=<value>` suffix (a `#` elsewhere in a name is just a character, as it always was).
+    public static func split(component: Substring) -> (name: Substring, tag: VariantTag?) {
         guard let hash = component.lastIndex(of: "#") else { return (component, nil) }
         let name = component[..<hash], suffix = component[component.index(after: hash)...]
         let parts = suffix.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-        guard !name.isEmpty, parts.count == 2, isAxisName(parts[0]), isValue(parts[1]) else {
-            throw PackProblem(
-                key: nil,
-                message: "'\(component)' is not a variant name: write <name>#<axis>=<value>, e.g. Voices#language=de (axis: lowercase letters, digits, '-'; value: letters, digits, '-', '_', '.')")
-        }
+        guard !name.isEmpty, parts.count == 2, isAxisName(parts[0]), isValue(parts[1]) else { return (component, nil) }
         return (name, VariantTag(axis: String(parts[0]), value: String(parts[1])))
     }
 

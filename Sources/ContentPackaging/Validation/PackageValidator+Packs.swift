@@ -1,4 +1,12 @@
 extension PackageValidator {
+    /// The declaration a manifest carries: `nil` for a folder with neither a declaration nor a variant path (its
+    /// manifest is what it always was), else the declaration, empty when only standard-axis variants are used.
+    static func declarationToCarry(_ declaration: PackDeclaration, entries: [FolderEntry]) -> PackDeclaration? {
+        guard declaration.isEmpty else { return declaration }
+        let paths = entries.map { (path: $0.path, isFolder: $0.kind == .directory) }
+        return VariantLayout(paths: paths, declaration: declaration).groups.isEmpty ? nil : declaration
+    }
+
     /// The problems of the `Packs` and `Variants` declaration and of the variant paths (`Voices#language=de`), one
     /// each: the declaration's own, each path's variant name, axis and collisions, variants reaching into another
     /// pack, and a pack path that names nothing in `Contents/`.

@@ -60,7 +60,7 @@ public struct PackageValidator: Sendable {
         var report = ValidationReport(
             contentInfo: problems.isEmpty ? layout.contentInfo : nil, problems: problems, notes: walk.notes.sorted(),
             entries: layout.entries)
-        report.packs = layout.packs.declaration.isEmpty ? nil : layout.packs.declaration
+        report.packs = Self.declarationToCarry(layout.packs.declaration, entries: layout.entries)
         return report
     }
 
