@@ -39,4 +39,21 @@ extension HelpText {
           iapcontent repair com.example.maps --catalog https://cdn.example.com/catalog.json
           iapcontent repair com.example.maps --catalog ./public/catalog.json --store ~/content --json
         """
+
+    /// `iapcontent packs`.
+    static let packs = """
+        A product may declare packs in its ContentInfo.plist (Packs: an identifier, a Policy — essential, \
+        prefetch or onDemand — and the Paths under Contents/ it holds) and variants by folder name \
+        (Contents/Voices#language=de installs at Contents/Voices). A purchase installs the essential packs and \
+        the variants this device prefers (--select, else LANGUAGE/LANG and uname -m). Without options, this \
+        prints each pack's policy, state, size, and at most how much installing it fetches. With --add, \
+        --remove or --select it changes the installed selection in one download: only chunks not already \
+        on disk are fetched, unchanged files are linked, and the new folder is swapped in atomically — a crash \
+        leaves the old selection or the new one. Exit status: 0 done, 1 otherwise.
+
+        EXAMPLES:
+          iapcontent packs com.example.game
+          iapcontent packs com.example.game --add voices --catalog https://cdn.example.com/catalog.json
+          iapcontent packs com.example.game --select language=fr --catalog ./public/catalog.json --json
+        """
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ContentCommandLine
 import ContentDownloads
+import ContentPackaging
 
 /// How `download` and `restore` fetch the catalog, manifests and archives, as one option group:
 /// `@OptionGroup var transfer: TransferOptions`, then ``downloadOptions()`` for the queue or the manager and
@@ -59,6 +60,11 @@ struct TransferOptions: ParsableArguments {
         "Ask for HTTP/2: a chunk-indexed download's connections become streams of one connection per server (over TLS when the server agrees; over http: the server must speak HTTP/2 directly). The default, HTTP/1.1, opens separate connections, which servers that cap each connection serve faster."))
     var http2 = false
 
+    @Option(name: .customLong("select"), help: ArgumentHelp(
+        "This device on a variant axis, most preferred first (repeatable): language=fr, language=pt-BR,pt, arch=aarch64, texture=astc,etc2. A product's first install picks its variants by it; the rest come from LANGUAGE/LANG and uname -m.",
+        valueName: "axis=value[,value]"))
+    var select: [String] = []
+
     /// Refuses values the engine cannot use (a usage error, exit status 2).
     func validate() throws {
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
@@ -72,6 +78,17 @@ struct TransferOptions: ParsableArguments {
         }
         if let problem = transferSettings().headerProblem() { throw ValidationError("--header: \(problem)") }
         if key != nil, cert == nil { throw ValidationError("--key needs --cert (the certificate it belongs to)") }
+        var profile = DeviceProfile()
+        for assignment in select {
+            do { try profile.set(assignment) } catch { throw ValidationError("--select: \(error.message)") }
+        }
+    }
+
+    /// `profile` with each `--select` axis set (validated already).
+    func applyingSelect(to profile: DeviceProfile) -> DeviceProfile {
+        var profile = profile
+        for assignment in select { try? profile.set(assignment) }
+        return profile
     }
 
     /// How every request reaches the server: `--ca-file`, `--proxy`, `--cert`, `--key`, `--user-agent`,
@@ -99,6 +116,7 @@ struct TransferOptions: ParsableArguments {
         options.maxAttempts = maxAttempts
         options.retryBaseDelay = retryDelay
         options.transfer = transferSettings()
+        options.deviceProfile = applyingSelect(to: options.deviceProfile)
         return options
     }
 

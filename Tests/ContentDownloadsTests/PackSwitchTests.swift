@@ -1,0 +1,81 @@
+import ContentDelivery
+import ContentDownloads
+import ContentPackaging
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+
+/// A product with packs and language variants, published chunk-indexed: the README's walk-through.
+struct VoicedProduct {
+    static let productID = "com.example.voiced"
+    let folder: URL
+    let files: [String: Data]
+
+    init(_ fixture: QueueFixture) throws {
+        files = [
+            "Contents/core.bin": PackageFixture.bytes(count: 1 << 20, seed: 1),
+            "Contents/levels/1.json": Data("{\"level\": 1}\n".utf8),
+            "Contents/HiRes/textures.bin": PackageFixture.bytes(count: 1 << 20, seed: 2),
+            "Contents/Voices#language=de/intro.ogg": PackageFixture.bytes(count: 3 << 20, seed: 3),
+            "Contents/Voices#language=de/credits.txt": Data("Sprecher: A. Muster\n".utf8),
+            "Contents/Voices#language=fr/intro.ogg": PackageFixture.bytes(count: 3 << 20, seed: 4),
+            "Contents/Voices#language=fr/credits.txt": Data("Voix : A. Exemple\n".utf8),
+            "Contents/Voices#language=en/intro.ogg": PackageFixture.bytes(count: 1 << 20, seed: 5),
+        ]
+        folder = try PackageFixture.make(
+            at: fixture.root.appendingPathComponent("sources/voiced"), productID: Self.productID, files: files,
+            extraKeys: [
+                "Packs": [
+                    "hires": ["Policy": "prefetch", "Paths": ["Contents/HiRes"]],
+                    "voices": ["Policy": "essential", "Paths": ["Contents/Voices"]],
+                ],
+                "Variants": ["language": ["Default": "en"]],
+            ])
+    }
+
+    /// The bytes of the archive nginx sent so far.
+    static func traffic(_ fixture: QueueFixture) -> Int {
+        fixture.nginx.requests().filter { $0.request.contains(".tar.zst") }.reduce(0) { $0 + $1.bodyBytesSent }
+    }
+}
+
+/// A product installs the variants this device prefers at one path, and switches them after install by fetching
+/// only what is not on disk.
+@Suite struct PackSwitchTests {
+    @Test func installGermanThenSwitchToFrench() async throws {
+        let fixture = try QueueFixture()
+        let product = try VoicedProduct(fixture)
+        let id = VoicedProduct.productID
+        try fixture.publish([product.folder], chunked: true)
+        let store = fixture.root.appendingPathComponent("store")
+
+        let install = try await iapcontentOffPool(["download", id, "--catalog", fixture.catalogURL, "--store", store.path, "--select", "language=de"])
+        #expect(install.status == 0, "\(install.output)")
+        let content = try #require(try Store(root: store).contentURL(forProductID: id))
+        #expect(try Data(contentsOf: content.appendingPathComponent("Contents/Voices/intro.ogg")) == product.files["Contents/Voices#language=de/intro.ogg"])
+        #expect(!FileManager.default.fileExists(atPath: content.appendingPathComponent("Contents/HiRes").path), "a prefetch pack is not essential")
+        #expect(!FileManager.default.fileExists(atPath: content.appendingPathComponent("Contents/Voices#language=de").path))
+        let installed = VoicedProduct.traffic(fixture)
+        #expect(installed < (5 << 20) + (1 << 20), "the install fetched \(installed) bytes for 4 MiB of core and German files")
+        #expect(try await iapcontentOffPool(["verify", id, "--store", store.path]).status == 0)
+
+        let packs = try await iapcontentOffPool(["packs", id, "--store", store.path])
+        #expect(packs.status == 0, "\(packs.output)")
+        #expect(packs.output.contains("hires         prefetch   not installed"), "\(packs.output)")
+        #expect(packs.output.contains("voices        essential  installed"), "\(packs.output)")
+
+        let switched = try await iapcontentOffPool(["packs", id, "--select", "language=fr", "--catalog", fixture.catalogURL, "--store", store.path])
+        #expect(switched.status == 0, "\(switched.output)")
+        let french = try #require(try Store(root: store).contentURL(forProductID: id))
+        #expect(try Data(contentsOf: french.appendingPathComponent("Contents/Voices/intro.ogg")) == product.files["Contents/Voices#language=fr/intro.ogg"])
+        #expect(try Data(contentsOf: french.appendingPathComponent("Contents/Voices/credits.txt")) == product.files["Contents/Voices#language=fr/credits.txt"])
+        let fetched = VoicedProduct.traffic(fixture) - installed
+        let unique = 3 << 20
+        #expect(fetched <= unique * 105 / 100 + (64 << 10), "the switch fetched \(fetched) bytes for \(unique) bytes unique to French")
+        let verify = try await iapcontentOffPool(["verify", id, "--store", store.path])
+        #expect(verify.status == 0, "\(verify.output)")
+        let records = try FileManager.default.contentsOfDirectory(atPath: store.appendingPathComponent("selections").path)
+        #expect(records.count == 1, "\(records)")
+    }
+}
