@@ -12,7 +12,7 @@ struct VoicedProduct {
     let folder: URL
     let files: [String: Data]
 
-    init(_ fixture: QueueFixture) throws {
+    init(_ fixture: QueueFixture, voices: String = "essential") throws {
         files = [
             "Contents/core.bin": PackageFixture.bytes(count: 1 << 20, seed: 1),
             "Contents/levels/1.json": Data("{\"level\": 1}\n".utf8),
@@ -28,7 +28,7 @@ struct VoicedProduct {
             extraKeys: [
                 "Packs": [
                     "hires": ["Policy": "prefetch", "Paths": ["Contents/HiRes"]],
-                    "voices": ["Policy": "essential", "Paths": ["Contents/Voices"]],
+                    "voices": ["Policy": voices, "Paths": ["Contents/Voices"]],
                 ],
                 "Variants": ["language": ["Default": "en"]],
             ])
@@ -50,7 +50,9 @@ struct VoicedProduct {
         try fixture.publish([product.folder], chunked: true)
         let store = fixture.root.appendingPathComponent("store")
 
-        let install = try await iapcontentOffPool(["download", id, "--catalog", fixture.catalogURL, "--store", store.path, "--select", "language=de"])
+        let install = try await iapcontentOffPool([
+            "download", id, "--catalog", fixture.catalogURL, "--store", store.path, "--select", "language=de", "--no-prefetch",
+        ])
         #expect(install.status == 0, "\(install.output)")
         let content = try #require(try Store(root: store).contentURL(forProductID: id))
         #expect(try Data(contentsOf: content.appendingPathComponent("Contents/Voices/intro.ogg")) == product.files["Contents/Voices#language=de/intro.ogg"])
@@ -77,5 +79,29 @@ struct VoicedProduct {
         #expect(verify.status == 0, "\(verify.output)")
         let records = try FileManager.default.contentsOfDirectory(atPath: store.appendingPathComponent("selections").path)
         #expect(records.count == 1, "\(records)")
+    }
+
+    @Test func prefetchPacksFollowThePurchaseAndOnDemandPacksComeWhenAsked() async throws {
+        let fixture = try QueueFixture()
+        let product = try VoicedProduct(fixture, voices: "onDemand")
+        let id = VoicedProduct.productID
+        try fixture.publish([product.folder], chunked: true)
+        let store = fixture.root.appendingPathComponent("store")
+        let install = try await iapcontentOffPool(["download", id, "--catalog", fixture.catalogURL, "--store", store.path, "--select", "language=fr"])
+        #expect(install.status == 0, "\(install.output)")
+        let content = try #require(try Store(root: store).contentURL(forProductID: id))
+        #expect(try Data(contentsOf: content.appendingPathComponent("Contents/HiRes/textures.bin")) == product.files["Contents/HiRes/textures.bin"])
+        #expect(!FileManager.default.fileExists(atPath: content.appendingPathComponent("Contents/Voices").path), "on-demand packs wait to be asked")
+        let before = VoicedProduct.traffic(fixture)
+        let asked = try await iapcontentOffPool(["packs", id, "--add", "voices", "--catalog", fixture.catalogURL, "--store", store.path])
+        #expect(asked.status == 0, "\(asked.output)")
+        #expect(asked.output.contains("voices        onDemand   installed"), "\(asked.output)")
+        let voiced = try #require(try Store(root: store).contentURL(forProductID: id))
+        #expect(try Data(contentsOf: voiced.appendingPathComponent("Contents/Voices/intro.ogg")) == product.files["Contents/Voices#language=fr/intro.ogg"])
+        let fetched = VoicedProduct.traffic(fixture) - before
+        #expect(fetched <= (3 << 20) * 105 / 100 + (64 << 10), "the French voices took \(fetched) bytes")
+        #expect(try await iapcontentOffPool(["verify", id, "--store", store.path]).status == 0)
+        let unknown = try await iapcontentOffPool(["packs", id, "--add", "music", "--catalog", fixture.catalogURL, "--store", store.path])
+        #expect(unknown.status == 1 && unknown.output.contains("has no pack 'music'; its packs are core, hires, voices"), "\(unknown.output)")
     }
 }

@@ -25,6 +25,9 @@ public struct DownloadOptions: Sendable, Equatable {
     /// What this device is on each variant axis (languages, architecture, texture formats, custom axes): a
     /// product's first install picks its variants from it. Defaults to the system's (`LANGUAGE`/`LANG`, `uname -m`).
     public var deviceProfile = DeviceProfile.system()
+    /// Whether a purchase's prefetch packs are installed right after its essential ones, in the background (a
+    /// second download the transaction does not wait for; ``ContentQueue/waitForPrefetches()``).
+    public var prefetchesPacks = true
 
     /// Defaults: 3 at once, no caps, 5 attempts.
     public init() {}

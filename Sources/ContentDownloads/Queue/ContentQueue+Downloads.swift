@@ -125,6 +125,7 @@ extension ContentQueue {
             let url = snapshot.state == .finished ? store.contentURL(forProductID: snapshot.productID) : nil
             return await deliver(.downloads([ContentDownload(transactionID: ContentDownload.noTransaction, snapshot: snapshot, contentURL: url)]))
         }
+        if snapshot.state == .finished { schedulePrefetch(of: snapshot.productID) }
         var downloads: [ContentDownload] = []
         for row in served.sorted(by: { $0.id < $1.id }) {
             let url = snapshot.state == .finished ? store.contentURL(forProductID: row.productID) : nil

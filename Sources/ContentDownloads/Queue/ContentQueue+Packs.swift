@@ -81,6 +81,30 @@ extension ContentQueue {
         try await fetchSameVersion(product, plan: plan, handover: handover)
     }
 
+    /// Starts installing the prefetch packs of `productID` that are not installed, once its transaction's
+    /// download finished (the essential packs are in place and the transaction could finish already).
+    func schedulePrefetch(of productID: String) {
+        guard options.prefetchesPacks, prefetches[productID] == nil,
+              let missing = try? packs(productID: productID).filter({ $0.policy == .prefetch && !$0.installed }).map(\.id),
+              !missing.isEmpty
+        else { return }
+        DownloadLog.queue.debug("prefetching packs", metadata: ["product": "\(productID)", "packs": "\(missing.joined(separator: ","))"])
+        prefetches[productID] = Task { [weak self] in
+            do { try await self?.requestPacks(Set(missing), productID: productID) } catch {
+                DownloadLog.queue.warning("prefetch packs not installed", metadata: ["product": "\(productID)", "reason": "\(error)"])
+            }
+            await self?.endPrefetch(productID)
+        }
+    }
+
+    private func endPrefetch(_ productID: String) { prefetches[productID] = nil }
+
+    /// Returns once every prefetch started so far has ended (installed or failed; a failure is logged and leaves the
+    /// essential packs as they are). The CLI's `download` waits for them before it exits.
+    public func waitForPrefetches() async {
+        while let task = prefetches.values.first { await task.value }  // each task removes itself as it ends
+    }
+
     /// Archive bytes of the chunks that hold each pack's files under the variants `profile` picks.
     private static func chunkBytesByPack(_ manifest: PackageManifest, profile: DeviceProfile) -> [String: Int64] {
         guard let chunks = manifest.chunks, let declaration = manifest.packs else { return [:] }

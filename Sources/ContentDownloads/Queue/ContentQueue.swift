@@ -38,6 +38,8 @@ public actor ContentQueue {
     var localFailures: [String: DownloadError] = [:]
     /// Updates whose tree is being built, by product: a second caller waits for the first (one builder per tree).
     var updatePreparations: [String: Task<PlanOutcome, Never>] = [:]
+    /// The prefetch packs being installed after a purchase's essential ones, by product.
+    var prefetches: [String: Task<Void, Never>] = [:]
     var observer: (any ContentQueueObserver)?
     /// The last download state delivered per transaction (so a finish never overtakes it).
     var deliveredStates: [String: DownloadState] = [:]

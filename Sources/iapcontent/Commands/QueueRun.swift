@@ -45,6 +45,7 @@ struct QueueRun {
         }
         let waiter = DownloadWaiter(store: store.root.path, reporter: reporter, interrupted: interrupted)
         let outcome = await waiter.wait(for: added, updates: updates)
+        if !interrupted.isSet { await queue.waitForPrefetches() }  // a purchase's prefetch packs follow its essential ones
         try await ending.end(
             transactions: added, outcome: outcome, queue: queue, finishTransactions: finishTransactions, allDone: allDone)
     }

@@ -65,6 +65,9 @@ struct TransferOptions: ParsableArguments {
         valueName: "axis=value[,value]"))
     var select: [String] = []
 
+    @Flag(name: .customLong("no-prefetch"), help: "Install only a purchase's essential packs; its prefetch packs wait for `iapcontent packs --add`.")
+    var noPrefetch = false
+
     /// Refuses values the engine cannot use (a usage error, exit status 2).
     func validate() throws {
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
@@ -117,6 +120,7 @@ struct TransferOptions: ParsableArguments {
         options.retryBaseDelay = retryDelay
         options.transfer = transferSettings()
         options.deviceProfile = applyingSelect(to: options.deviceProfile)
+        options.prefetchesPacks = !noPrefetch
         return options
     }
 
