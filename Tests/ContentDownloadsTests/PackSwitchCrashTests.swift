@@ -1,0 +1,48 @@
+import ContentDelivery
+import ContentDownloads
+import ContentPackaging
+import Foundation
+import Testing
+import TestSupport
+
+/// A variant switch killed with SIGKILL while its tree is built, while fetched chunks are placed, after
+/// verification and after the swap: the installed folder is always exactly the old selection or the new one
+/// (`verify` clean against the selection recorded for that very folder), and the rerun ends with the new one.
+@Suite("Variant switch: kill -9 at each phase, then restart", .serialized)
+struct PackSwitchCrashTests {
+    @Test("killed while preparing, placing fetched chunks, after verify, after the swap",
+          arguments: ["prepare", "extract", "verify", "swap"])
+    func killASwitchAndRestart(phase: String) async throws {
+        let fixture = try QueueFixture()
+        let product = try VoicedProduct(fixture)
+        let id = VoicedProduct.productID
+        try fixture.publish([product.folder], chunked: true)
+        let store = fixture.root.appendingPathComponent("store")
+        let install = try await iapcontentOffPool([
+            "download", id, "--catalog", fixture.catalogURL, "--store", store.path, "--select", "language=de", "--no-prefetch",
+        ])
+        #expect(install.status == 0, "\(install.output)")
+        let arguments = ["packs", id, "--select", "language=fr", "--catalog", fixture.catalogURL, "--store", store.path]
+        let (child, output) = try QueueCrashTests.spawn(arguments, environment: ["IAPCONTENT_TEST_CRASH_AT": phase])
+        defer { try? FileManager.default.removeItem(at: output) }
+        try await offPool { QueueCrashTests.wait(child, timeout: 120) }
+        let firstRun = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL,
+                "the switch should have been killed at \(phase): status \(child.terminationStatus)\n\(firstRun)")
+
+        let content = try #require(try Store(root: store).contentURL(forProductID: id))
+        let voice = try Data(contentsOf: content.appendingPathComponent("Contents/Voices/intro.ogg"))
+        let german = product.files["Contents/Voices#language=de/intro.ogg"], french = product.files["Contents/Voices#language=fr/intro.ogg"]
+        #expect(voice == german || voice == french, "after a kill at \(phase) the voice is neither language")
+        let verify = try await iapcontentOffPool(["verify", id, "--store", store.path])
+        #expect(verify.status == 0, "after a kill at \(phase) the folder and its recorded selection disagree:\n\(verify.output)")
+
+        let rerun = try await iapcontentOffPool(arguments)
+        #expect(rerun.status == 0, "rerun after a kill at \(phase):\n\(rerun.output)")
+        let switched = try #require(try Store(root: store).contentURL(forProductID: id))
+        #expect(try Data(contentsOf: switched.appendingPathComponent("Contents/Voices/intro.ogg")) == french)
+        #expect(try await iapcontentOffPool(["verify", id, "--store", store.path]).status == 0)
+        let left = try FileManager.default.contentsOfDirectory(atPath: store.appendingPathComponent("transfers").path)
+        #expect(left.isEmpty, "transfers/ keeps \(left) after a kill at \(phase)")
+    }
+}
