@@ -45,4 +45,47 @@ struct PackSwitchCrashTests {
         let left = try FileManager.default.contentsOfDirectory(atPath: store.appendingPathComponent("transfers").path)
         #expect(left.isEmpty, "transfers/ keeps \(left) after a kill at \(phase)")
     }
+
+    /// kill -9 at random instants of switches back and forth (`IAPCONTENT_SWITCH_KILLS` of them, 5 by default;
+    /// `tools/pack-switch-soak` runs 100): after each, the folder is exactly German or French and `verify` is clean.
+    @Test func killSwitchesAtRandomInstants() async throws {
+        let kills = Int(ProcessInfo.processInfo.environment["IAPCONTENT_SWITCH_KILLS"] ?? "") ?? 5
+        let fixture = try QueueFixture()
+        let product = try VoicedProduct(fixture)
+        let id = VoicedProduct.productID
+        try fixture.publish([product.folder], chunked: true)
+        let store = fixture.root.appendingPathComponent("store")
+        let common = ["--catalog", fixture.catalogURL, "--store", store.path]
+        #expect(try await iapcontentOffPool(["download", id, "--select", "language=de", "--no-prefetch"] + common).status == 0)
+        let voices = ["de": product.files["Contents/Voices#language=de/intro.ogg"]!, "fr": product.files["Contents/Voices#language=fr/intro.ogg"]!]
+        func installedLanguage() throws -> String? {
+            let content = try #require(try Store(root: store).contentURL(forProductID: id))
+            let voice = try Data(contentsOf: content.appendingPathComponent("Contents/Voices/intro.ogg"))
+            return voices.first { $0.value == voice }?.key
+        }
+        let started = ContinuousClock.now
+        #expect(try await iapcontentOffPool(["packs", id, "--select", "language=fr"] + common).status == 0)
+        let whole = (ContinuousClock.now - started) / .milliseconds(1)
+        var outcomes: [String: Int] = [:]
+        for run in 0..<kills {
+            let target = try installedLanguage() == "de" ? "fr" : "de"
+            let (child, output) = try QueueCrashTests.spawn(["packs", id, "--select", "language=\(target)"] + common)
+            defer { try? FileManager.default.removeItem(at: output) }
+            let delay = UInt32(Double.random(in: 0...(whole * 1.2)) * 1000)
+            try await offPool {
+                usleep(delay)
+                kill(child.processIdentifier, SIGKILL)
+                QueueCrashTests.wait(child, timeout: 60)
+            }
+            let language = try installedLanguage()
+            #expect(language != nil, "run \(run): killed after \(delay) µs, the voice is neither language")
+            outcomes[language == target ? "new" : "old", default: 0] += 1
+            let verify = try await iapcontentOffPool(["verify", id, "--store", store.path])
+            #expect(verify.status == 0, "run \(run): killed after \(delay) µs:\n\(verify.output)")
+            if language == nil || verify.status != 0 { break }
+        }
+        print("pack switch kills: \(kills) runs, \(outcomes["old", default: 0]) left the old selection, \(outcomes["new", default: 0]) the new; a whole switch took \(Int(whole)) ms")
+        #expect(try await iapcontentOffPool(["packs", id, "--select", "language=fr"] + common).status == 0)
+        #expect(try installedLanguage() == "fr")
+    }
 }
