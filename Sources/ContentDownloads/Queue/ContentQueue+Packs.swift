@@ -112,19 +112,8 @@ extension ContentQueue {
             manifest: manifest, selection: PackSelection(packs: Set(declaration.packs.map(\.id)), profile: profile))
         var byPack: [String: Set<Int>] = [:]
         for index in everything.files {
-            let file = manifest.files[index]
-            guard let start = file.dataOffset, file.size > 0 else { continue }
             let pack = declaration.packID(forInstallPath: Substring(everything.installPath(of: index, in: manifest)))
-            var low = 0, high = chunks.count  // the first chunk ending after the file's start
-            while low < high {
-                let middle = (low + high) / 2
-                if chunks[middle].uncompressedOffset + chunks[middle].uncompressedLength <= start { low = middle + 1 } else { high = middle }
-            }
-            var chunk = low
-            while chunk < chunks.count, chunks[chunk].uncompressedOffset < start + file.size {
-                byPack[pack, default: []].insert(chunk)
-                chunk += 1
-            }
+            byPack[pack, default: []].formUnion(manifest.chunkIndices(holding: index))
         }
         return byPack.mapValues { $0.reduce(0) { $0 + chunks[$1].length } }
     }

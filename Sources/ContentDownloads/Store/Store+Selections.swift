@@ -1,6 +1,6 @@
 internal import SystemSupport
 public import ContentPackaging
-public import Foundation
+package import Foundation
 import Glibc
 
 /// The pack selection of each installed folder (`selections/<id>.<device>-<inode>.json`), and the manifest of

@@ -104,7 +104,7 @@ public struct Packer: Sendable {
         let archive: WrittenArchive
         do {
             archive = try writeArchive(
-                entries: consume entries, root: folder.standardizedFileURL.path, fd: fd, displayPath: temporary)
+                entries: consume entries, root: folder.standardizedFileURL.path, fd: fd, displayPath: temporary, packs: packs)
         } catch {
             close(fd)
             unlink(temporary)
@@ -204,8 +204,9 @@ public struct Packer: Sendable {
     /// hashes each chunk and each file in one pass. Each hand-over is a bounded channel of fixed buffers,
     /// so memory stays flat; the bytes are the same as a single-threaded pack's.
     private func writeArchive(
-        entries: [PackEntry], root: String, fd: Int32, displayPath: String
+        entries: [PackEntry], root: String, fd: Int32, displayPath: String, packs: PackDeclaration?
     ) throws(PackError) -> WrittenArchive {
+        let boundaries = PackBoundaries(entries: entries, declaration: chunked ? packs : nil)
         var files: [PackageManifest.File] = []
         files.reserveCapacity(entries.count)
         var writer: ArchiveWriter
@@ -223,13 +224,9 @@ public struct Packer: Sendable {
             // with the small entries around it, so an update that changes it, or them, fetches no other bytes.
             // Smaller entries are grouped into frames of a bounded compressed size, cut between entries.
             let large = chunked && entry.kind != .directory && entry.size >= Int64(chunking.minimum)
-            if chunked, let fileGroups {
+            if chunked {
                 let bytes = FileGroupBudget.entryBytes(dataSize: entry.kind == .directory ? 0 : entry.size, dataInGroup: !large)
-                do {
-                    try writer.groupBoundary(entryBytes: bytes, budget: fileGroups)
-                } catch {
-                    throw .archive(error)
-                }
+                try boundaries.boundary(before: index, entryBytes: bytes, budget: fileGroups, writer: &writer)
             }
             if entry.kind == .directory {
                 try writeDirectory(entry, to: &writer)

@@ -60,12 +60,23 @@ extension IAPContent {
                 Output.note(
                     "\(manifest.productID) \(manifest.contentVersion): \(manifest.files.count) files, "
                         + "\(manifest.uncompressedSize) bytes -> \(manifest.archiveSize) bytes, \(identity)")
+                if manifest.packs != nil { Self.notePacks(PackSizeReport(manifest: manifest)) }
                 Output.line(result.manifestURL.path)
                 Output.line(result.archiveURL.path)
             } catch {
                 Output.note(error.description)
                 throw ExitStatus.failure
             }
+        }
+    }
+}
+
+extension IAPContent.Pack {
+    /// One note per pack and per variant: files, bytes, and the archive bytes a device fetches for it.
+    static func notePacks(_ report: PackSizeReport) {
+        for line in report.lines {
+            let what = "pack \(line.pack) (\(line.policy.rawValue))" + (line.variant.map { " \($0)" } ?? "")
+            Output.note("\(what): \(line.files) files, \(Formatting.bytes(line.bytes)); a device fetches \(Formatting.bytes(line.fetchBytes))")
         }
     }
 }
