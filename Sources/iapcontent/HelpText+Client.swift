@@ -38,8 +38,9 @@ extension HelpText {
         progress, timeRemaining (-1 unknown), error (null or {code, message})), plus installedVersion (null when not installed), \
         updateAvailable (the catalog's newer version, else null), updateBytes (what that update fetches: only \
         the chunks of changed files when the installed version came from a chunk-indexed archive, else the \
-        whole archive; null without an update) and transactions (array of {id, kind: \
-        purchase|restore, state, contentVersion, finished}). An installed product without a download \
+        whole archive; null without an update), transactions (array of {id, kind: \
+        purchase|restore, state, contentVersion, finished}) and packs (null for a product without packs, \
+        else array of {id, policy, installed, bytes, bytesToFetch}). An installed product without a download \
         record shows state "finished", progress 1 and 0 bytes.
 
         EXAMPLES:

@@ -33,9 +33,10 @@ extension IAPContent {
             let overview = try StoreOverview(store: store)
             // A running daemon knows more than its last checkpoint: its live bytes, progress and time remaining.
             let snapshots = (try? DaemonClient.running(for: store)?.live(overview.downloads)) ?? overview.downloads
-            var installed: [String: String] = [:]
+            var installed: [String: String] = [:], packs: [String: [PackStatus]] = [:]
             for id in store.installedProductIDs() {
                 installed[id] = store.installedVersion(forProductID: id)?.description ?? "?"
+                if let list = try? store.packStatus(productID: id), list.count > 1 { packs[id] = list }
             }
             var updates: [String: ContentUpdate] = [:]
             // The catalog is optional here, only for "update available"; read as-is (status writes nothing,
@@ -51,7 +52,7 @@ extension IAPContent {
                 }
             }
             if json {
-                let entries = StatusReport.entries(snapshots: snapshots, overview: overview, installed: installed, updates: updates)
+                let entries = StatusReport.entries(snapshots: snapshots, overview: overview, installed: installed, updates: updates, packs: packs)
                 Output.line(try JSONText.encode(entries, pretty: true))
                 return
             }
@@ -74,6 +75,10 @@ extension IAPContent {
                 var line = "installed \(id) \(version)"
                 if let update = updates[id] { line += ", update available: " + UpdateLine.describe(update) }
                 Output.line(line)
+                for pack in packs[id] ?? [] {
+                    let state = pack.installed ? "installed, \(Formatting.bytes(pack.bytes))" : "not installed, fetches at most \(Formatting.bytes(pack.bytesToFetch))"
+                    Output.line("  pack \(pack.id) (\(pack.policy.rawValue)): \(state)")
+                }
             }
         }
     }

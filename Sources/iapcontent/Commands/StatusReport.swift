@@ -10,7 +10,8 @@ import Foundation
 /// (`{"code", "message"}`),
 /// `installedVersion`, `updateAvailable` (the catalog's newer version; null without a catalog),
 /// `updateBytes` (what that update fetches: only what changed, or the whole archive; null without an update),
-/// `transactions` (`id`, `kind`, `state`, `contentVersion`, `finished`). A product installed with no
+/// `transactions` (`id`, `kind`, `state`, `contentVersion`, `finished`), `packs` (each pack's `id`, `policy`,
+/// `installed`, `bytes`, `bytesToFetch`; null for a product without packs). A product installed with no
 /// download record (its transaction finished) shows `state` "finished", progress 1 and zero bytes.
 struct StatusEntry: Encodable, Equatable {
     /// The download keys.
@@ -28,6 +29,8 @@ struct StatusEntry: Encodable, Equatable {
         @NullWhenEmpty var updateBytes: Int64?
         /// The product's transactions.
         var transactions: [TransactionEntry]
+        /// The installed product's packs, null when it declares none.
+        @NullWhenEmpty var packs: [PackStatus]?
     }
 
     /// A transaction of the product: unfinished ones (`finished` false) and the finished history.
@@ -51,7 +54,7 @@ enum StatusReport {
     /// One entry per download record, then one per installed product without a record, in that order.
     static func entries(
         snapshots: [DownloadSnapshot], overview: StoreOverview, installed: [String: String],
-        updates: [String: ContentUpdate]
+        updates: [String: ContentUpdate], packs: [String: [PackStatus]] = [:]
     ) -> [StatusEntry] {
         var transactions: [String: [StatusEntry.TransactionEntry]] = [:]
         for t in overview.transactions {
@@ -65,7 +68,7 @@ enum StatusReport {
         func keys(_ productID: String) -> StatusEntry.StoreKeys {
             StatusEntry.StoreKeys(
                 installedVersion: installed[productID], updateAvailable: updates[productID]?.catalogVersion.description,
-                updateBytes: updates[productID]?.downloadBytes, transactions: transactions[productID] ?? [])
+                updateBytes: updates[productID]?.downloadBytes, transactions: transactions[productID] ?? [], packs: packs[productID])
         }
         var entries = snapshots.map { StatusEntry(download: $0, store: keys($0.productID)) }
         let listed = Set(snapshots.map(\.productID))
