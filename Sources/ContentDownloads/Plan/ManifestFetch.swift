@@ -24,6 +24,7 @@ struct ManifestFetch: Sendable {
         let version = product.contentVersion.description
         if FileManager.default.fileExists(atPath: store.manifestFile(productID: product.productID, version: version).path) { return true }
         try Self.checkManifestSize(Int(clamping: reference.length), of: product)
+        if keepInstalled(product, reference: reference) { return true }
         let candidates = catalog.map { Self.manifestURLs(reference, catalog: $0) } ?? []
         var reasons: [String] = []
         for url in candidates {
@@ -49,6 +50,19 @@ struct ManifestFetch: Sendable {
             "no usable manifest; downloading the whole archive instead",
             metadata: ["product": "\(product.productID)", "reasons": "\(reasons.isEmpty ? "no catalog" : reasons.joined(separator: "; "))"])
         return false
+    }
+
+    /// Keeps the installed version's manifest when it is the very document the catalog names (its length and
+    /// SHA-256, checked again by ``Store/keepManifest(_:of:reference:from:)``): a repair or a pack request of the
+    /// installed version starts its first range request without a round trip for the manifest.
+    private func keepInstalled(_ product: CatalogProduct, reference: ManifestReference) -> Bool {
+        let installed = store.installedManifestFile(productID: product.productID)
+        guard store.installedVersion(forProductID: product.productID) == product.contentVersion,
+              let data = FileManager.default.contents(atPath: installed.path), Int64(data.count) == reference.length
+        else { return false }
+        do { try store.keepManifest(data, of: product, reference: reference, from: installed.path) } catch { return false }
+        DownloadLog.transfer.debug("manifest: the installed version's, as the catalog names it", metadata: ["product": "\(product.productID)"])
+        return true
     }
 
     /// Where the manifest may be fetched from, like the archive: each mirror, then the catalog's own folder.
