@@ -76,7 +76,7 @@ extension IAPContent.Pack {
     static func notePacks(_ report: PackSizeReport) {
         for line in report.lines {
             let what = "pack \(line.pack) (\(line.policy.rawValue))" + (line.variant.map { " \($0)" } ?? "")
-            Output.note("\(what): \(line.files) files, \(Formatting.bytes(line.bytes)); a device fetches \(Formatting.bytes(line.fetchBytes))")
+            Output.note("\(what): \(line.files) files, \(Formatting.bytes(line.bytes)); a device fetches \(Formatting.bytes(line.fetchBytes)) (\(line.fetchBytes) bytes)")
         }
     }
 }
