@@ -12,19 +12,21 @@ struct VoicedProduct {
     let folder: URL
     let files: [String: Data]
 
-    init(_ fixture: QueueFixture, voices: String = "essential") throws {
+    /// Version 2.0 (`changed`) rewrites the German and French intros.
+    init(_ fixture: QueueFixture, voices: String = "essential", changed: Bool = false) throws {
+        let version = changed ? "2.0" : "1.0", shift: UInt64 = changed ? 100 : 0
         files = [
             "Contents/core.bin": PackageFixture.bytes(count: 1 << 20, seed: 1),
             "Contents/levels/1.json": Data("{\"level\": 1}\n".utf8),
             "Contents/HiRes/textures.bin": PackageFixture.bytes(count: 1 << 20, seed: 2),
-            "Contents/Voices#language=de/intro.ogg": PackageFixture.bytes(count: 3 << 20, seed: 3),
+            "Contents/Voices#language=de/intro.ogg": PackageFixture.bytes(count: 3 << 20, seed: 3 + shift),
             "Contents/Voices#language=de/credits.txt": Data("Sprecher: A. Muster\n".utf8),
-            "Contents/Voices#language=fr/intro.ogg": PackageFixture.bytes(count: 3 << 20, seed: 4),
+            "Contents/Voices#language=fr/intro.ogg": PackageFixture.bytes(count: 3 << 20, seed: 4 + shift),
             "Contents/Voices#language=fr/credits.txt": Data("Voix : A. Exemple\n".utf8),
             "Contents/Voices#language=en/intro.ogg": PackageFixture.bytes(count: 1 << 20, seed: 5),
         ]
         folder = try PackageFixture.make(
-            at: fixture.root.appendingPathComponent("sources/voiced"), productID: Self.productID, files: files,
+            at: fixture.root.appendingPathComponent("sources/voiced-\(version)"), productID: Self.productID, version: version, files: files,
             extraKeys: [
                 "Packs": [
                     "hires": ["Policy": "prefetch", "Paths": ["Contents/HiRes"]],
@@ -103,5 +105,30 @@ struct VoicedProduct {
         #expect(try await iapcontentOffPool(["verify", id, "--store", store.path]).status == 0)
         let unknown = try await iapcontentOffPool(["packs", id, "--add", "music", "--catalog", fixture.catalogURL, "--store", store.path])
         #expect(unknown.status == 1 && unknown.output.contains("has no pack 'music'; its packs are core, hires, voices"), "\(unknown.output)")
+    }
+
+    @Test func anUpdateKeepsTheSelectionAndFetchesOnlyItsChanges() async throws {
+        let fixture = try QueueFixture()
+        let v1 = try VoicedProduct(fixture), v2 = try VoicedProduct(fixture, changed: true)
+        let id = VoicedProduct.productID
+        try fixture.publish([v1.folder], chunked: true)
+        let store = fixture.root.appendingPathComponent("store")
+        let common = ["--catalog", fixture.catalogURL, "--store", store.path]
+        #expect(try await iapcontentOffPool(["download", id, "--select", "language=de", "--no-prefetch"] + common).status == 0)
+        try fixture.publish([v1.folder, v2.folder], chunked: true)
+        let packed = fixture.root.appendingPathComponent("packed")
+        let diff = try await iapcontentOffPool([
+            "diff", packed.appendingPathComponent("\(id)-1.0.manifest").path, packed.appendingPathComponent("\(id)-2.0.manifest").path,
+        ])
+        #expect(diff.output.contains("pack voices Contents/Voices language=de: fetches 3.00 MiB"), "\(diff.output)")
+        #expect(diff.output.contains("pack voices Contents/Voices language=en: fetches 0.00 MiB"), "\(diff.output)")
+        let before = VoicedProduct.traffic(fixture)
+        let update = try await iapcontentOffPool(["download", id, "--no-prefetch"] + common)
+        #expect(update.status == 0, "\(update.output)")
+        let content = try #require(try Store(root: store).contentURL(forProductID: id))
+        #expect(try Data(contentsOf: content.appendingPathComponent("Contents/Voices/intro.ogg")) == v2.files["Contents/Voices#language=de/intro.ogg"])
+        let fetched = VoicedProduct.traffic(fixture) - before
+        #expect(fetched <= (3 << 20) * 105 / 100 + (64 << 10), "the update fetched \(fetched) bytes for 3 MiB of changed German voice")
+        #expect(try await iapcontentOffPool(["verify", id, "--store", store.path]).status == 0)
     }
 }

@@ -21,6 +21,8 @@ package struct UpdateSize: Codable, Sendable, Equatable {
     package var writtenFiles: Int
     /// Chunks rebuilt from installed files.
     package var rebuiltChunks: Int
+    /// For a product with packs: what a device holding each pack (each variant) fetches of this update.
+    package var packs: [PackSizeReport.Line]?
 
     /// The update from `installed` to `offered` (both schema 2).
     /// - Throws: ``InstallError`` when either manifest has no sound chunk index.
@@ -39,7 +41,8 @@ package struct UpdateSize: Codable, Sendable, Equatable {
             fromVersion: installed.contentVersion.description, toVersion: offered.contentVersion.description,
             fetchBytes: draft.fetchBytes(in: package), fetchChunks: draft.fetch.count, chunks: package.chunks.count,
             archiveBytes: offered.archiveSize, linkedFiles: draft.links.count, writtenFiles: draft.written.count,
-            rebuiltChunks: draft.local.count)
+            rebuiltChunks: draft.local.count,
+            packs: offered.packs == nil ? nil : PackSizeReport(manifest: offered, counting: Set(draft.fetch)).lines)
     }
 
     /// The fetched share of a full download, in percent.

@@ -21,7 +21,9 @@ public struct PackSizeReport: Sendable, Equatable, Codable {
     public var lines: [Line]
 
     /// The report of `manifest` (a chunk-indexed one; a one-frame archive is fetched whole, so it reports its size).
-    public init(manifest: PackageManifest) {
+    /// With `counting`, a line's fetch counts only those chunks (an update's: what a device holding the pack fetches
+    /// to update it).
+    public init(manifest: PackageManifest, counting: Set<Int>? = nil) {
         let declaration = manifest.packs ?? PackDeclaration()
         let everything = SelectedContent(manifest: manifest, selection: PackSelection(packs: Set(declaration.packIDs)))
         var groups: [String: (pack: String, variant: String?, files: Int, bytes: Int64, chunks: Set<Int>)] = [:]
@@ -36,7 +38,7 @@ public struct PackSizeReport: Sendable, Equatable, Codable {
             var entry = groups[key] ?? (pack, variant, 0, 0, [])
             entry.files += 1
             entry.bytes += file.size
-            entry.chunks.formUnion(manifest.chunkIndices(holding: index))
+            entry.chunks.formUnion(manifest.chunkIndices(holding: index).filter { counting?.contains($0) ?? true })
             groups[key] = entry
         }
         let order = Dictionary(uniqueKeysWithValues: declaration.packIDs.enumerated().map { ($1, $0) })

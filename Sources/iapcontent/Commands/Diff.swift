@@ -42,6 +42,9 @@ extension IAPContent {
             return "\(size.fromVersion) → \(size.toVersion): fetches \(mib(size.fetchBytes)) of \(mib(size.archiveBytes)) ("
                 + String(format: "%.2f %%", size.percentOfArchive) + "), \(size.fetchChunks) of \(size.chunks) chunks; "
                 + "\(size.linkedFiles) files kept, \(size.writtenFiles) written, \(size.rebuiltChunks) chunks rebuilt from installed files"
+                + (size.packs ?? []).map { line in
+                    "\n  pack \(line.pack)" + (line.variant.map { " \($0)" } ?? "") + ": fetches \(mib(line.fetchBytes))"
+                }.joined()
         }
 
         /// The manifest at `path`, or beside the archive at `path`.
