@@ -16,12 +16,7 @@ struct PackSwitchCrashTests {
         let fixture = try QueueFixture()
         let product = try VoicedProduct(fixture)
         let id = VoicedProduct.productID
-        try fixture.publish([product.folder], chunked: true)
-        let store = fixture.root.appendingPathComponent("store")
-        let install = try await iapcontentOffPool([
-            "download", id, "--catalog", fixture.catalogURL, "--store", store.path, "--select", "language=de", "--no-prefetch",
-        ])
-        #expect(install.status == 0, "\(install.output)")
+        let store = try await VoicedProduct.installGerman(product, fixture)
         let arguments = ["packs", id, "--select", "language=fr", "--catalog", fixture.catalogURL, "--store", store.path]
         let (child, output) = try QueueCrashTests.spawn(arguments, environment: ["IAPCONTENT_TEST_CRASH_AT": phase])
         defer { try? FileManager.default.removeItem(at: output) }
@@ -53,10 +48,8 @@ struct PackSwitchCrashTests {
         let fixture = try QueueFixture()
         let product = try VoicedProduct(fixture)
         let id = VoicedProduct.productID
-        try fixture.publish([product.folder], chunked: true)
-        let store = fixture.root.appendingPathComponent("store")
+        let store = try await VoicedProduct.installGerman(product, fixture)
         let common = ["--catalog", fixture.catalogURL, "--store", store.path]
-        #expect(try await iapcontentOffPool(["download", id, "--select", "language=de", "--no-prefetch"] + common).status == 0)
         let voices = ["de": product.files["Contents/Voices#language=de/intro.ogg"]!, "fr": product.files["Contents/Voices#language=fr/intro.ogg"]!]
         func installedLanguage() throws -> String? {
             let content = try #require(try Store(root: store).contentURL(forProductID: id))

@@ -36,6 +36,17 @@ struct VoicedProduct {
             ])
     }
 
+    /// Publishes `product` and installs it in German (no prefetch) into `<fixture>/store`; returns the store.
+    static func installGerman(_ product: VoicedProduct, _ fixture: QueueFixture) async throws -> URL {
+        try fixture.publish([product.folder], chunked: true)
+        let store = fixture.root.appendingPathComponent("store")
+        let install = try await iapcontentOffPool([
+            "download", productID, "--catalog", fixture.catalogURL, "--store", store.path, "--select", "language=de", "--no-prefetch",
+        ])
+        #expect(install.status == 0, "\(install.output)")
+        return store
+    }
+
     /// The bytes of the archive nginx sent so far.
     static func traffic(_ fixture: QueueFixture) -> Int {
         fixture.nginx.requests().filter { $0.request.contains(".tar.zst") }.reduce(0) { $0 + $1.bodyBytesSent }
@@ -49,13 +60,7 @@ struct VoicedProduct {
         let fixture = try QueueFixture()
         let product = try VoicedProduct(fixture)
         let id = VoicedProduct.productID
-        try fixture.publish([product.folder], chunked: true)
-        let store = fixture.root.appendingPathComponent("store")
-
-        let install = try await iapcontentOffPool([
-            "download", id, "--catalog", fixture.catalogURL, "--store", store.path, "--select", "language=de", "--no-prefetch",
-        ])
-        #expect(install.status == 0, "\(install.output)")
+        let store = try await VoicedProduct.installGerman(product, fixture)
         let content = try #require(try Store(root: store).contentURL(forProductID: id))
         #expect(try Data(contentsOf: content.appendingPathComponent("Contents/Voices/intro.ogg")) == product.files["Contents/Voices#language=de/intro.ogg"])
         #expect(!FileManager.default.fileExists(atPath: content.appendingPathComponent("Contents/HiRes").path), "a prefetch pack is not essential")

@@ -40,13 +40,7 @@ extension ContentQueue {
         guard let version = store.installedVersion(forProductID: productID) else { return }
         if store.installedSelection(productID: productID) == selection { return }
         let product = try repairableProduct(productID, version: version)
-        let plan: ChunkPlan, handover: PlannedFetch?
-        switch await self.plan(product, selection: selection) {
-        case .planned(let made, let planned): (plan, handover) = (made, planned)
-        case .refused(let error): throw error
-        case .wholeArchive:
-            throw DownloadError(code: .catalog, message: "cannot fetch the manifest of \(productID) \(version) from the catalog's mirrors (see the log); try again later")
-        }
+        let (plan, handover) = try await planSameVersion(product, selection: selection, unplannable: "(see the log); try again later")
         DownloadLog.queue.debug("selection change", metadata: [
             "product": "\(productID)", "fetch": "\(plan.fetchBytes) bytes", "linked": "\(plan.linkedFiles) files",
         ])

@@ -30,19 +30,31 @@ extension ContentQueue {
         guard !verification.isIntact else { return verification }
         let product = try repairableProduct(productID, version: verification.contentVersion)
         let damaged = Set(verification.damaged + verification.missing)
-        let plan: ChunkPlan, handover: PlannedFetch?
-        switch await self.plan(product, distrusting: damaged) {
-        case .planned(let made, let planned): (plan, handover) = (made, planned)
-        case .refused(let error): throw error
-        case .wholeArchive:
-            throw DownloadError(code: .catalog, message: "cannot fetch the manifest of \(productID) \(product.contentVersion) from the catalog's mirrors, or cannot build the repaired folder from the intact files (see the log); try again later, or download it again with `iapcontent delete` then `iapcontent download`")
-        }
+        let (plan, handover) = try await planSameVersion(
+            product, distrusting: damaged,
+            unplannable: "or cannot build the repaired folder from the intact files (see the log); try again later, or download it again with `iapcontent delete` then `iapcontent download`")
         DownloadLog.queue.debug("repair", metadata: [
             "product": "\(productID)", "damaged": "\(verification.damaged.count)", "missing": "\(verification.missing.count)",
             "extra": "\(verification.extra.count)", "fetch": "\(plan.fetchBytes) bytes",
         ])
         try await fetchSameVersion(product, plan: plan, handover: handover)
         return verification
+    }
+
+    /// The chunk plan of a new folder of the installed version (a repair, or a selection change with `selection`).
+    /// - Throws: the planner's refusal, or ``DownloadError`` (`.catalog`) ending in `unplannable` when no manifest
+    ///   can be had (a same-version folder cannot come from the whole archive).
+    func planSameVersion(
+        _ product: CatalogProduct, distrusting damaged: Set<String> = [], selection: PackSelection? = nil, unplannable: String
+    ) async throws -> (ChunkPlan, PlannedFetch?) {
+        switch await plan(product, distrusting: damaged, selection: selection) {
+        case .planned(let plan, let handover): return (plan, handover)
+        case .refused(let error): throw error
+        case .wholeArchive:
+            throw DownloadError(
+                code: .catalog,
+                message: "cannot fetch the manifest of \(product.productID) \(product.contentVersion) from the catalog's mirrors, \(unplannable)")
+        }
     }
 
     /// Fetches the chunks of `plan`, a new folder of the installed version (a repair or a selection change), and
