@@ -136,4 +136,28 @@ struct VoicedProduct {
         #expect(fetched <= (3 << 20) * 105 / 100 + (64 << 10), "the update fetched \(fetched) bytes for 3 MiB of changed German voice")
         #expect(try await iapcontentOffPool(["verify", id, "--store", store.path]).status == 0)
     }
+
+    @Test func repairAndDeleteCoverTheInstalledSelection() async throws {
+        let fixture = try QueueFixture()
+        let product = try VoicedProduct(fixture)
+        let id = VoicedProduct.productID
+        let store = try await VoicedProduct.installGerman(product, fixture)
+        let content = try #require(try Store(root: store).contentURL(forProductID: id))
+        let handle = try FileHandle(forUpdating: content.appendingPathComponent("Contents/Voices/intro.ogg"))
+        try handle.seek(toOffset: 1 << 20)
+        try handle.write(contentsOf: Data(repeating: 0x5A, count: 100))
+        try handle.close()
+        let verify = try await iapcontentOffPool(["verify", id, "--store", store.path])
+        #expect(verify.status == 1 && verify.output.contains("Contents/Voices/intro.ogg"), "\(verify.output)")
+        let before = VoicedProduct.traffic(fixture)
+        let repair = try await iapcontentOffPool(["repair", id, "--catalog", fixture.catalogURL, "--store", store.path])
+        #expect(repair.status == 0 && repair.output.contains("repaired  Contents/Voices/intro.ogg"), "\(repair.output)")
+        let repaired = try #require(try Store(root: store).contentURL(forProductID: id))
+        #expect(try Data(contentsOf: repaired.appendingPathComponent("Contents/Voices/intro.ogg")) == product.files["Contents/Voices#language=de/intro.ogg"])
+        #expect(VoicedProduct.traffic(fixture) - before < 3 << 20, "a repair fetches the damaged chunk, not the whole voice")
+        #expect(try await iapcontentOffPool(["verify", id, "--store", store.path]).status == 0)
+        #expect(try await iapcontentOffPool(["delete", id, "--store", store.path]).status == 0)
+        let records = try FileManager.default.contentsOfDirectory(atPath: store.appendingPathComponent("selections").path)
+        #expect(records.isEmpty, "\(records)")
+    }
 }

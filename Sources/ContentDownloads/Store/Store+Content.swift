@@ -65,6 +65,7 @@ extension Store {
         try FileSystemCalls.sync(trashFD, display: trashDirectory.path)
         try FileSystemCalls.removeTree(trashDirectory.appendingPathComponent(trashName, isDirectory: true).path)
         unlink(installedManifestFile(productID: productID).path)
+        pruneSelections(productID: productID)
         return true
     }
 
