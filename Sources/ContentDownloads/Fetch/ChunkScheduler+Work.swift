@@ -26,7 +26,7 @@ extension ChunkScheduler {
     /// (those without chunks in flight: idle or probing), at most 16 MiB, so one round of requests covers scattered
     /// chunks.
     var rangedRunBytes: Int64 {
-        let asking = max(1, tuner.target - connections.filter { !($0.run?.chunks.isEmpty ?? true) }.count)
+        let asking = max(1, connectionTarget - connections.filter { !($0.run?.chunks.isEmpty ?? true) }.count)
         return min(16 << 20, queue.waitingBytes / Int64(asking))
     }
 
@@ -37,7 +37,7 @@ extension ChunkScheduler {
         for connection in connections where connection.run == nil {
             let mirror = mirrors[connection.mirror]
             guard mirror.mayHold(connections.filter { $0.mirror == connection.mirror }.count, now: now),
-                  connections.count <= tuner.target, hasWork(for: connection.mirror),
+                  connections.count <= connectionTarget, hasWork(for: connection.mirror),
                   !(mirror.ignoresRange && connections.contains(where: { $0 !== connection && $0.mirror == connection.mirror }))
             else {
                 retire(connection)
@@ -49,9 +49,9 @@ extension ChunkScheduler {
         shareTheTail(now: now)
     }
 
-    /// Adds connections up to the tuner's target while work waits and a mirror may take one.
+    /// Adds connections up to the target (``connectionTarget``) while work waits and a mirror may take one.
     func openConnections(now: Double) {
-        while connections.count < tuner.target, hasWork, let mirror = pickMirror(now: now) {
+        while connections.count < connectionTarget, hasWork, let mirror = pickMirror(now: now) {
             let connection: ChunkConnection
             do { connection = try ChunkConnection(mirror: mirror, scheduler: self) } catch {
                 failure = .network(error)
@@ -146,7 +146,7 @@ extension ChunkScheduler {
             ? queue.nextRun(targetBytes: 1, gapBytes: 0)  // a local origin: one frame per request
             : queue.nextRun(
                 targetBytes: runBytes, gapBytes: gapBytes(for: connection.mirror), maxRanges: maxRanges(for: connection.mirror),
-                rangedTargetBytes: rangedRunBytes)
+                rangedTargetBytes: rangedRunBytes, gapAllowance: gapAllowance)
         {
             run = next
         } else {
@@ -162,13 +162,14 @@ extension ChunkScheduler {
         let mirror = mirrors[connection.mirror]
         DownloadLog.transfer.trace(
             run.chunks.isEmpty ? "probe" : "run", metadata: [
-                "product": "\(request.id)", "mirror": "\(connection.mirror)", "connections": "\(connections.count)/\(tuner.target)",
+                "product": "\(request.id)", "mirror": "\(connection.mirror)", "connections": "\(connections.count)/\(connectionTarget)",
                 "chunks": "\(run.chunks.first.map { "\($0)…\(run.chunks.last!)" } ?? "none")", "bytes": "\(run.range.count)",
                 "ranges": "\(run.ranges.count)",
                 "waiting": "\(queue.waitingBytes)",
             ])
         firstRequest = firstRequest ?? MonotonicTime.now()
         requests += 1
+        gapsAsked += run.ranges.reduce(0) { $0 + Int64($1.count) } - run.chunks.reduce(0) { $0 + package.chunks[$1].length }
         do {
             try connection.start(run, url: mirror.url, settings: settings, rate: connectionRate)
         } catch {

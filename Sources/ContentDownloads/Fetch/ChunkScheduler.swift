@@ -57,6 +57,9 @@ final class ChunkScheduler: EngineTransfer {
     /// Frame bytes in place when this run began, and handed to the pipeline since.
     let placedAtStart: Int64
     var submitted: Int64 = 0
+    /// Archive bytes between needed chunks that the runs asked for so far (read and dropped): at most
+    /// ``GapBudget/planShare`` of the plan.
+    var gapsAsked: Int64 = 0
     /// How often each chunk failed its hash, and the mirrors that served it bad, by chunk.
     var badChunks: [Int: Int] = [:]
     var servedBad: [Int: Set<Int>] = [:]
