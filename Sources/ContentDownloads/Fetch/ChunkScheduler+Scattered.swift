@@ -11,7 +11,7 @@ extension ChunkScheduler {
     }
 
     /// Connections wanted now: the tuner's target, or, while the chunks waiting are scattered (the next run ends at
-    /// a gap, under 1 MiB) and a mirror up answers one range per request, one per waiting chunk up to
+    /// a gap, under 4 MiB, with chunks after it) and a mirror up answers one range per request, one per waiting chunk up to
     /// ``TransferSettings/maxConnections``. Why: such runs are bound by round trips, not bytes; spread over many
     /// connections they are in flight together, so the update takes a few round trips instead of one per run per
     /// connection. A plan of neighbouring chunks (a fresh install) keeps the tuner's count.
@@ -21,7 +21,8 @@ extension ChunkScheduler {
               mirrors.contains(where: { !$0.dropped && !$0.isLocal && rangeSupport.supportsMultipleRanges($0.url) == false })
         else { return target }
         var peek = queue
-        guard let run = peek.nextRun(targetBytes: 1 << 20, gapBytes: settings.rangeGapBytes), run.range.count < 1 << 20
+        guard let run = peek.nextRun(targetBytes: 4 << 20, gapBytes: settings.rangeGapBytes), !peek.isEmpty,
+              run.range.count < 4 << 20
         else { return target }
         return min(settings.maxConnections, queue.count)
     }
