@@ -16,10 +16,17 @@ extension ChunkScheduler {
         rate > 0 ? max(1, rate / Int64(max(1, connections.count))) : 0
     }
 
-    /// The next run's size: about two runs per connection of what is left, between 1 and 4 MiB (a run is about a
-    /// second of a capped connection: the last runs end close together, and a request costs one round trip).
-    var runBytes: Int64 {
-        min(4 << 20, max(1 << 20, queue.waitingBytes / Int64(2 * max(1, tuner.target))))
+    /// The next run's size (``runBytes(waiting:connections:rate:)``).
+    var runBytes: Int64 { Self.runBytes(waiting: queue.waitingBytes, connections: tuner.target, rate: rate) }
+
+    /// A run's size: about two runs per connection of `waiting` bytes, between 1 and 4 MiB (the last runs end close
+    /// together, and a request costs one round trip); under a receive cap of `rate` bytes a second, at most a second
+    /// of one connection's share of it (at least 256 KiB). Why: the server sends a run into the sockets' buffers
+    /// at once while a capped client reads it slowly, and a kill -9 or a pause loses what the sockets hold.
+    static func runBytes(waiting: Int64, connections: Int, rate: Int64) -> Int64 {
+        let share = min(4 << 20, max(1 << 20, waiting / Int64(2 * max(1, connections))))
+        guard rate > 0 else { return share }
+        return min(share, max(256 << 10, rate / Int64(max(1, connections))))
     }
 
     /// The size a run of several ranges may grow to: what is left shared among the connections about to ask
