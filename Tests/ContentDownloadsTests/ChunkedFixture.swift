@@ -14,8 +14,8 @@ struct ChunkedFixture {
     let manifestData: Data
     let store: Store
 
-    /// Packs `files` (paths below `Contents/` → bytes) for `productID`.
-    init(productID: String = "com.example.chunked", files: [String: Data]) throws {
+    /// Packs `files` (paths below `Contents/` → bytes) for `productID`, kept in `store` (default: a fresh one).
+    init(productID: String = "com.example.chunked", files: [String: Data], store: Store? = nil) throws {
         let root = try TemporaryDirectory.make(prefix: "chunked")
         folder = root.appendingPathComponent("source", isDirectory: true)
         try PackageFixture.make(at: folder, productID: productID, version: "1.0", files: files)
@@ -23,7 +23,7 @@ struct ChunkedFixture {
         archive = Array(try Data(contentsOf: packed.archiveURL))
         manifest = packed.manifest
         manifestData = try Data(contentsOf: packed.manifestURL)
-        store = try makeStore()
+        self.store = try store ?? makeStore()
     }
 
     /// The usual test package: a few small files and two large incompressible ones (about `megabytes` MiB in all).

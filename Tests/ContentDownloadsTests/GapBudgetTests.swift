@@ -56,4 +56,16 @@ struct GapBudgetTests {
         let read = after.reduce(Int64(0)) { $0 + Int64($1.range.count) }, needed = Int64(wanted.count) * 64_000
         #expect(Double(read - needed) / Double(2 << 20) < 0.15 * Double(before.count - after.count), "read \(read) for \(needed)")
     }
+
+    @Test("the gaps a plan reads through add up to at most its allowance; past it, a run stops at the gap")
+    func theGapAllowanceBoundsWhatRunsReadThrough() {
+        let frames = (0..<200).map { Int64($0) * 64_000..<Int64($0 + 1) * 64_000 }
+        let wanted = Array(stride(from: 0, to: 200, by: 4))  // gaps of 192 000 bytes
+        var queue = FetchQueue(chunks: wanted, frames: frames)
+        let first = queue.nextRun(targetBytes: 1 << 20, gapBytes: 4 << 20, maxRanges: 1, gapAllowance: 400_000)
+        #expect(first?.chunks == [0, 4, 8], "two gaps fit in the allowance, the third does not")
+        var runs: [FetchQueue.Run] = []
+        while let run = queue.nextRun(targetBytes: 1 << 20, gapBytes: 4 << 20, maxRanges: 1, gapAllowance: 0) { runs.append(run) }
+        #expect(runs.count == wanted.count - 3 && runs.allSatisfy { $0.chunks.count == 1 }, "no allowance: a request each")
+    }
 }

@@ -89,6 +89,11 @@ public struct TransferSettings: Sendable, Equatable {
     /// its mirror, and its chunks are fetched from the others (with one mirror, ``lowSpeedTime``
     /// decides).
     public var stallSeconds: Double = 3
+    /// How long an engine leaves alone a mirror that a chunk plan dropped for refusing (429 or 503 three times):
+    /// the next downloads of the same process skip it while another mirror is up (or give it one connection when
+    /// none is), then try it again. Why: a mirror that rate-limits stays so for minutes; asking it again at every
+    /// download of a daemon costs each download its refusals and their `Retry-After`. 0: remember nothing.
+    public var refusingMirrorRestSeconds: Double = 300
     /// Archive bytes between two needed chunks that a chunk plan reads through (and drops) rather than start
     /// another request: a request costs a round trip, which at 40 ms and 4 MB/s is worth 160 KB.
     public var rangeGapBytes: Int64 = 128 << 10

@@ -22,7 +22,10 @@ extension ChunkScheduler {
                 "product": "\(request.id)", "url": "\(mirrors[index].url)", "status": "\(status)",
                 "connections": "\(mirrors[index].connectionCap ?? 0)", "retryAfter": "\(retryAfter ?? 1)",
             ])
-            if mirrors[index].failures >= 3, others { drop(index, why) }
+            if mirrors[index].failures >= 3, others {
+                drop(index, why)
+                refusing.remember(mirrors[index].url, now: MonotonicTime.now())
+            }
         case .network:
             mirrors[index].failures += 1
             if (stalled && others) || mirrors[index].failures >= 3 { drop(index, why) }
@@ -40,9 +43,38 @@ extension ChunkScheduler {
             "a mirror is dropped for this download; its chunks go to the others",
             metadata: ["product": "\(request.id)", "url": "\(mirrors[index].url)", "reason": "\(why)"])
         for connection in connections where connection.mirror == index { retire(connection) }
+        if !mirrors.contains(where: { !$0.dropped }) {
+            // The mirrors left alone for refusing earlier are all that is left: they are asked, one connection each.
+            for other in mirrors.indices where mirrors[other].resting {
+                mirrors[other].dropped = false
+                mirrors[other].resting = false
+                mirrors[other].connectionCap = 1
+            }
+        }
         let stranded = elsewhere  // chunks that waited for this mirror alone now wait for any
         elsewhere = []
         giveBack(stranded)
+    }
+
+    /// At the start: the mirrors the engine remembers refusing are left alone while another mirror is up, or get
+    /// one connection each when all of them are remembered.
+    func leaveRefusingAlone() {
+        let now = MonotonicTime.now()
+        let remembered = mirrors.indices.filter { refusing.isResting(mirrors[$0].url, now: now) }
+        guard !remembered.isEmpty else { return }
+        let allRemembered = remembered.count == mirrors.count
+        for index in remembered {
+            if allRemembered {
+                mirrors[index].connectionCap = 1
+            } else {
+                mirrors[index].dropped = true
+                mirrors[index].resting = true
+            }
+        }
+        DownloadLog.transfer.notice("mirrors that refused a recent download are left alone for a while", metadata: [
+            "product": "\(request.id)", "urls": "\(remembered.map { mirrors[$0].url })",
+            "connections": "\(allRemembered ? "one each" : "none")",
+        ])
     }
 
     /// A frame failed its signed hash: only that chunk is fetched again, alone, from a mirror that has not served it

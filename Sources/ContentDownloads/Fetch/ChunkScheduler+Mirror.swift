@@ -7,6 +7,9 @@
 struct ChunkMirror {
     var url: String
     var dropped = false
+    /// Dropped before it was asked: the engine remembers it refusing (``RefusingMirrors``); taken back, at one
+    /// connection, when every other mirror is dropped.
+    var resting = false
     /// Network failures and refusals (429/503) since its last run that arrived whole; three drop it while
     /// another mirror is up.
     var failures = 0

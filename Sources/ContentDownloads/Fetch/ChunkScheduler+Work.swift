@@ -16,17 +16,24 @@ extension ChunkScheduler {
         rate > 0 ? max(1, rate / Int64(max(1, connections.count))) : 0
     }
 
-    /// The next run's size: about two runs per connection of what is left, between 1 and 4 MiB (a run is about a
-    /// second of a capped connection: the last runs end close together, and a request costs one round trip).
-    var runBytes: Int64 {
-        min(4 << 20, max(1 << 20, queue.waitingBytes / Int64(2 * max(1, tuner.target))))
+    /// The next run's size (``runBytes(waiting:connections:rate:)``).
+    var runBytes: Int64 { Self.runBytes(waiting: queue.waitingBytes, connections: tuner.target, rate: rate) }
+
+    /// A run's size: about two runs per connection of `waiting` bytes, between 1 and 4 MiB (the last runs end close
+    /// together, and a request costs one round trip); under a receive cap of `rate` bytes a second, at most a second
+    /// of one connection's share of it (at least 256 KiB). Why: the server sends a run into the sockets' buffers
+    /// at once while a capped client reads it slowly, and a kill -9 or a pause loses what the sockets hold.
+    static func runBytes(waiting: Int64, connections: Int, rate: Int64) -> Int64 {
+        let share = min(4 << 20, max(1 << 20, waiting / Int64(2 * max(1, connections))))
+        guard rate > 0 else { return share }
+        return min(share, max(256 << 10, rate / Int64(max(1, connections))))
     }
 
     /// The size a run of several ranges may grow to: what is left shared among the connections about to ask
     /// (those without chunks in flight: idle or probing), at most 16 MiB, so one round of requests covers scattered
     /// chunks.
     var rangedRunBytes: Int64 {
-        let asking = max(1, tuner.target - connections.filter { !($0.run?.chunks.isEmpty ?? true) }.count)
+        let asking = max(1, connectionTarget - connections.filter { !($0.run?.chunks.isEmpty ?? true) }.count)
         return min(16 << 20, queue.waitingBytes / Int64(asking))
     }
 
@@ -37,7 +44,7 @@ extension ChunkScheduler {
         for connection in connections where connection.run == nil {
             let mirror = mirrors[connection.mirror]
             guard mirror.mayHold(connections.filter { $0.mirror == connection.mirror }.count, now: now),
-                  connections.count <= tuner.target, hasWork(for: connection.mirror),
+                  connections.count <= connectionTarget, hasWork(for: connection.mirror),
                   !(mirror.ignoresRange && connections.contains(where: { $0 !== connection && $0.mirror == connection.mirror }))
             else {
                 retire(connection)
@@ -49,9 +56,9 @@ extension ChunkScheduler {
         shareTheTail(now: now)
     }
 
-    /// Adds connections up to the tuner's target while work waits and a mirror may take one.
+    /// Adds connections up to the target (``connectionTarget``) while work waits and a mirror may take one.
     func openConnections(now: Double) {
-        while connections.count < tuner.target, hasWork, let mirror = pickMirror(now: now) {
+        while connections.count < connectionTarget, hasWork, let mirror = pickMirror(now: now) {
             let connection: ChunkConnection
             do { connection = try ChunkConnection(mirror: mirror, scheduler: self) } catch {
                 failure = .network(error)
@@ -146,7 +153,7 @@ extension ChunkScheduler {
             ? queue.nextRun(targetBytes: 1, gapBytes: 0)  // a local origin: one frame per request
             : queue.nextRun(
                 targetBytes: runBytes, gapBytes: gapBytes(for: connection.mirror), maxRanges: maxRanges(for: connection.mirror),
-                rangedTargetBytes: rangedRunBytes)
+                rangedTargetBytes: rangedRunBytes, gapAllowance: gapAllowance)
         {
             run = next
         } else {
@@ -162,13 +169,14 @@ extension ChunkScheduler {
         let mirror = mirrors[connection.mirror]
         DownloadLog.transfer.trace(
             run.chunks.isEmpty ? "probe" : "run", metadata: [
-                "product": "\(request.id)", "mirror": "\(connection.mirror)", "connections": "\(connections.count)/\(tuner.target)",
+                "product": "\(request.id)", "mirror": "\(connection.mirror)", "connections": "\(connections.count)/\(connectionTarget)",
                 "chunks": "\(run.chunks.first.map { "\($0)…\(run.chunks.last!)" } ?? "none")", "bytes": "\(run.range.count)",
                 "ranges": "\(run.ranges.count)",
                 "waiting": "\(queue.waitingBytes)",
             ])
         firstRequest = firstRequest ?? MonotonicTime.now()
         requests += 1
+        gapsAsked += run.ranges.reduce(0) { $0 + Int64($1.count) } - run.chunks.reduce(0) { $0 + package.chunks[$1].length }
         do {
             try connection.start(run, url: mirror.url, settings: settings, rate: connectionRate)
         } catch {

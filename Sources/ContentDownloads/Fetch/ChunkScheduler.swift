@@ -36,6 +36,8 @@ final class ChunkScheduler: EngineTransfer {
 
     /// What the servers showed about multi-range requests (the engine's, shared by its downloads).
     let rangeSupport: RangeSupport
+    /// The mirrors dropped for refusing by this engine's downloads, left alone for a while (the engine's).
+    let refusing: RefusingMirrors
     /// The memory frames are received into (the engine's, shared by its downloads).
     let memory: FrameMemory
 
@@ -55,6 +57,9 @@ final class ChunkScheduler: EngineTransfer {
     /// Frame bytes in place when this run began, and handed to the pipeline since.
     let placedAtStart: Int64
     var submitted: Int64 = 0
+    /// Archive bytes between needed chunks that the runs asked for so far (read and dropped): at most
+    /// ``GapBudget/planShare`` of the plan.
+    var gapsAsked: Int64 = 0
     /// How often each chunk failed its hash, and the mirrors that served it bad, by chunk.
     var badChunks: [Int: Int] = [:]
     var servedBad: [Int: Set<Int>] = [:]
@@ -77,10 +82,11 @@ final class ChunkScheduler: EngineTransfer {
     /// Loads the manifest, the plan and the chunks already in place, and starts the install threads.
     init(
         request: TransferRequest, target: ChunkedInstallTarget, settings: TransferSettings, rangeSupport: RangeSupport,
-        memory: FrameMemory, wake: @escaping @Sendable () -> Void, emit: @escaping @Sendable (TransferEvent) -> Void
+        refusing: RefusingMirrors, memory: FrameMemory, wake: @escaping @Sendable () -> Void, emit: @escaping @Sendable (TransferEvent) -> Void
     ) throws(TransferFailure) {
         self.request = request
         self.rangeSupport = rangeSupport
+        self.refusing = refusing
         self.memory = memory
         self.target = target
         self.settings = settings
@@ -107,6 +113,7 @@ final class ChunkScheduler: EngineTransfer {
         mirrors = urls.map { Mirror(url: $0, confirmed: rangeSupport.answersRange($0)) }
         rate = request.maxBytesPerSecond
         bucket = rate > 0 ? RateBucket(rate: rate, now: MonotonicTime.now()) : nil
+        leaveRefusingAlone()
         fill()
     }
 

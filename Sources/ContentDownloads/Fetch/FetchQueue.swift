@@ -51,22 +51,28 @@ struct FetchQueue: Sendable, Equatable {
     /// while the run may still take another range: small chunks scattered over an archive would otherwise bring
     /// as many bytes of gaps as of chunks), else into a new range while the run has fewer than `maxRanges` (1: one
     /// contiguous range); a run of several ranges may grow to `rangedTargetBytes` (default `targetBytes`):
-    /// scattered chunks, one request. `nil` when nothing waits.
-    mutating func nextRun(targetBytes: Int64, gapBytes: Int64, maxRanges: Int = 1, rangedTargetBytes: Int64? = nil) -> Run? {
+    /// scattered chunks, one request. The gaps a run reads through add up to at most `gapAllowance` (what is left of
+    /// the plan's cap, ``GapBudget/planShare``): past it, a chunk across a gap starts another range or run. `nil`
+    /// when nothing waits.
+    mutating func nextRun(
+        targetBytes: Int64, gapBytes: Int64, maxRanges: Int = 1, rangedTargetBytes: Int64? = nil, gapAllowance: Int64 = .max
+    ) -> Run? {
         guard !isEmpty else { return nil }
         var chunks = [waiting[head]]
         var ranges = [frames[waiting[head]]]
         var bytes = Int64(ranges[0].count)
         head += 1
         let ranged = max(targetBytes, rangedTargetBytes ?? targetBytes)
+        var allowance = gapAllowance
         while head < waiting.count {
             let next = frames[waiting[head]], last = ranges[ranges.count - 1]
             guard next.lowerBound >= last.upperBound else { break }
             let gap = next.lowerBound - last.upperBound
-            if gap <= (ranges.count < maxRanges ? min(gapBytes, Self.gapWithinRanges) : gapBytes) {
+            if gap <= min(allowance, ranges.count < maxRanges ? min(gapBytes, Self.gapWithinRanges) : gapBytes) {
                 // Neighbours: up to `targetBytes` in a run of one range (a fresh install's runs stay small).
                 guard bytes < (ranges.count > 1 ? ranged : targetBytes) else { break }
                 ranges[ranges.count - 1] = last.lowerBound..<next.upperBound
+                allowance -= gap
             } else if ranges.count < maxRanges, bytes < ranged {
                 ranges.append(next)
             } else {

@@ -14,6 +14,11 @@ struct GapBudget: Sendable, Equatable {
     /// The largest gap read through, whatever the measurements: runs stay about as large as ``FetchQueue`` sizes
     /// them, and a gap is not cheaper than a request when connections wait for work.
     static let maximumBytes: Int64 = 4 << 20
+    /// The gaps one plan reads through in all, as a share of the bytes it fetches: past it, chunks across a gap
+    /// cost a request each. Why: against a far server every gap up to a round trip's worth is cheaper than a
+    /// request, but scattered chunks would then bring more gap than chunk; capped, a server without multi-range
+    /// costs at most this much more than one that answers several ranges (whose requests read hardly any gap).
+    static let planShare = 0.15
     /// How much each new measurement counts.
     static let weight = 0.25
     /// Bodies shorter than this say little about the rate (they end within their first round trips).

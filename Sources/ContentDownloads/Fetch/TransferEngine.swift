@@ -101,6 +101,8 @@ private final class EngineLoop {
     private let syncer: CheckpointSyncer
     /// What servers showed about multi-range requests, for every chunk plan this engine runs.
     private let rangeSupport = RangeSupport()
+    /// The mirrors chunk plans dropped for refusing, left alone by the next ones for a while.
+    private let refusingMirrors: RefusingMirrors
     /// The memory every chunk plan this engine runs receives its frames into.
     private let frameMemory: FrameMemory
 
@@ -108,6 +110,7 @@ private final class EngineLoop {
         self.multi = multi
         self.settings = settings
         self.emit = emit
+        refusingMirrors = RefusingMirrors(restSeconds: settings.refusingMirrorRestSeconds)
         syncer = CheckpointSyncer(delayForTesting: settings.checkpointSyncDelayForTesting, onCompleted: { [multi] in multi.wakeup() })
         frameMemory = FrameMemory(
             budgetBytes: settings.frameMemoryBytes, queuedBytes: settings.queuedFrameMemoryBytes, wake: { [multi] in multi.wakeup() })
@@ -161,7 +164,7 @@ private final class EngineLoop {
             if let target = request.chunked {
                 transfer = try ChunkScheduler(
                     request: request, target: target, settings: settings, rangeSupport: rangeSupport,
-                    memory: frameMemory, wake: { [multi] in multi.wakeup() }, emit: emit)
+                    refusing: refusingMirrors, memory: frameMemory, wake: { [multi] in multi.wakeup() }, emit: emit)
             } else {
                 transfer = try Transfer(
                     request: request, settings: settings, syncer: syncer,
