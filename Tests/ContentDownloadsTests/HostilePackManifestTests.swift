@@ -83,6 +83,7 @@ struct HostilePackManifestTests {
         let output = try await Self.refusal(.json) { manifest in
             let index = manifest.files.firstIndex { $0.path == "Contents/Voices#language=en/intro.ogg" }!
             manifest.files[index].path = "Contents/Voices#arch=x86_64/intro.ogg"
+            manifest.directories = manifest.directories?.map { $0 == "Contents/Voices#language=en" ? "Contents/Voices#arch=x86_64" : $0 }.sorted()
         }
         #expect(output.contains("collides") && output.contains("Contents/Voices"), "\(output)")
     }
