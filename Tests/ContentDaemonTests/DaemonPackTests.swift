@@ -33,10 +33,11 @@ struct DaemonPackTests {
     }
 
     @Test func installGermanListPacksSwitchToFrench() async throws {
-        let fixture = try DaemonFixture(locationConfig: "limit_rate 1m;")  // the 3 MiB switch takes seconds: progress shows
+        // One connection at 1 MiB/s: the 3 MiB switch's chunks land about a second apart, so progress shows.
+        let fixture = try DaemonFixture(locationConfig: "limit_rate 1m;")
         let (folder, files) = try Self.voicedFolder(in: fixture)
         try fixture.publish(folder: folder)
-        let daemon = try fixture.startDaemon(["--select", "language=de"])
+        let daemon = try fixture.startDaemon(["--select", "language=de", "--connections", "1", "--max-connections", "1"])
         let client = try RPCTestClient(path: fixture.socketPath)
         _ = try client.result("subscribe")
         _ = try client.result("add", ["transactionID": "t-voiced", "productID": Self.productID])
@@ -78,9 +79,22 @@ struct DaemonPackTests {
         let order = told.map(\.0)
         #expect(order.firstIndex(of: "download.finished") ?? .max < order.firstIndex(of: "packs.changed") ?? -1, "\(order)")
 
+        try Self.requestHiRes(client, files: files)
+
         // A malformed axis is a params error naming it.
         let bad = try #require(rpcError(try client.call("changeSelection", ["productID": Self.productID, "select": ["language": ["f r"]]])))
         #expect(bad.code == -32602 && bad.message.contains("select.language"), "\(bad)")
         #expect(daemon.stop() == 0)
+    }
+
+    /// An on-demand pack comes when asked, keeping the variants installed; an unknown pack is refused by name.
+    static func requestHiRes(_ client: RPCTestClient, files: [String: Data]) throws {
+        let requested = try #require(try client.call("requestPacks", ["productID": Self.productID, "packs": ["hires"]], timeout: 90)["result"] as? [[String: Any]])
+        #expect(requested.first { $0["id"] as? String == "hires" }?["installed"] as? Bool == true, "\(requested)")
+        let now = try #require(try client.result("content", ["productID": Self.productID])["contentURL"] as? String)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: now).appendingPathComponent("Contents/HiRes/textures.bin")) == files["Contents/HiRes/textures.bin"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: now).appendingPathComponent("Contents/Voices/intro.ogg")) == files["Contents/Voices#language=fr/intro.ogg"])
+        let unknown = try #require(rpcError(try client.call("requestPacks", ["productID": Self.productID, "packs": ["nope"]])))
+        #expect(unknown.code == -32000 && unknown.message.contains("nope"), "\(unknown)")
     }
 }
