@@ -70,12 +70,14 @@ extension HelpText {
 
         METHODS (params by name): add {transactionID, productID}, restore {entitlements?}, pause|resume|cancel|start \
         {productID}, status, content {productID}, delete {productID}, verify {productID}, repair {productID}, \
-        updates, finish {transactionID, cancelDownloads?}, reloadCatalog, subscribe (answers with the status), \
+        updates, finish {transactionID, cancelDownloads?}, reloadCatalog, packs {productID}, requestPacks \
+        {productID, packs}, changeSelection {productID, packs?, remove?, select?} (both answer once installed; \
+        --select axis=value sets the daemon's device profile), subscribe (answers with the status), \
         unsubscribe, rpc.discover (the OpenRPC document: every method, params, result and notification; \
         --openrpc prints it). Batches (a JSON array of requests) get one array of answers.
         NOTIFICATIONS (after subscribe; each with time and sequence): transaction, download.state, \
         download.progress (at most 10/s per download), download.finished {contentURL}, download.error {error: \
-        {code, message}}, content.removed, entitlements.reconciled. One per change of a download, naming every \
+        {code, message}}, content.removed, packs.changed {productID, packs}, entitlements.reconciled. One per change of a download, naming every \
         transaction it serves in transactionIDs.
         cancel answers once the transfer stopped and its files are gone; add of a cancelled transaction's id \
         starts its download again.

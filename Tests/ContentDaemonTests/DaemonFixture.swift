@@ -41,13 +41,18 @@ final class DaemonFixture: @unchecked Sendable {
             "Contents/readme.txt": Data("\(productID) \(version)\n".utf8),
             "Contents/data.bin": PackageFixture.bytes(count: size, seed: UInt64(size)),
         ])
+        try publish(folder: folder)
+        return folder
+    }
+
+    /// Packs `folder` chunk-indexed and publishes it, with every archive published before, as the catalog.
+    func publish(folder: URL) throws {
         let packed = root.appendingPathComponent("packed", isDirectory: true)
         _ = try Packer(chunked: true).pack(folder: folder, outputDirectory: packed)
         catalogVersion += 1
         _ = try CatalogBuilder(
             inputDirectory: packed, outputDirectory: nginx.root, catalogVersion: catalogVersion, signingKey: signingKey
         ).build()
-        return folder
     }
 
     /// Starts `iapcontent daemon` on this store and socket; returns once the socket answers.

@@ -11,6 +11,8 @@ extension DaemonInterface {
             notification("download.finished", "A download was installed.", download.merging(["contentURL": string]) { $1 }),
             notification("download.error", "A download failed.", download.merging(["error": ref("Error")]) { $1 }),
             notification("content.removed", "Installed content was removed: `delete`, or its entitlement was withdrawn.", ["productIDs": array(string)]),
+            notification("packs.changed", "An installed product's packs or variants changed (requestPacks, changeSelection): its packs now.",
+                         ["productID": string, "packs": array(ref("PackStatus"))]),
             notification("entitlements.reconciled", "The outcome of reconciling with the entitlements, or why they were refused.",
                          ["restored": array(string), "removed": array(string), "refusal": nullable(ref("Error"))]),
         ]
@@ -41,6 +43,10 @@ extension DaemonInterface {
                 "state": ["type": "string", "enum": ["purchased", "restored", "finished"]], "downloads": array(ref("Download")),
             ]),
             "Error": object(["code": string, "message": string]),
+            "PackStatus": object([
+                "id": string, "policy": ["type": "string", "enum": ["essential", "prefetch", "onDemand"]], "installed": boolean,
+                "bytes": integer, "bytesToFetch": ["type": "integer", "description": "archive bytes installing it fetches at most; 0 when installed"],
+            ]),
             "Installed": object(["productID": string, "version": nullable(string), "contentURL": nullable(string)]),
             "Status": object(["transactions": array(ref("Transaction")), "installed": array(ref("Installed"))]),
             "Subscription": object([

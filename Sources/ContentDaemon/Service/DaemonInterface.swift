@@ -26,7 +26,8 @@ enum DaemonInterface {
         name. Errors: -32700 not JSON, -32600 not a request, -32601 unknown method, -32602 wrong params (naming the \
         member), -32001 another user, -32000 the queue refused, with its stable code in error.data.code. The queue \
         runs one download per product, which every unfinished transaction of the product shares: each change of \
-        it is one notification, naming every transaction it serves in transactionIDs.
+        it is one notification, naming every transaction it serves in transactionIDs (none for the download of a \
+        repair, a pack request or a variant switch, which no transaction asked for).
         """
 
     static var methods: [JSONValue] {
@@ -60,6 +61,22 @@ enum DaemonInterface {
                    result: object(["finished": string])),
             method("reloadCatalog", "Loads the catalog again (refused when the daemon has no catalog).", params: [],
                    result: object(["catalogVersion": integer])),
+            method("packs", "The packs of an installed product, the core pack first: policy, whether installed, bytes and the most a request fetches.",
+                   params: [productID], result: array(ref("PackStatus"))),
+            method("requestPacks", """
+                Installs packs of an installed product (on-demand or prefetch) in one download, keeping what is \
+                installed; like repair, answers once they are installed, with the packs. The download shows to \
+                subscribers as any download (productID, empty transactionIDs), then packs.changed.
+                """, params: [productID, param("packs", array(string))], result: array(ref("PackStatus"))),
+            method("changeSelection", """
+                Changes what an installed product holds in one atomic swap that fetches only chunks not on disk: \
+                packs added, packs removed (essential packs stay), and this device's values per variant axis, \
+                most preferred first ({"language": ["fr"]}). Answers once installed, with the packs; on failure the \
+                old selection stays. Notified like requestPacks.
+                """,
+                   params: [productID, param("packs", array(string), required: false), param("remove", array(string), required: false),
+                            param("select", ["type": "object", "additionalProperties": array(string)], required: false)],
+                   result: array(ref("PackStatus"))),
             method("subscribe", "Starts the notifications for this connection; answers with the status as it is once they started (a change meanwhile may be told twice, never missed).",
                    params: [], result: ref("Subscription")),
             method("unsubscribe", "Stops the notifications for this connection.", params: [], result: object(["subscribed": boolean])),

@@ -12,7 +12,8 @@ struct DaemonMethods: Sendable {
     /// Every method name, for `method not found` replies and the documentation.
     static let names = [
         "add", "restore", "pause", "resume", "cancel", "start", "status", "content", "delete", "verify", "repair",
-        "updates", "finish", "reloadCatalog", "subscribe", "unsubscribe", "rpc.discover",
+        "updates", "finish", "reloadCatalog", "packs", "requestPacks", "changeSelection", "subscribe", "unsubscribe",
+        "rpc.discover",
     ]
 
     /// The reply line for `request` (`nil` for a JSON-RPC notification, which gets none).
@@ -70,6 +71,8 @@ struct DaemonMethods: Sendable {
         case "updates":
             _ = try request.decodeParams(MethodParams.None.self)
             return await queue.measuredUpdates().map(WireUpdate.init)
+        case "packs", "requestPacks", "changeSelection":
+            return try await packsCall(request)
         case "finish":
             return try await finish(request.decodeParams(MethodParams.Finish.self))
         case "reloadCatalog":

@@ -6,7 +6,8 @@ enum MethodParams {
         var productID: String
     }
 
-    /// Methods about one product: `pause`, `resume`, `cancel`, `start`, `content`, `delete`, `verify`, `repair`.
+    /// Methods about one product: `pause`, `resume`, `cancel`, `start`, `content`, `delete`, `verify`, `repair`,
+    /// `packs`.
     struct Product: Decodable, Sendable {
         var productID: String
     }
@@ -22,6 +23,21 @@ enum MethodParams {
     struct Restore: Decodable, Sendable {
         /// URL or path of the signed entitlements document.
         var entitlements: String?
+    }
+
+    /// `requestPacks`: packs of an installed product to install in one download.
+    struct RequestPacks: Decodable, Sendable {
+        var productID: String
+        var packs: [String]
+    }
+
+    /// `changeSelection`: packs to add and remove, and the device's values on the axes to switch
+    /// (`{"language": ["fr"]}`), in one change.
+    struct ChangeSelection: Decodable, Sendable {
+        var productID: String
+        var packs: [String]?
+        var remove: [String]?
+        var select: [String: [String]]?
     }
 
     /// Methods without params: anything sent is ignored as long as it is an object.

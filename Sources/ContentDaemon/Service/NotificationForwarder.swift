@@ -11,6 +11,7 @@ internal import Logging
 /// - `download.finished` {download, transactionIDs, contentURL}: installed;
 /// - `download.error` {download, transactionIDs, error: {code, message}}: failed;
 /// - `content.removed` {productIDs}: content removed (`delete`, or its entitlement was withdrawn);
+/// - `packs.changed` {productID, packs}: an installed product's packs or variants changed (its packs now);
 /// - `entitlements.reconciled` {restored, removed, refusal}: a reconciliation's outcome, or why the entitlements
 ///   were refused (`refusal`: {code, message}).
 ///
@@ -63,6 +64,8 @@ struct NotificationForwarder: Sendable {
                 }
             case .contentRemoved(let productIDs):
                 broadcast(&sequence, "content.removed", RemovedParams(productIDs: productIDs))
+            case .packsChanged(let productID, let packs):
+                broadcast(&sequence, "packs.changed", PacksParams(productID: productID, packs: packs))
             case .entitlementsReconciled(let outcome):
                 broadcast(&sequence, "entitlements.reconciled", ReconciledParams(
                     restored: outcome.restored, removed: outcome.removed,
@@ -73,7 +76,8 @@ struct NotificationForwarder: Sendable {
 
     /// The downloads of one update, one per product: the queue runs one download per product, which every
     /// unfinished transaction of the product shares, so a client hears of it once, with every transaction it
-    /// serves (`transactionIDs`); the `download` named is the one of the transaction it serves now.
+    /// serves (`transactionIDs`, empty for a download no transaction asked for); the `download` named is the one of
+    /// the transaction it serves now.
     static func oneEach(_ downloads: [ContentDownload]) -> [(ContentDownload, [String])] {
         var order: [String] = []
         var byProduct: [String: (download: ContentDownload, ids: [String])] = [:]
@@ -87,7 +91,8 @@ struct NotificationForwarder: Sendable {
                 byProduct[download.productID] = (download, [download.transactionID])
             }
         }
-        return order.compactMap { byProduct[$0].map { ($0.download, $0.ids) } }
+        // A download no transaction asked for (a repair, a pack request, a variant switch) serves none.
+        return order.compactMap { byProduct[$0].map { ($0.download, $0.ids.filter { $0 != ContentDownload.noTransaction }) } }
     }
 
     private func broadcast(_ sequence: inout UInt64, _ method: String, _ params: some Encodable, progressOf key: String? = nil) {
@@ -119,6 +124,7 @@ struct NotificationForwarder: Sendable {
     struct FinishedParams: Encodable { var download: ContentDownload; var transactionIDs: [String]; var contentURL: String }
     struct FailedParams: Encodable { var download: ContentDownload; var transactionIDs: [String]; var error: DownloadError }
     struct RemovedParams: Encodable { var productIDs: [String] }
+    struct PacksParams: Encodable { var productID: String; var packs: [PackStatus] }
     struct ReconciledParams: Encodable {
         var restored: [String]
         var removed: [String]

@@ -35,7 +35,7 @@ extension QueueError: ContentError {
 
 extension InstallError: ContentError {
     /// The case's name: `unsafeEntry`, `outsideLayout`, `sizeExceeded`, `tooManyEntries`, `wrongContent`,
-    /// `archiveMismatch`, `insufficientSpace`, `invalidProductID`, `archive`, `system`, `badChunk`.
+    /// `archiveMismatch`, `refusedManifest`, `insufficientSpace`, `invalidProductID`, `archive`, `system`, `badChunk`.
     public var errorCode: String {
         switch self {
         case .unsafeEntry: "unsafeEntry"
@@ -44,6 +44,7 @@ extension InstallError: ContentError {
         case .tooManyEntries: "tooManyEntries"
         case .wrongContent: "wrongContent"
         case .archiveMismatch: "archiveMismatch"
+        case .refusedManifest: "refusedManifest"
         case .insufficientSpace: "insufficientSpace"
         case .invalidProductID: "invalidProductID"
         case .archive: "archive"

@@ -18,6 +18,10 @@ public enum InstallError: Error, Sendable, Equatable, CustomStringConvertible {
     case wrongContent(expected: String, found: String)
     /// The archive file does not match the catalog's length or SHA-256.
     case archiveMismatch(path: String, reason: String)
+    /// A signed manifest declares packs or variants this client refuses (packs that overlap, a fallback cycle,
+    /// colliding variant paths, a variant selecting files outside its pack, a policy it does not know): refused
+    /// before any archive byte, since the publisher, not a new download, must fix it.
+    case refusedManifest(path: String, reason: String)
     /// Not enough free space on the store's file system.
     case insufficientSpace(needed: Int64, available: Int64)
     /// A product identifier that cannot be used as a folder name.
@@ -45,6 +49,8 @@ public enum InstallError: Error, Sendable, Equatable, CustomStringConvertible {
             "the archive's ContentInfo.plist does not match the catalog: expected \(expected), found \(found); republish the catalog or the archive"
         case .archiveMismatch(let path, let reason):
             "\(path): \(reason); download the archive again"
+        case .refusedManifest(let path, let reason):
+            "the manifest \(path) \(reason)"
         case .insufficientSpace(let needed, let available):
             "not enough free space to install: \(needed) bytes needed, \(available) available; free some space and retry"
         case .invalidProductID(let id):

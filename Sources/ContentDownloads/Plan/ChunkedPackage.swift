@@ -67,12 +67,13 @@ struct ChunkedPackage: Sendable {
 
     /// Applies `selection` to a manifest that declares packs or variants (one without is installed whole, as
     /// always): from here on the plan writes only the selected files, at their install paths.
-    /// - Throws: ``InstallError`` naming the manifest and the first problem of its declaration or variant paths.
+    /// - Throws: ``InstallError/refusedManifest(path:reason:)`` naming the manifest and the first problem of its
+    ///   declaration or variant paths.
     mutating func select(_ selection: PackSelection, display: String) throws(InstallError) {
         guard manifest.packs != nil else { return }
         let content = SelectedContent(manifest: manifest, selection: selection)
         if let problem = content.problems.first {
-            throw .archiveMismatch(path: display, reason: "declares packs or variants a client refuses: \(problem); the publisher must fix ContentInfo.plist, pack and publish again")
+            throw .refusedManifest(path: display, reason: "declares packs or variants this client refuses: \(problem); the publisher must fix ContentInfo.plist, pack and publish again")
         }
         self.selection = selection
         selectedFiles = content.files

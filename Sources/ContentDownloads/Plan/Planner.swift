@@ -101,7 +101,11 @@ struct Planner: Sendable {
     /// The kept manifest, decoded and checked against the catalog's product (identity, archive, chunk index).
     static func checkedPackage(manifestPath: String, product: CatalogProduct) throws(InstallError) -> ChunkedPackage {
         let manifest: PackageManifest
-        do { manifest = try PackageManifest.decode(contentsOfFile: manifestPath) } catch {
+        do { manifest = try PackageManifest.decode(contentsOfFile: manifestPath) } catch let error as UnknownDownloadPolicy {
+            throw .refusedManifest(path: manifestPath, reason: error.description)
+        } catch let error as ManifestFormatError where error.field == "packs" {
+            throw .refusedManifest(path: manifestPath, reason: error.reason)
+        } catch {
             throw .archiveMismatch(path: manifestPath, reason: "cannot be read: \(error)")
         }
         guard manifest.productID == product.productID, manifest.contentVersion == product.contentVersion else {

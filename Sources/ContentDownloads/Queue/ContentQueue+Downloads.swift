@@ -161,7 +161,7 @@ extension ContentQueue {
             for download in shown where rows[download.transactionID] != nil {
                 deliveredStates[download.transactionID] = download.state
             }
-        case .contentRemoved, .entitlementsReconciled:
+        case .contentRemoved, .entitlementsReconciled, .packsChanged:
             break
         }
         published.yield(update)
@@ -171,6 +171,7 @@ extension ContentQueue {
         case .downloads(let downloads): await observer.updatedDownloads(downloads)
         case .contentRemoved(let productIDs): await observer.removedContent(productIDs)
         case .entitlementsReconciled(let outcome): await observer.reconciledEntitlements(outcome)
+        case .packsChanged(let productID, let packs): await observer.changedPacks(productID: productID, packs: packs)
         }
     }
 }

@@ -6,8 +6,9 @@ internal import Logging
 
 extension ContentQueue {
     /// The selection a download of `productID` installs when none is asked for: the installed folder's (an update
-    /// keeps its packs and variants), else the essential packs with this queue's device profile.
-    func selection(for productID: String) -> PackSelection {
+    /// keeps its packs and variants), else the essential packs with this queue's device profile. The daemon starts
+    /// a change from it.
+    package func selection(for productID: String) -> PackSelection {
         store.installedSelection(productID: productID) ?? PackSelection(profile: options.deviceProfile)
     }
 
@@ -28,7 +29,8 @@ extension ContentQueue {
 
     /// Changes what installed `productID` holds — other variants (`language=fr`), packs added or removed — by
     /// fetching only the chunks not already on disk, linking every unchanged file, and swapping the new folder in
-    /// atomically: a crash leaves the old selection or the new one, never a mix. Returns when it is installed.
+    /// atomically: a crash leaves the old selection or the new one, never a mix. Returns when it is installed;
+    /// the download shows in ``updates`` like a repair's, then ``ContentQueueUpdate/packsChanged(productID:packs:)``.
     /// - Throws: ``DownloadError`` for an unknown pack, a product not installed from a chunk-indexed archive, a
     ///   catalog that no longer offers the installed version, or a failed download (the old selection stays).
     public func changeSelection(productID: String, to selection: PackSelection) async throws {
@@ -45,6 +47,7 @@ extension ContentQueue {
             "product": "\(productID)", "fetch": "\(plan.fetchBytes) bytes", "linked": "\(plan.linkedFiles) files",
         ])
         try await fetchSameVersion(product, plan: plan, handover: handover)
+        if let now = try? packs(productID: productID) { await deliver(.packsChanged(productID: productID, packs: now)) }
     }
 
     /// Starts installing the prefetch packs of `productID` that are not installed, once its transaction's

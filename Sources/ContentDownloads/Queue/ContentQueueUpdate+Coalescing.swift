@@ -36,6 +36,8 @@ extension ContentQueueUpdate: CoalescibleUpdate {
             return productIDs.contains(productID) ? .contentRemoved([productID]) : nil
         case .entitlementsReconciled:
             return nil
+        case .packsChanged(let id, _):
+            return id == productID ? self : nil
         }
     }
 }

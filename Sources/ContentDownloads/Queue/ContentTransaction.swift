@@ -95,6 +95,10 @@ public enum ContentQueueUpdate: Sendable, Equatable {
     /// The store was reconciled with the customer's entitlements, or the entitlements were refused (then nothing
     /// changed): after ``ContentQueue/open()`` and each ``ContentQueue/reconcileEntitlements()``.
     case entitlementsReconciled(EntitlementReconciliation)
+    /// The packs or variants of installed content changed (``ContentQueue/changeSelection(productID:to:)`` or
+    /// ``ContentQueue/requestPacks(_:productID:)`` installed a new selection): the product and its packs as they
+    /// are now, so a service can show a pack installed without asking again.
+    case packsChanged(productID: String, packs: [PackStatus])
 }
 
 /// The delegate-style observer (StoreKit's `SKPaymentTransactionObserver`), called in order.
@@ -108,6 +112,8 @@ public protocol ContentQueueObserver: AnyObject, Sendable {
     func removedContent(_ productIDs: [String]) async
     /// The store was reconciled with the entitlements, or they were refused (default: nothing).
     func reconciledEntitlements(_ outcome: EntitlementReconciliation) async
+    /// The packs or variants of installed content changed: the product and its packs now (default: nothing).
+    func changedPacks(productID: String, packs: [PackStatus]) async
 }
 
 extension ContentQueueObserver {
@@ -116,6 +122,9 @@ extension ContentQueueObserver {
 
     /// Does nothing: an observer that reports a refused entitlements document implements it.
     public func reconciledEntitlements(_ outcome: EntitlementReconciliation) async {}
+
+    /// Does nothing: an observer that shows packs implements it.
+    public func changedPacks(productID: String, packs: [PackStatus]) async {}
 }
 
 /// An installed product whose catalog has a newer version.

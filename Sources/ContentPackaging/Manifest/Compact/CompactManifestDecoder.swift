@@ -186,8 +186,10 @@ enum CompactManifestDecoder {
     private static func packDeclaration(_ input: inout ManifestBodyReader) throws(ManifestFormatError) -> PackDeclaration {
         let offset = input.position
         let text = try input.string("packs", atMost: CompactManifestFormat.maxPacksJSON)
-        do { return try JSONDecoder().decode(PackDeclaration.self, from: Data(text.utf8)) } catch {
-            throw input.error("packs", at: offset, "is not a pack declaration this reader knows (\(error)); update iapcontent, or pack it again")
+        do { return try JSONDecoder().decode(PackDeclaration.self, from: Data(text.utf8)) } catch let error as UnknownDownloadPolicy {
+            throw input.error("packs", at: offset, error.description)
+        } catch {
+            throw input.error("packs", at: offset, "holds a pack declaration this reader cannot read (\(error)); update iapcontent, or pack it again")
         }
     }
 
