@@ -31,6 +31,7 @@ extension DownloadManager {
             live[id]?.stopIntent = nil
             live[id]?.downloadedBytes = record.durableOffset
             live[id]?.estimator.start(at: now, bytes: record.durableOffset)
+            live[id]?.toldProgress = false
             DownloadLog.transfer.debug(
                 "start", metadata: ["product": "\(id)", "offset": "\(record.durableOffset)", "length": "\(record.expectedLength)",
                                     "attempt": "\(record.attempts + 1)", "url": "\(record.url)"])
@@ -101,11 +102,14 @@ extension DownloadManager {
             live[id]?.estimator.start(at: now, bytes: offset)
             routeStarted(id)
             emit(id, force: false)
-        case .progress(let id, let bytes):
+        case .progress(let id, let bytes, let fetched):
             DownloadMetrics.received(bytes: bytes - (live[id]?.downloadedBytes ?? bytes))
             live[id]?.downloadedBytes = bytes
-            live[id]?.estimator.record(bytes: bytes, at: now)
-            emit(id, force: false)
+            live[id]?.estimator.record(bytes: fetched, at: now)
+            // The attempt's first news (bytes in place, or a known estimate) is told at once; then at the cadence.
+            let news = live[id]?.toldProgress == false && (bytes > records[id]?.durableOffset ?? 0 || live[id]?.estimator.rate != nil)
+            if news { live[id]?.toldProgress = true }
+            emit(id, force: news)
         case .checkpoint(let id, let offset, let validator):
             checkpointed(id, offset: offset, validator: validator, at: now)
         case .verified(let id, let archivePath):
@@ -146,7 +150,7 @@ extension DownloadManager {
         record.validator = validator
         record.writtenInBoot = BootIdentity.current
         if let state = live[id] {
-            record.timeRemaining = state.estimator.timeRemaining(remaining: record.expectedLength - offset, at: now)
+            record.timeRemaining = state.estimator.timeRemaining(total: record.expectedLength, counted: offset, at: now)
         }
         records[id] = record
         // Said before the journal write, so a trace of the process shows it after the fsync it relies on.

@@ -55,6 +55,8 @@ final class ChunkScheduler: EngineTransfer {
     /// Frame bytes in place when this run began, and handed to the pipeline since.
     let placedAtStart: Int64
     var submitted: Int64 = 0
+    /// Body bytes the connections took off the network in this run (the rate is measured on them).
+    var fetched: Int64 = 0
     /// How often each chunk failed its hash, and the mirrors that served it bad, by chunk.
     var badChunks: [Int: Int] = [:]
     var servedBad: [Int: Set<Int>] = [:]
@@ -180,9 +182,9 @@ final class ChunkScheduler: EngineTransfer {
                 penalize: true, stalled: true)
         }
         tuner.observe(bytes: submitted, now: now, busy: hasWork)
-        if let failed = reports.poll(id: request.id, received: progress, install: install, validator: nil, emit: emit), failure == nil {
-            failure = TransferFailure(failed)
-        }
+        let failed = reports.poll(
+            id: request.id, received: progress, fetched: placedAtStart + fetched, install: install, validator: nil, emit: emit)
+        if let failed, failure == nil { failure = TransferFailure(failed) }
         fill()
         endIfDone()
     }
