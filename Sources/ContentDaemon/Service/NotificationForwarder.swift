@@ -73,18 +73,20 @@ struct NotificationForwarder: Sendable {
 
     /// The downloads of one update, one per product: the queue runs one download per product, which every
     /// unfinished transaction of the product shares, so a client hears of it once, with every transaction it
-    /// serves (`transactionIDs`); the `download` named is the one of the transaction it serves now.
+    /// serves (`transactionIDs`, empty for a download no transaction asked for); the `download` named is the one
+    /// of the transaction it serves now.
     static func oneEach(_ downloads: [ContentDownload]) -> [(ContentDownload, [String])] {
         var order: [String] = []
         var byProduct: [String: (download: ContentDownload, ids: [String])] = [:]
         for download in downloads {
+            let ids = download.transactionID == ContentDownload.noTransaction ? [] : [download.transactionID]
             if var seen = byProduct[download.productID] {
-                seen.ids.append(download.transactionID)
+                seen.ids += ids
                 if download.transactionID == download.snapshot.servedTransactionID { seen.download = download }
                 byProduct[download.productID] = seen
             } else {
                 order.append(download.productID)
-                byProduct[download.productID] = (download, [download.transactionID])
+                byProduct[download.productID] = (download, ids)
             }
         }
         return order.compactMap { byProduct[$0].map { ($0.download, $0.ids) } }
