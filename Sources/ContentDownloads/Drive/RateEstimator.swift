@@ -43,6 +43,12 @@ package struct RateEstimator: Sendable, Equatable {
     /// span ``minimumSpan``.
     package var rate: Double? { rate(at: nil) }
 
+    /// Whether the samples span the whole window (the attempt is at least that old and its bytes moved).
+    package var spansWindow: Bool {
+        guard let first = samples.first, let newest = samples.last, samples.count >= 2 else { return false }
+        return newest.time - first.time >= window
+    }
+
     /// The attempt's fetched bytes as of its newest sample (`nil` while none runs).
     package var fetchedBytes: Int64? { samples.last?.bytes }
 

@@ -182,8 +182,10 @@ final class ChunkScheduler: EngineTransfer {
                 penalize: true, stalled: true)
         }
         tuner.observe(bytes: submitted, now: now, busy: hasWork)
+        let drain = hasWork ? 0 : connections.compactMap { $0.drainSeconds(now: now) }.max() ?? 0
         let failed = reports.poll(
-            id: request.id, received: progress, fetched: placedAtStart + fetched, install: install, validator: nil, emit: emit)
+            id: request.id, received: progress, fetched: placedAtStart + fetched, drain: drain, install: install,
+            validator: nil, emit: emit)
         if let failed, failure == nil { failure = TransferFailure(failed) }
         fill()
         endIfDone()
