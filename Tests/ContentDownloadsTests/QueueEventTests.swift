@@ -119,21 +119,6 @@ struct QueueEventTests {
         #expect(median >= interval * 0.8 && median <= interval * 1.5 + 0.05, "median gap \(median): \(gaps.map { String(format: "%.2f", $0) })")
     }
 
-    @Test func theEstimatorShowsTheEarlierRateDuringAResumesWarmUp() {
-        var estimator = RateEstimator()
-        estimator.start(at: 0, bytes: 0)
-        for second in 1...10 { estimator.record(bytes: Int64(second) << 20, at: Double(second)) }
-        #expect(abs(estimator.timeRemaining(remaining: 10 << 20, at: 10) - 10) < 0.5)
-        estimator.stop()
-        estimator.start(at: 20, bytes: 10 << 20)
-        estimator.record(bytes: 11 << 20, at: 20.5)
-        #expect(abs(estimator.timeRemaining(remaining: 9 << 20, at: 20.5) - 9) < 0.5, "the earlier rate, not -1")
-        var first = RateEstimator()
-        first.start(at: 0, bytes: 0)
-        first.record(bytes: 1 << 20, at: 1)
-        #expect(first.timeRemaining(remaining: 1 << 20, at: 1) == -1, "a first session still warms up")
-    }
-
     @Test func timeRemainingIsKnownRightAfterAResume() async throws {
         let fixture = try QueueFixture(locationConfig: "limit_rate 512k;")
         try fixture.publish([try fixture.source("com.example.eta", version: "1.0", size: 24 << 20)], chunked: true)

@@ -18,7 +18,7 @@ extension DownloadManager {
         var estimator = RateEstimator()
         estimator.start(at: start, bytes: 0)
         for second in 1...10 { estimator.record(bytes: bytes * Int64(second) / 10, at: start + Double(second)) }
-        live[productID]?.estimator = estimator
+        live[productID]?.pace.fetched = estimator
         live[productID]?.downloadedBytes = bytes
     }
 }

@@ -52,6 +52,10 @@ public enum CommandRunner {
     /// test bundle to the build directory (`.build/<config>/<name>`); the one way tests find a built program.
     /// - Throws: ``TestSupportError`` when it is not built.
     public static func builtExecutable(_ name: String = "iapcontent") throws -> URL {
+        // Another build of the program (to see a test fail on an earlier version): IAPCONTENT_TEST_EXECUTABLE=PATH.
+        if name == "iapcontent", let other = ProcessInfo.processInfo.environment["IAPCONTENT_TEST_EXECUTABLE"], !other.isEmpty {
+            return URL(fileURLWithPath: other)
+        }
         let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var directory = bundle.deletingLastPathComponent()
         // Inside `X.xctest` bundles (Darwin layout) the binary sits further down; walk up to the build dir.

@@ -7,7 +7,7 @@ extension DaemonInterface {
         return [
             notification("transaction", "A transaction was added, delivered again (at start) or finished.", ["transaction": ref("Transaction")]),
             notification("download.state", "A download's state, error or folder changed (never dropped).", download),
-            notification("download.progress", "A download's bytes moved: at most 10 a second per download, never more bytes than a pause or a restart keeps; while a client has not read one, a newer one replaces it.", download),
+            notification("download.progress", "A download's bytes moved or its time remaining changed: the first as soon as a transfer's first bytes arrive (within 300 ms of add on loopback), then every 0.25 s while bytes move, at most 10 a second per download; never more bytes than a pause or a restart keeps; while a client has not read one, a newer one replaces it.", download),
             notification("download.finished", "A download was installed.", download.merging(["contentURL": string]) { $1 }),
             notification("download.error", "A download failed.", download.merging(["error": ref("Error")]) { $1 }),
             notification("content.removed", "Installed content was removed: `delete`, or its entitlement was withdrawn.", ["productIDs": array(string)]),
@@ -35,7 +35,7 @@ extension DaemonInterface {
                 "state": ["type": "string", "enum": ["waiting", "active", "paused", "finished", "failed", "cancelled"]],
                 "downloadedBytes": integer, "expectedContentLength": integer,
                 "progress": ["type": "number", "minimum": 0, "maximum": 1],
-                "timeRemaining": ["type": "number", "description": "seconds; -1 while unknown"],
+                "timeRemaining": ["type": "number", "description": "seconds, at the rate of the last 3 s of the running transfer (bytes on disk when it began never count); -1 while unknown: not running, its first 0.2 s, or no byte for 5 s"],
                 "contentURL": nullable(string), "error": nullable(ref("Error")),
             ]),
             "Transaction": object([
@@ -50,8 +50,10 @@ extension DaemonInterface {
             "Installed": object(["productID": string, "version": nullable(string), "contentURL": nullable(string)]),
             "Status": object(["transactions": array(ref("Transaction")), "installed": array(ref("Installed"))]),
             "Subscription": object([
-                "subscribed": boolean, "transactions": array(ref("Transaction")), "installed": array(ref("Installed")),
+                "subscribed": boolean, "transactions": array(ref("Transaction")),
+                "downloads": array(ref("DownloadEntry")), "installed": array(ref("Installed")),
             ]),
+            "DownloadEntry": object(["download": ref("Download"), "transactionIDs": array(string)]),
             "Verification": object([
                 "productID": string, "contentVersion": string, "isIntact": boolean, "damaged": array(string),
                 "missing": array(string), "extra": array(string), "filesChecked": integer, "bytesChecked": integer,

@@ -77,7 +77,7 @@ enum DaemonInterface {
                    params: [productID, param("packs", array(string), required: false), param("remove", array(string), required: false),
                             param("select", ["type": "object", "additionalProperties": array(string)], required: false)],
                    result: array(ref("PackStatus"))),
-            method("subscribe", "Starts the notifications for this connection; answers with the status as it is once they started (a change meanwhile may be told twice, never missed).",
+            method("subscribe", "Starts the notifications for this connection; answers with the status as it is once they started (a change meanwhile may be told twice, never missed), and every download the store holds, once each with the unfinished transactions it serves (none for a download no transaction asked for: a repair, an update).",
                    params: [], result: ref("Subscription")),
             method("unsubscribe", "Stops the notifications for this connection.", params: [], result: object(["subscribed": boolean])),
             method("rpc.discover", "This document.", params: [], result: object([:])),

@@ -85,10 +85,7 @@ struct DaemonMethods: Sendable {
             return ["catalogVersion": source.catalog.catalogVersion]
         case "subscribe":
             _ = try request.decodeParams(MethodParams.None.self)
-            // Subscribed first, then the snapshot: a change meanwhile is told twice at worst, never missed.
-            server.post(.subscribe(client: client, true))
-            let now = await status()
-            return SubscribeResult(subscribed: true, transactions: now.transactions, installed: now.installed)
+            return await subscribe(client)
         case "rpc.discover":
             _ = try request.decodeParams(MethodParams.None.self)
             return DaemonInterface.document
@@ -151,6 +148,18 @@ struct DaemonMethods: Sendable {
         var removed: [String]
     }
 
+    /// `subscribe`: subscribed first, then the snapshot (a change meanwhile is told twice at worst, never missed),
+    /// with every download once, as the notifications name it.
+    private func subscribe(_ client: UInt64) async -> SubscribeResult {
+        server.post(.subscribe(client: client, true))
+        let now = await status()
+        let outside = await queue.downloadsOutsideTransactions()
+        let downloads = NotificationForwarder.oneEach(now.transactions.flatMap(\.downloads) + outside).map { download, ids in
+            WireDownloadEntry(download: download, transactionIDs: ids)
+        }
+        return SubscribeResult(subscribed: true, transactions: now.transactions, downloads: downloads, installed: now.installed)
+    }
+
     /// `status`: unfinished transactions with their downloads, and installed content.
     private func status() async -> StatusResult {
         let store = queue.store
@@ -168,11 +177,13 @@ struct DaemonMethods: Sendable {
         var installed: [WireInstalled]
     }
 
-    /// What `subscribe` returns: `status` as it is once the notifications started, so a client that reconnects
-    /// needs no other call.
+    /// What `subscribe` returns: `status` as it is once the notifications started, and every download the store
+    /// holds (also those no transaction asked for: a repair, an update), so a client that reconnects needs no
+    /// other call.
     struct SubscribeResult: Encodable, Sendable {
         var subscribed: Bool
         var transactions: [WireTransaction]
+        var downloads: [WireDownloadEntry]
         var installed: [WireInstalled]
     }
 }

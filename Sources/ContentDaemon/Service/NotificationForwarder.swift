@@ -82,13 +82,14 @@ struct NotificationForwarder: Sendable {
         var order: [String] = []
         var byProduct: [String: (download: ContentDownload, ids: [String])] = [:]
         for download in downloads {
+            let ids = download.transactionID == ContentDownload.noTransaction ? [] : [download.transactionID]
             if var seen = byProduct[download.productID] {
-                seen.ids.append(download.transactionID)
+                seen.ids += ids
                 if download.transactionID == download.snapshot.servedTransactionID { seen.download = download }
                 byProduct[download.productID] = seen
             } else {
                 order.append(download.productID)
-                byProduct[download.productID] = (download, [download.transactionID])
+                byProduct[download.productID] = (download, ids)
             }
         }
         // A download no transaction asked for (a repair, a pack request, a variant switch) serves none.

@@ -20,6 +20,13 @@ struct WireTransaction: Encodable, Equatable, Sendable {
     }
 }
 
+/// One download, once, with the unfinished transactions it serves (none for a download no transaction asked
+/// for): the shape of the `download.*` notifications' params.
+struct WireDownloadEntry: Encodable, Equatable, Sendable {
+    var download: ContentDownload
+    var transactionIDs: [String]
+}
+
 /// An installed product.
 struct WireInstalled: Encodable, Equatable, Sendable {
     var productID: String

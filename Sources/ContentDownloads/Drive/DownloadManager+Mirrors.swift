@@ -88,7 +88,7 @@ extension DownloadManager {
         case .failure(let error):
             request.feed?.abandon()
             active.remove(id)
-            live[id]?.estimator.stop()
+            live[id]?.pace.stop()
             let failure = DownloadError.authorizerFailed(productID: id, url: record.url, error: error)
             record.fail(with: failure)
             save(&record)

@@ -30,7 +30,8 @@ extension DownloadManager {
             live[id, default: LiveState()].retryAt = nil
             live[id]?.stopIntent = nil
             live[id]?.downloadedBytes = record.durableOffset
-            live[id]?.estimator.start(at: now, bytes: record.durableOffset)
+            live[id]?.pace.start(at: now, bytes: record.durableOffset)
+            live[id]?.toldProgress = false
             DownloadLog.transfer.debug(
                 "start", metadata: ["product": "\(id)", "offset": "\(record.durableOffset)", "length": "\(record.expectedLength)",
                                     "attempt": "\(record.attempts + 1)", "url": "\(record.url)"])
@@ -98,14 +99,17 @@ extension DownloadManager {
                 save(&record)
             }
             live[id]?.downloadedBytes = offset
-            live[id]?.estimator.start(at: now, bytes: offset)
+            live[id]?.pace.start(at: now, bytes: offset)
             routeStarted(id)
             emit(id, force: false)
-        case .progress(let id, let bytes):
+        case .progress(let id, let bytes, let fetched, let drain):
             DownloadMetrics.received(bytes: bytes - (live[id]?.downloadedBytes ?? bytes))
             live[id]?.downloadedBytes = bytes
-            live[id]?.estimator.record(bytes: bytes, at: now)
-            emit(id, force: false)
+            live[id]?.pace.record(told: bytes, fetched: fetched, drain: drain, at: now)
+            // The attempt's first news (bytes in place, or a known estimate) is told at once; then at the cadence.
+            let news = live[id]?.toldProgress == false && (bytes > records[id]?.durableOffset ?? 0 || live[id]?.pace.isKnown == true)
+            if news { live[id]?.toldProgress = true }
+            emit(id, force: news)
         case .checkpoint(let id, let offset, let validator):
             checkpointed(id, offset: offset, validator: validator, at: now)
         case .verified(let id, let archivePath):
@@ -146,7 +150,7 @@ extension DownloadManager {
         record.validator = validator
         record.writtenInBoot = BootIdentity.current
         if let state = live[id] {
-            record.timeRemaining = state.estimator.timeRemaining(remaining: record.expectedLength - offset, at: now)
+            record.timeRemaining = state.pace.timeRemaining(total: record.expectedLength, counted: offset, at: now)
         }
         records[id] = record
         // Said before the journal write, so a trace of the process shows it after the fsync it relies on.
@@ -162,7 +166,7 @@ extension DownloadManager {
 
     private func verified(_ id: String, archivePath: String) async {
         guard var record = records[id] else { return }
-        live[id]?.estimator.stop()
+        live[id]?.pace.stop()
         DownloadLog.transfer.debug("verified", metadata: ["product": "\(id)", "archive": "\(archivePath)"])
         if record.downloadState == .cancelled {
             store.discardTransfer(productID: id, version: record.contentVersion, partialPath: archivePath)
@@ -196,7 +200,7 @@ extension DownloadManager {
 
     private func failed(_ id: String, failure: TransferFailure, offset: Int64) {
         guard var record = records[id] else { return }
-        live[id]?.estimator.stop()
+        live[id]?.pace.stop()
         guard record.downloadState == .active else { return }  // paused or cancelled meanwhile
         record.durableOffset = max(0, offset)
         live[id]?.downloadedBytes = record.durableOffset
@@ -259,7 +263,7 @@ extension DownloadManager {
 
     private func stopped(_ id: String, offset: Int64, deleted: Bool) {
         guard var record = records[id] else { return }
-        live[id]?.estimator.stop()
+        live[id]?.pace.stop()
         let intent = live[id]?.stopIntent
         live[id]?.stopIntent = nil
         DownloadLog.transfer.debug(

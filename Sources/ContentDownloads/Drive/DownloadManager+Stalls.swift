@@ -8,7 +8,7 @@ extension DownloadManager {
         for id in active {
             guard let state = live[id], state.sentTimeRemaining != downloadTimeRemainingUnknown,
                   let record = records[id], record.downloadState == .active,
-                  state.estimator.timeRemaining(remaining: record.expectedLength - state.downloadedBytes, at: now)
+                  state.pace.timeRemaining(total: record.expectedLength, counted: state.downloadedBytes, at: now)
                   == downloadTimeRemainingUnknown
             else { continue }
             emit(id, force: true)

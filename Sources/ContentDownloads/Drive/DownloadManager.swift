@@ -51,7 +51,9 @@ package actor DownloadManager {
     /// Per-download state that only lives in memory.
     struct LiveState {
         var downloadedBytes: Int64 = 0
-        var estimator = RateEstimator()
+        var pace = TransferPace()
+        /// Whether the running attempt's progress was told yet (its first is sent at once, not at the cadence).
+        var toldProgress = false
         var lastEmit: Double = 0
         /// The `timeRemaining` of the last snapshot sent (a stall must be sent when it turns to -1).
         var sentTimeRemaining: Double = downloadTimeRemainingUnknown
@@ -238,7 +240,7 @@ package actor DownloadManager {
             snapshot.progress = record.expectedLength > 0
                 ? min(1, Double(state.downloadedBytes) / Double(record.expectedLength)) : 0
             snapshot.timeRemaining = record.downloadState == .active
-                ? state.estimator.timeRemaining(remaining: record.expectedLength - state.downloadedBytes, at: MonotonicTime.now())
+                ? state.pace.timeRemaining(total: record.expectedLength, counted: state.downloadedBytes, at: MonotonicTime.now())
                 : downloadTimeRemainingUnknown
         }
         return snapshot

@@ -18,7 +18,8 @@ public struct DownloadOptions: Sendable, Equatable {
     /// How often the journal is polled for commands from other processes.
     public var commandPollInterval: Double = 0.3
     /// Seconds between two progress updates of an active download: the updates come at this steady cadence
-    /// (however the server paces its bytes), never closer together. State changes are never held back.
+    /// (however the server paces its bytes), never closer together; a transfer's first comes as soon as its first
+    /// bytes arrive. State changes are never held back.
     public var progressInterval: Double = 0.25
     /// Engine settings (timeouts, stall detection, CA file, checkpoints).
     public var transfer = TransferSettings()

@@ -1,83 +1,96 @@
-internal import Foundation
-
-/// Smoothed download rate and `timeRemaining`, StoreKit-style (`-1` when unknown).
+/// The download rate of the transfer running now and its `timeRemaining` (`-1` only while nothing is known).
 ///
-/// An exponential moving average with α = 1 − exp(−dt/τ), τ = 5 s, seeded from the session
-/// average. Bytes already on disk when the session started are excluded. The estimate is hidden
-/// for the first ``warmup`` seconds of the first session and after ``stallAfter`` seconds without new bytes;
-/// a later session (a resume, a retry) shows the rate the earlier one reached during its warm-up, then seeds
-/// itself again from its own average.
+/// A sliding window over the bytes this transfer attempt fetched: the rate is the bytes between the newest sample
+/// and the newest one at least ``window`` seconds older, over the time between them (every sample while the
+/// attempt is younger than that, back to its start). So it follows the connections actually running — a mirror
+/// dropped, a connection added, the last chunks on fewer connections — within ``window`` seconds, and an attempt
+/// never counts bytes that were on disk when it began (a resume, a restart after a crash): its first sample is the
+/// offset its response starts from. The rate is known once the attempt's bytes span ``minimumSpan`` seconds
+/// (a few samples: one sample right after the first bytes would measure one packet); once the window has passed
+/// the start, a first burst from socket buffers is no longer in it.
+///
+/// Bytes that stop arriving lower the rate as time passes (the newest sample's time is taken as at most ``slack``
+/// seconds old), and after ``stallAfter`` seconds without a byte the estimate is unknown (stalled).
 package struct RateEstimator: Sendable, Equatable {
-    /// Smoothing time constant in seconds.
-    package var tau: Double
-    /// Seconds after the session start during which the estimate is unknown.
-    package var warmup: Double
+    /// One observation: the attempt's fetched-byte counter at a monotonic time.
+    struct Sample: Sendable, Equatable {
+        var time: Double
+        var bytes: Int64
+    }
+
+    /// Seconds of samples the rate is measured over, once the attempt is that old.
+    package var window: Double
     /// Seconds without new bytes after which the estimate is unknown (stalled).
     package var stallAfter: Double
-    /// The smoothed rate in bytes per second, once there is one.
-    package private(set) var rate: Double?
-    private var sessionStart: Double?
-    private var sessionStartBytes: Int64 = 0
-    private var lastTime: Double = 0
-    private var lastBytes: Int64 = 0
-    private var lastDataTime: Double = 0
-    /// The rate an earlier session reached, shown during this session's warm-up.
-    private var carried: Double?
+    /// How old the newest sample may be before the time since it counts against the rate.
+    package var slack: Double
+    /// Seconds of samples before the rate is known.
+    package var minimumSpan: Double
+    /// The samples of the running attempt, oldest first; empty while none runs. The first is the reference.
+    private var samples: [Sample] = []
+    /// Bound on ``samples`` (transfers report about 10 times a second; a window holds about 30).
+    private static let maximumSamples = 256
 
     /// Creates an estimator.
-    package init(tau: Double = 5, warmup: Double = 2.5, stallAfter: Double = 5) {
-        self.tau = tau
-        self.warmup = warmup
+    package init(window: Double = 3, stallAfter: Double = 5, slack: Double = 0.5, minimumSpan: Double = 0.2) {
+        self.window = window
         self.stallAfter = stallAfter
+        self.slack = slack
+        self.minimumSpan = minimumSpan
     }
 
-    /// Starts a session (a new request) with `bytes` already on disk.
+    /// The rate in bytes per second over the window, as of the newest sample; `nil` until the attempt's bytes
+    /// span ``minimumSpan``.
+    package var rate: Double? { rate(at: nil) }
+
+    /// Whether the samples span the whole window (the attempt is at least that old and its bytes moved).
+    package var spansWindow: Bool {
+        guard let first = samples.first, let newest = samples.last, samples.count >= 2 else { return false }
+        return newest.time - first.time >= window
+    }
+
+    /// The attempt's fetched bytes as of its newest sample (`nil` while none runs).
+    package var fetchedBytes: Int64? { samples.last?.bytes }
+
+    /// Starts an attempt at `time` (its request, then again when its response starts the bytes) with `bytes`
+    /// already fetched: they never count.
     package mutating func start(at time: Double, bytes: Int64) {
-        sessionStart = time
-        sessionStartBytes = bytes
-        lastTime = time
-        lastBytes = bytes
-        lastDataTime = time
-        if let rate { carried = rate }
-        rate = nil
+        samples = [Sample(time: time, bytes: bytes)]
     }
 
-    /// Ends the session (pause, failure): the estimate becomes unknown until the next start.
-    package mutating func stop() { sessionStart = nil }
+    /// Ends the attempt (pause, failure, verified): the estimate is unknown until the next ``start(at:bytes:)``.
+    package mutating func stop() { samples = [] }
 
-    /// Records the bytes on disk at `time`.
+    /// Records the attempt's fetched-byte counter at `time`.
     package mutating func record(bytes: Int64, at time: Double) {
-        guard let sessionStart else { return }
-        let dt = time - lastTime
-        guard dt > 0 else { return }
-        if bytes < lastBytes {  // restarted from zero
-            start(at: time, bytes: bytes)
+        guard let last = samples.last, time >= last.time else { return }
+        if bytes < samples[0].bytes {  // the counter went back: a restart from zero
+            samples = [Sample(time: time, bytes: bytes)]
             return
         }
-        let delta = Double(bytes - lastBytes)
-        if delta > 0 { lastDataTime = time }
-        let sample = delta / dt
-        if let current = rate {
-            let alpha = 1 - exp(-dt / tau)
-            rate = current + alpha * (sample - current)
-        } else {
-            // Seed only once the warm-up has passed, from the session average: the first samples are
-            // dominated by socket-buffer bursts (loopback: 100+ MB/s under a 4 MB/s cap), and a seed
-            // that high would take several τ to decay, showing "0 s left" for most of a download.
-            let elapsed = time - sessionStart
-            guard elapsed >= warmup else { return }
-            rate = Double(bytes - sessionStartBytes) / elapsed
-        }
-        lastTime = time
-        lastBytes = bytes
+        guard bytes > last.bytes else { return }
+        samples.append(Sample(time: time, bytes: bytes))
+        // Keep the newest sample at least `window` old as the reference; drop what is older.
+        while samples.count > 2, samples[1].time <= time - window { samples.removeFirst() }
+        if samples.count > Self.maximumSamples { samples.removeFirst(samples.count - Self.maximumSamples) }
     }
 
-    /// Seconds until `remaining` more bytes arrive at the smoothed rate, or -1 if unknown.
-    package func timeRemaining(remaining: Int64, at time: Double) -> Double {
-        guard let sessionStart, time - lastDataTime < stallAfter,
-              let rate = time - sessionStart >= warmup ? rate ?? carried : carried, rate > 0
+    /// Seconds until the attempt has fetched `total` bytes, given that the caller counts `counted` of them (what
+    /// it reports; the estimator's own count is used when larger), or -1 if unknown.
+    package func timeRemaining(total: Int64, counted: Int64, at time: Double) -> Double {
+        guard let newest = samples.last, samples.count >= 2, time - newest.time < stallAfter,
+              let rate = rate(at: time), rate > 0
         else { return downloadTimeRemainingUnknown }
-        return max(0, Double(remaining) / rate)
+        let remaining = max(0, total - max(counted, newest.bytes))
+        return Double(remaining) / rate
+    }
+
+    /// The rate as of `time` (`nil`: as of the newest sample, no allowance for silence since).
+    private func rate(at time: Double?) -> Double? {
+        guard samples.count >= 2, let first = samples.first, let newest = samples.last else { return nil }
+        var span = newest.time - first.time
+        guard span >= minimumSpan, span > 0 else { return nil }
+        if let time { span = max(span, time - first.time - slack) }
+        return Double(newest.bytes - first.bytes) / span
     }
 }
-

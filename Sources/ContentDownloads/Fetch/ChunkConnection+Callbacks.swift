@@ -26,6 +26,15 @@ extension ChunkConnection {
         now - requested >= 0.5 ? Double(received - receivedAtRequest) / (now - requested) : nil
     }
 
+    /// Seconds this connection needs, at its run's rate, to bring what is left of its run (the frame arriving and
+    /// the chunks after it); `nil` without a run or a rate yet.
+    func drainSeconds(now: Double) -> Double? {
+        guard let run, nextInRun < run.chunks.count, let rate = runRate(now: now), rate > 0 else { return nil }
+        let arriving = max(0, scheduler.frameRange(of: run.chunks[nextInRun]).upperBound - position)
+        let after = tail.reduce(Int64(0)) { $0 + Int64(scheduler.frameRange(of: $1).count) }
+        return Double(arriving + after) / rate
+    }
+
     /// The last request's time to its first byte and its body's time, in seconds (libcurl's timings), and the body
     /// bytes it brought; `nil` when libcurl has none.
     func replyTimings() -> (roundTrip: Double, bytes: Int64, seconds: Double)? {

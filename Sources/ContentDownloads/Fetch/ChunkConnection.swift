@@ -179,6 +179,7 @@ final class ChunkConnection {
         }
         lastBytes = MonotonicTime.now()
         received += Int64(bytes.count)
+        scheduler.fetched += Int64(bytes.count)
         guard var reader = parts else { return take(bytes) ? bytes.count : 0 }
         var going = true
         let problem = reader.feed(bytes) { event in

@@ -60,6 +60,8 @@ final class ChunkScheduler: EngineTransfer {
     /// Archive bytes between needed chunks that the runs asked for so far (read and dropped): at most
     /// ``GapBudget/planShare`` of the plan.
     var gapsAsked: Int64 = 0
+    /// Body bytes the connections took off the network in this run (the rate is measured on them).
+    var fetched: Int64 = 0
     /// How often each chunk failed its hash, and the mirrors that served it bad, by chunk.
     var badChunks: [Int: Int] = [:]
     var servedBad: [Int: Set<Int>] = [:]
@@ -187,9 +189,11 @@ final class ChunkScheduler: EngineTransfer {
                 penalize: true, stalled: true)
         }
         tuner.observe(bytes: submitted, now: now, busy: hasWork)
-        if let failed = reports.poll(id: request.id, received: progress, install: install, validator: nil, emit: emit), failure == nil {
-            failure = TransferFailure(failed)
-        }
+        let drain = hasWork ? 0 : connections.compactMap { $0.drainSeconds(now: now) }.max() ?? 0
+        let failed = reports.poll(
+            id: request.id, received: progress, fetched: placedAtStart + fetched, drain: drain, install: install,
+            validator: nil, emit: emit)
+        if let failed, failure == nil { failure = TransferFailure(failed) }
         fill()
         endIfDone()
     }

@@ -1,24 +1,28 @@
 import Glibc
 
-/// What a chunk plan reports from the transfer thread: progress at most 10 times a second, each new durable
-/// offset the install thread published (to be journaled), and the install's first failure.
+/// What a chunk plan reports from the transfer thread: progress (the bytes in place and the bytes fetched) at most
+/// 10 times a second, each new durable offset the install thread published (to be journaled), and the install's
+/// first failure.
 struct PipelineReports {
     private var lastCheckpointOffset: Int64
     private var lastProgressTime: Double = 0
     private var reportedBytes: Int64 = 0
+    private var reportedFetched: Int64 = 0
 
     /// Reports start at `durable`, the offset the transfer starts from.
     init(durable: Int64) { lastCheckpointOffset = durable }
 
     /// Emits what changed since the last call; returns the install's failure, if any. Progress never goes back.
     mutating func poll(
-        id: String, received: Int64, install: ChunkInstallPipeline, validator: Validator?, emit: (TransferEvent) -> Void
+        id: String, received: Int64, fetched: Int64, drain: Double, install: ChunkInstallPipeline, validator: Validator?,
+        emit: (TransferEvent) -> Void
     ) -> InstallError? {
         let now = MonotonicTime.now()
-        if received > reportedBytes, now - lastProgressTime >= 0.1 {
+        if received > reportedBytes || fetched > reportedFetched, now - lastProgressTime >= 0.1 {
             lastProgressTime = now
-            reportedBytes = received
-            emit(.progress(id: id, bytesOnDisk: received))
+            reportedBytes = max(reportedBytes, received)
+            reportedFetched = max(reportedFetched, fetched)
+            emit(.progress(id: id, bytesOnDisk: reportedBytes, fetched: reportedFetched, drain: drain))
         }
         let (durable, failed) = install.status
         if durable > lastCheckpointOffset {

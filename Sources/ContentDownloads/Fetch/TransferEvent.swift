@@ -2,8 +2,12 @@
 package enum TransferEvent: Sendable, Equatable {
     /// The response was accepted; `restartedFromZero` when a 200 replaced a range request.
     case started(id: String, offset: Int64, restartedFromZero: Bool)
-    /// Bytes on disk (written, not necessarily durable); at most ~10 per second per transfer.
-    case progress(id: String, bytesOnDisk: Int64)
+    /// Bytes on disk (written, not necessarily durable; a chunk plan's chunks in place), and `fetched`: the
+    /// attempt's count of bytes off the network, starting at the `started` offset (what the rate is measured
+    /// on; a chunk plan's frames still arriving count), and `drain`: once nothing is left to hand out, the seconds
+    /// the slowest running connection needs for what it was given, at its rate (0 before). At most ~10 per second
+    /// per transfer.
+    case progress(id: String, bytesOnDisk: Int64, fetched: Int64, drain: Double)
     /// The partial file is fsynced up to `offset`; safe to record in the journal.
     case checkpoint(id: String, offset: Int64, validator: Validator?)
     /// The archive is complete, its SHA-256 matches and it was renamed to `archivePath` (for a chunk-indexed

@@ -105,6 +105,18 @@ extension ContentQueue {
         return ContentDownload(transactionID: row.id, snapshot: snapshot, contentURL: url)
     }
 
+    /// The downloads the store holds that no unfinished transaction asked for (a repair, an update, one whose
+    /// transaction was finished), each with ``ContentDownload/noTransaction``, oldest first: with
+    /// ``transactions()`` they are every download there is, what a client that reconnects is shown.
+    package func downloadsOutsideTransactions() async -> [ContentDownload] {
+        await manager.snapshots().filter { snapshot in
+            !rows.values.contains { $0.productID == snapshot.productID && $0.product.contentVersion.description == snapshot.contentVersion }
+        }.map { snapshot in
+            let url = snapshot.state == .finished ? store.contentURL(forProductID: snapshot.productID) : nil
+            return ContentDownload(transactionID: ContentDownload.noTransaction, snapshot: snapshot, contentURL: url)
+        }
+    }
+
     static func snapshot(_ product: CatalogProduct, state: DownloadState, bytes: Int64, error: DownloadError?) -> DownloadSnapshot {
         DownloadSnapshot(
             productID: product.productID, contentIdentifier: product.contentIdentifier,

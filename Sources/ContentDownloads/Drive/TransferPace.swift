@@ -1,0 +1,50 @@
+/// How fast one transfer attempt moves, and so its `timeRemaining` (-1 only while nothing is known).
+///
+/// Two rates over the same sliding window (``RateEstimator``): the bytes the attempt takes off the network (a chunk
+/// plan's frames still arriving count, so it follows the connections running now and is known 0.2 s after the
+/// first bytes), and the bytes a client is told (a chunk plan's chunks in place). The slower decides once both are
+/// known (the install's once it spans the window: its first chunks lag the network by the pipeline's depth): a
+/// download whose verifying and writing keep up goes at the network's pace, one whose install is behind
+/// (a slow disk, a busy CPU) at the install's, and a chunk plan's frames in flight never make the rest look shorter
+/// than it is. Neither counts bytes that were on disk when the attempt began. At the end, once every chunk is handed
+/// out, the slowest connection decides: the time it needs for the chunks it holds (``drain``) is the least left.
+struct TransferPace: Sendable {
+    /// The bytes off the network.
+    var fetched = RateEstimator()
+    /// The bytes told (in place, or written for a whole archive).
+    var told = RateEstimator()
+    /// The seconds the slowest running connection needed for what it holds, and when that was said (0: not the end yet).
+    var drain: (seconds: Double, at: Double) = (0, 0)
+
+    /// Starts an attempt at `time` (its request, then again when its response starts the bytes) from `bytes`.
+    mutating func start(at time: Double, bytes: Int64) {
+        fetched.start(at: time, bytes: bytes)
+        told.start(at: time, bytes: bytes)
+    }
+
+    /// Ends the attempt (pause, failure, verified): unknown until the next start.
+    mutating func stop() {
+        fetched.stop()
+        told.stop()
+        drain = (0, 0)
+    }
+
+    /// Records the attempt's counters at `time`.
+    mutating func record(told bytes: Int64, fetched network: Int64, drain seconds: Double = 0, at time: Double) {
+        fetched.record(bytes: network, at: time)
+        told.record(bytes: bytes, at: time)
+        drain = (seconds, time)
+    }
+
+    /// Whether an estimate is known (as of the newest samples).
+    var isKnown: Bool { fetched.rate != nil || told.rate != nil }
+
+    /// Seconds until the attempt has `total` bytes in, of which `counted` are told now; -1 if unknown.
+    func timeRemaining(total: Int64, counted: Int64, at time: Double) -> Double {
+        let network = fetched.timeRemaining(total: total, counted: counted, at: time)
+        let install = told.spansWindow ? told.timeRemaining(total: total, counted: counted, at: time) : downloadTimeRemainingUnknown
+        let estimate = max(network, install)  // the slower when both are known, else the one known (-1 is below any)
+        let end = drain.seconds > 0 ? max(0, drain.seconds - (time - drain.at)) : downloadTimeRemainingUnknown
+        return max(estimate, end)
+    }
+}
