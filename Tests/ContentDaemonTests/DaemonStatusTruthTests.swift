@@ -11,8 +11,10 @@ struct DaemonStatusTruthTests {
     static let productID = "com.example.statustruth"
 
     @Test func afterKill9TheDownloadIsInterruptedNotActive() async throws {
-        let fixture = try DaemonFixture(locationConfig: "limit_rate 1m;")
-        try fixture.publish(Self.productID, size: 8 << 20)
+        // Slow enough that the download is still running when the kill lands, however many connections it opens
+        // and however loaded the machine is (16 connections at 128 KB/s each leave 7 s after the first 2 MiB).
+        let fixture = try DaemonFixture(locationConfig: "limit_rate 128k;")
+        try fixture.publish(Self.productID, size: 16 << 20)
         let (daemon, _, reached) = try fixture.startPurchase(Self.productID, transactionID: "t-kill", untilBytes: 2 << 20)
         try #require(reached, "\(daemon.output)")
         daemon.kill(SIGKILL)
