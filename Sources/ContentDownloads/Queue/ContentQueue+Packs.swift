@@ -12,7 +12,7 @@ extension ContentQueue {
         store.installedSelection(productID: productID) ?? PackSelection(profile: options.deviceProfile)
     }
 
-    /// The packs of installed `productID`, the core pack first (``Store/packStatus(productID:)``).
+    /// The packs of installed `productID`, the core pack first (``Store/packStatus(productID:defaultProfile:)``).
     /// - Throws: ``DownloadError`` when the product is not installed from a chunk-indexed archive.
     public func packs(productID: String) throws -> [PackStatus] {
         try store.packStatus(productID: productID, defaultProfile: options.deviceProfile)
