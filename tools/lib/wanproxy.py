@@ -35,6 +35,8 @@ ap.add_argument("--max-buffer", type=int, default=64 << 20, help="bytes held per
 ap.add_argument("--rate-per-connection", type=float, default=0,
                 help="bytes/s cap on the upstream-to-client direction of each connection (0: none, the default)")
 ap.add_argument("--no-handshake", action="store_true", help="do not charge new connections one RTT")
+ap.add_argument("--first-bytes", help="append the wall-clock time (time.time()) at which each connection's first "
+                "byte towards the client is handed to it, one line each (tools/bench-ondemand)")
 args = ap.parse_args()
 DELAY = args.delay_ms / 1000.0
 RATE = args.rate_per_connection
@@ -124,6 +126,10 @@ class Direction:
             out.append(data)
             self.held -= len(data)
         if out and not self.dst.is_closing():
+            if args.first_bytes and self.key == "bytes_down" and not getattr(self, "told_first", False):
+                self.told_first = True
+                with open(args.first_bytes, "a") as f:
+                    f.write("%.6f\n" % time.time())
             self.dst.write(b"".join(out) if len(out) > 1 else out[0])
         if eof:
             self.done = True
