@@ -110,6 +110,12 @@ struct VoicedProduct {
         #expect(try await iapcontentOffPool(["verify", id, "--store", store.path]).status == 0)
         let unknown = try await iapcontentOffPool(["packs", id, "--add", "music", "--catalog", fixture.catalogURL, "--store", store.path])
         #expect(unknown.status == 1 && unknown.output.contains("has no pack 'music'; its packs are core, hires, voices"), "\(unknown.output)")
+        let badAxis = try await iapcontentOffPool(["packs", id, "--select", "Language=de", "--catalog", fixture.catalogURL, "--store", store.path])
+        #expect(badAxis.status == 2 && badAxis.output.contains("--select: 'Language=de' is not axis=value"), "\(badAxis.output)")
+        // Refused requests leave the installed folder as it was.
+        let after = try #require(try Store(root: store).contentURL(forProductID: id))
+        #expect(try Data(contentsOf: after.appendingPathComponent("Contents/Voices/intro.ogg")) == product.files["Contents/Voices#language=fr/intro.ogg"])
+        #expect(try await iapcontentOffPool(["verify", id, "--store", store.path]).status == 0)
     }
 
     @Test func anUpdateKeepsTheSelectionAndFetchesOnlyItsChanges() async throws {
