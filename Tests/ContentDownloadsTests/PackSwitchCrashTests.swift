@@ -18,12 +18,9 @@ struct PackSwitchCrashTests {
         let id = VoicedProduct.productID
         let store = try await VoicedProduct.installGerman(product, fixture)
         let arguments = ["packs", id, "--select", "language=fr", "--catalog", fixture.catalogURL, "--store", store.path]
-        let (child, output) = try QueueCrashTests.spawn(arguments, environment: ["IAPCONTENT_TEST_CRASH_AT": phase])
-        defer { try? FileManager.default.removeItem(at: output) }
-        try await offPool { QueueCrashTests.wait(child, timeout: 120) }
-        let firstRun = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-        #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL,
-                "the switch should have been killed at \(phase): status \(child.terminationStatus)\n\(firstRun)")
+        let crash = try await QueueCrashTests.runKilled(arguments, at: phase)
+        let firstRun = crash.output
+        #expect(crash.killed, "the switch should have been killed at \(phase): status \(crash.status)\n\(firstRun)")
 
         let content = try #require(try Store(root: store).contentURL(forProductID: id))
         let voice = try Data(contentsOf: content.appendingPathComponent("Contents/Voices/intro.ogg"))

@@ -11,6 +11,24 @@ import TestSupport
 struct QueueCrashTests {
     static let productID = "com.example.crash"
 
+    /// What a run killed by the crash hook left: whether SIGKILL ended it, its status, and everything it printed.
+    struct CrashedRun {
+        let killed: Bool
+        let status: Int32
+        let output: String
+    }
+
+    /// Runs `iapcontent arguments` with the crash hook set to `phase` (`IAPCONTENT_TEST_CRASH_AT`) until it ends
+    /// (at most 120 s), and returns how it ended and its output (its file removed).
+    static func runKilled(_ arguments: [String], at phase: String) async throws -> CrashedRun {
+        let (child, output) = try spawn(arguments, environment: ["IAPCONTENT_TEST_CRASH_AT": phase])
+        defer { try? FileManager.default.removeItem(at: output) }
+        try await offPool { wait(child, timeout: 120) }
+        return CrashedRun(
+            killed: child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL,
+            status: child.terminationStatus, output: (try? String(contentsOf: output, encoding: .utf8)) ?? "")
+    }
+
     /// Starts `iapcontent` with extra environment; output goes to a file.
     static func spawn(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, URL) {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("crash-\(UUID().uuidString).txt")

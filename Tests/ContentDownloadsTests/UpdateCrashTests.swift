@@ -17,12 +17,9 @@ struct UpdateCrashTests {
         let versions = try DeltaVersions(fixture)
         let store = try await versions.installFirst(fixture)
         let arguments = ["download", DeltaVersions.productID, "--catalog", fixture.catalogURL, "--store", store.path, "--retry-delay", "0.1"]
-        let (child, output) = try QueueCrashTests.spawn(arguments, environment: ["IAPCONTENT_TEST_CRASH_AT": phase])
-        defer { try? FileManager.default.removeItem(at: output) }
-        try await offPool { QueueCrashTests.wait(child, timeout: 120) }
-        let firstRun = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-        #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL,
-                "the update should have been killed at \(phase): status \(child.terminationStatus)\n\(firstRun)")
+        let crash = try await QueueCrashTests.runKilled(arguments, at: phase)
+        let firstRun = crash.output
+        #expect(crash.killed, "the update should have been killed at \(phase): status \(crash.status)\n\(firstRun)")
         try QueueCrashTests.requireRecoverable(
             try Store(root: store), productID: DeltaVersions.productID, phase: phase, output: firstRun)
         let content = try #require(try Store(root: store).contentURL(forProductID: DeltaVersions.productID))
@@ -56,12 +53,9 @@ struct UpdateCrashTests {
         try handle.write(contentsOf: Data(repeating: 0x11, count: 64))
         try handle.close()
         let arguments = ["repair", id, "--catalog", fixture.catalogURL, "--store", store.path]
-        let (child, output) = try QueueCrashTests.spawn(arguments, environment: ["IAPCONTENT_TEST_CRASH_AT": phase])
-        defer { try? FileManager.default.removeItem(at: output) }
-        try await offPool { QueueCrashTests.wait(child, timeout: 120) }
-        let firstRun = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-        #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL,
-                "the repair should have been killed at \(phase): status \(child.terminationStatus)\n\(firstRun)")
+        let crash = try await QueueCrashTests.runKilled(arguments, at: phase)
+        let firstRun = crash.output
+        #expect(crash.killed, "the repair should have been killed at \(phase): status \(crash.status)\n\(firstRun)")
 
         let again = try await iapcontentOffPool(arguments)
         #expect(again.status == 0, "repair after a kill at \(phase):\n\(again.output)")
