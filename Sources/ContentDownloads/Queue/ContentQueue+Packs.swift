@@ -53,7 +53,8 @@ extension ContentQueue {
     /// Starts installing the prefetch packs of `productID` that are not installed, once its transaction's
     /// download finished (the essential packs are in place and the transaction could finish already).
     func schedulePrefetch(of productID: String) {
-        guard options.prefetchesPacks, prefetches[productID] == nil,
+        // Only a product installed with packs has a selection record: no other product's manifest is decoded here.
+        guard options.prefetchesPacks, prefetches[productID] == nil, store.installedSelection(productID: productID) != nil,
               let missing = try? packs(productID: productID).filter({ $0.policy == .prefetch && !$0.installed }).map(\.id),
               !missing.isEmpty
         else { return }

@@ -36,7 +36,8 @@ extension IAPContent {
             var installed: [String: String] = [:], packs: [String: [PackStatus]] = [:]
             for id in store.installedProductIDs() {
                 installed[id] = store.installedVersion(forProductID: id)?.description ?? "?"
-                if let list = try? store.packStatus(productID: id), list.count > 1 { packs[id] = list }
+                // Only a product installed with packs has a selection record: no other manifest is decoded here.
+                if store.installedSelection(productID: id) != nil, let list = try? store.packStatus(productID: id) { packs[id] = list }
             }
             var updates: [String: ContentUpdate] = [:]
             // The catalog is optional here, only for "update available"; read as-is (status writes nothing,
