@@ -135,12 +135,14 @@ let package = Package(
             name: "iapcontent",
             dependencies: [
                 "ContentCommandLine", "ContentPackaging", "ContentDelivery", "ContentDownloads", "ContentDaemon",
-                "ContentHost", "SystemSupport",
+                "ContentHost", "SystemSupport", "CICUData",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Rainbow", package: "Rainbow"),
             ],
             swiftSettings: swiftSettings),
+        // The shipping build's trimmed ICU data (empty unless tools/release-build provides it).
+        .target(name: "CICUData"),
 
         // MARK: Test support: real servers (nginx, fault server), test data, child processes
         .target(
