@@ -18,6 +18,7 @@ oci_rootfs() {  # $1: the folder to fill
     echo "$lib" >>"$WORK/libraries"
   done
   chmod 0755 "$rootfs"/lib*/ld-linux* "$rootfs"/lib64/ld-linux* 2>/dev/null || true
+  oci_trim_icu_data "$rootfs"
   install -D -m 0644 /etc/ssl/certs/ca-certificates.crt "$rootfs/etc/ssl/certs/ca-certificates.crt"
   install -d -m 1777 "$rootfs/tmp"
   install -d -m 0755 "$rootfs/var/lib/iapcontent" "$rootfs/run/iapcontent"
@@ -26,11 +27,42 @@ oci_rootfs() {  # $1: the folder to fill
   printf 'root:x:0:\niapcontent:x:65532:\n' >"$rootfs/etc/group"
 }
 
+# libarchive links libxml2 (for XAR, which iapcontent never reads), and libxml2 links ICU, whose data library is
+# 30 MB. In the image that library is rebuilt from its own data, trimmed as the program's is (tools/lib/icu-trim.py:
+# the root and English locales, the tables that are not per locale, the single-byte converters): same file name,
+# same soname, same one symbol; the SBOM says so.
+oci_trim_icu_data() {  # $1: the root file system
+  local rootfs=$1 lib symbol value size offset dir
+  lib=$(cd "$rootfs" && { find usr/lib lib -name 'libicudata.so.*' 2>/dev/null || true; } | sort | head -1)
+  [ -n "$lib" ] || return 0
+  read -r symbol value size < <(readelf --dyn-syms -W "$rootfs/$lib" \
+    | awk '$8 ~ /^icudt[0-9]+_dat$/ && $4 == "OBJECT" { print $8, $2, $3 }')
+  [ -n "${symbol:-}" ] || { echo "tools/package: $lib defines no icudt*_dat" >&2; return 1; }
+  offset=$(readelf -S -W "$rootfs/$lib" | python3 -c '
+import re, sys
+value = int(sys.argv[1], 16)
+for line in sys.stdin:  # [Nr] Name Type Address Off Size ...: the section holding the symbol
+    m = re.search(r"\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)", line)
+    if m and int(m.group(2), 16) <= value < int(m.group(2), 16) + int(m.group(4), 16):
+        print(value - int(m.group(2), 16) + int(m.group(3), 16)); break' "$value")
+  dir=$WORK/icu
+  mkdir -p "$dir"
+  tail -c +$((offset + 1)) "$rootfs/$lib" | head -c $((size)) >"$dir/full.dat"
+  python3 tools/lib/icu-trim.py "$dir/full.dat" "$dir/trimmed.dat" 2>&1 | sed "s|^|$lib: |" >&2
+  printf '    .section .rodata\n    .globl %s\n    .type %s, @object\n    .balign 16\n%s:\n    .incbin "%s"\n    .size %s, . - %s\n    .section .note.GNU-stack,"",@progbits\n' \
+    "$symbol" "$symbol" "$symbol" "$dir/trimmed.dat" "$symbol" "$symbol" >"$dir/data.S"
+  "$(dirname "$(readlink -f "$(command -v swift)")")/clang" -shared -nostdlib -fuse-ld=lld \
+    -Wl,-soname,"$(basename "$(readelf -d "$rootfs/$lib" | sed -n 's/.*soname: \[\(.*\)\]/\1/p')")" \
+    -Wl,--build-id=none -o "$dir/$(basename "$lib")" "$dir/data.S"
+  install -m 0644 "$dir/$(basename "$lib")" "$rootfs/$lib"
+  echo "$lib" >"$WORK/trimmed-icu"
+}
+
 # The SBOM (SPDX 2.3, JSON): the program, the Swift packages linked into it, the Debian packages of the libraries.
 oci_sbom() {  # $1: output file
-  python3 - "$1" "$VERSION" "$SOURCE_DATE_EPOCH" "$WORK/libraries" <<'PY'
+  python3 - "$1" "$VERSION" "$SOURCE_DATE_EPOCH" "$WORK/libraries" "$WORK/trimmed-icu" <<'PY'
 import json, subprocess, sys, datetime, os
-out, version, epoch, libraries = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+out, version, epoch, libraries, trimmed_path = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 packages = [{"SPDXID": "SPDXRef-iapcontent", "name": "iapcontent", "versionInfo": version,
              "downloadLocation": "NOASSERTION", "filesAnalyzed": False}]
 resolved = json.load(open("Package.resolved")) if os.path.exists("Package.resolved") else {"pins": []}
@@ -45,12 +77,23 @@ for lib in open(libraries).read().split():
         owner = subprocess.run(["dpkg", "-S", lib], capture_output=True, text=True).stdout
     if owner:
         debs.add(owner.split(":")[0].split(",")[0].strip())
+trimmed = open(trimmed_path).read().split() if os.path.exists(trimmed_path) else []
+trimmed_debs = {}
+for lib in trimmed:
+    owner = subprocess.run(["dpkg", "-S", os.path.realpath("/" + lib)], capture_output=True, text=True).stdout
+    if owner:
+        trimmed_debs[owner.split(":")[0].split(",")[0].strip()] = lib
 for deb in sorted(debs):
     v = subprocess.run(["dpkg-query", "-W", "-f=${Version}", deb], capture_output=True, text=True).stdout
-    packages.append({"SPDXID": "SPDXRef-deb-" + deb.replace("+", "-").replace(".", "-"), "name": deb,
-                     "versionInfo": v, "downloadLocation": "NOASSERTION", "filesAnalyzed": False,
-                     "externalRefs": [{"referenceCategory": "PACKAGE-MANAGER", "referenceType": "purl",
-                                       "referenceLocator": f"pkg:deb/debian/{deb}@{v}"}]})
+    package = {"SPDXID": "SPDXRef-deb-" + deb.replace("+", "-").replace(".", "-"), "name": deb,
+               "versionInfo": v, "downloadLocation": "NOASSERTION", "filesAnalyzed": False,
+               "externalRefs": [{"referenceCategory": "PACKAGE-MANAGER", "referenceType": "purl",
+                                 "referenceLocator": f"pkg:deb/debian/{deb}@{v}"}]}
+    if deb in trimmed_debs:
+        package["comment"] = (f"/{trimmed_debs[deb]} is rebuilt from this package's ICU data, trimmed to the root and "
+                              "English locales, the tables that are not per locale and the single-byte converters "
+                              "(tools/lib/icu-trim.py)")
+    packages.append(package)
 created = datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 doc = {"spdxVersion": "SPDX-2.3", "dataLicense": "CC0-1.0", "SPDXID": "SPDXRef-DOCUMENT",
        "name": f"iapcontent-{version}-image", "documentNamespace": f"https://iapcontent.invalid/spdx/{version}-{epoch}",
