@@ -47,7 +47,7 @@ for line in sys.stdin:  # [Nr] Name Type Address Off Size ...: the section holdi
         print(value - int(m.group(2), 16) + int(m.group(3), 16)); break' "$value")
   dir=$WORK/icu
   mkdir -p "$dir"
-  tail -c +$((offset + 1)) "$rootfs/$lib" | head -c $((size)) >"$dir/full.dat"
+  dd if="$rootfs/$lib" of="$dir/full.dat" iflag=skip_bytes,count_bytes skip="$offset" count=$((size)) bs=1M status=none
   python3 tools/lib/icu-trim.py "$dir/full.dat" "$dir/trimmed.dat" 2>&1 | sed "s|^|$lib: |" >&2
   printf '    .section .rodata\n    .globl %s\n    .type %s, @object\n    .balign 16\n%s:\n    .incbin "%s"\n    .size %s, . - %s\n    .section .note.GNU-stack,"",@progbits\n' \
     "$symbol" "$symbol" "$symbol" "$dir/trimmed.dat" "$symbol" "$symbol" >"$dir/data.S"
