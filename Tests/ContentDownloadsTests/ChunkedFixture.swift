@@ -79,6 +79,12 @@ struct ChunkedFixture {
 }
 
 extension PlanBuilder {
-    /// The decision, then its tree, as the queue plans (without its space check unless the test gives one).
-    func run() throws(InstallError) -> ChunkPlan { try TreeBuilder(decision: decide()).build() }
+    /// The decision, then its tree made durable with its plan, as the queue plans (without its space check unless
+    /// the test gives one).
+    func run() throws(InstallError) -> ChunkPlan {
+        let builder = TreeBuilder(decision: try decide())
+        let built = try builder.build()
+        try builder.keep(built)
+        return built.plan
+    }
 }

@@ -38,6 +38,38 @@ struct PackSwitchCrashTests {
         #expect(left.isEmpty, "transfers/ keeps \(left) after a kill at \(phase)")
     }
 
+    /// The fetch starts while the planning thread makes the tree, the selection record and the plan durable; a
+    /// switch killed once its first fetched frame arrived and before that (`unkept` holds the planning thread back)
+    /// leaves the old selection, `verify` clean, no download for the next process to find and nothing in
+    /// `transfers/`: as if it never started. The rerun then switches.
+    @Test func killedAfterTheFirstFrameBeforeThePlanIsDurable() async throws {
+        let fixture = try QueueFixture()
+        let product = try VoicedProduct(fixture)
+        let id = VoicedProduct.productID
+        let store = try await VoicedProduct.installGerman(product, fixture)
+        let arguments = ["packs", id, "--select", "language=fr", "--catalog", fixture.catalogURL, "--store", store.path]
+        let crash = try await QueueCrashTests.runKilled(arguments, at: "unkept")
+        #expect(crash.killed, "the switch should have been killed at its first frame: status \(crash.status)\n\(crash.output)")
+
+        let content = try #require(try Store(root: store).contentURL(forProductID: id))
+        let voice = try Data(contentsOf: content.appendingPathComponent("Contents/Voices/intro.ogg"))
+        #expect(voice == product.files["Contents/Voices#language=de/intro.ogg"], "the German voice is not installed after the kill")
+        #expect(try Store(root: store).installedSelection(productID: id)?.profile.languages.first == "de")
+        let verify = try await iapcontentOffPool(["verify", id, "--store", store.path])
+        #expect(verify.status == 0, "after the kill the folder and its recorded selection disagree:\n\(verify.output)")
+        let manager = try DownloadManager(store: try Store(root: store))
+        try await manager.start()
+        let downloads = await manager.snapshots()
+        await manager.shutdown()
+        #expect(downloads.isEmpty, "the next process finds \(downloads.map { "\($0.productID) \($0.state)" }) of a switch killed before its plan was durable")
+        let left = try FileManager.default.contentsOfDirectory(atPath: store.appendingPathComponent("transfers").path)
+        #expect(left.isEmpty, "transfers/ keeps \(left) of a switch killed before its plan was durable")
+
+        #expect(try await iapcontentOffPool(arguments).status == 0)
+        let switched = try #require(try Store(root: store).contentURL(forProductID: id))
+        #expect(try Data(contentsOf: switched.appendingPathComponent("Contents/Voices/intro.ogg")) == product.files["Contents/Voices#language=fr/intro.ogg"])
+    }
+
     /// kill -9 at random instants of switches back and forth (`IAPCONTENT_SWITCH_KILLS` of them, 5 by default;
     /// `tools/pack-switch-soak` runs 100): after each, the folder is exactly German or French and `verify` is clean.
     @Test func killSwitchesAtRandomInstants() async throws {

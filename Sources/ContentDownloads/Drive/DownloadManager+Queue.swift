@@ -50,9 +50,20 @@ extension DownloadManager {
         rebalanceRates()
     }
 
-    /// Whether `record` is a chunk plan whose plan file is not (or no longer) in the store.
+    /// Whether `record` is a chunk plan whose plan is neither handed over in memory (it may not be durable yet) nor
+    /// (or no longer) in the store.
     func needsPlanning(_ record: TransferRecord) -> Bool {
-        record.planKind == .chunks && !store.hasChunkPlan(productID: record.productID, version: record.contentVersion)
+        record.planKind == .chunks && planned[record.productID] == nil
+            && !store.hasChunkPlan(productID: record.productID, version: record.contentVersion)
+    }
+
+    /// Whether `record`, read back at ``start()``, is a chunk plan that no transaction waits for (a repair, a
+    /// selection change, an update found by a check) and that was running or waiting with nothing durable and no
+    /// plan in the store: the process that planned it was killed before the plan was durable, and nothing will plan
+    /// it again.
+    func isUnplannedLeftover(_ record: TransferRecord) -> Bool {
+        record.planKind == .chunks && record.transactionID == nil && [.active, .waiting].contains(record.downloadState)
+            && record.durableOffset == 0 && !store.hasChunkPlan(productID: record.productID, version: record.contentVersion)
     }
 
     /// Whether the download of `productID` at `version` is a chunk plan that waits to be planned again.

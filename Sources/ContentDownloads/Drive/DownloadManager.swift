@@ -90,6 +90,12 @@ package actor DownloadManager {
         guard lock == nil else { return }
         lock = try DriverLock(store: store)
         for var record in try ledger.records() {
+            if isUnplannedLeftover(record) {
+                // Killed before its plan was durable: nothing of it is on disk to resume, so it never started.
+                store.discardTransfer(productID: record.productID, version: record.contentVersion, partialPath: record.partialPath)
+                try ledger.remove(record.productID)
+                continue
+            }
             var changed = false
             if record.downloadState == .active {
                 record.downloadState = .waiting

@@ -107,7 +107,8 @@ final class ChunkScheduler: EngineTransfer {
         reports = PipelineReports(durable: placedAtStart)
         tuner = ConnectionTuner(initial: settings.connections, maximum: settings.maxConnections)
         install = ChunkInstallPipeline(
-            package: package, stage: loop, startOffset: placedAtStart, memory: memory, onDurable: wake)
+            package: package, stage: loop, startOffset: placedAtStart, memory: memory, keeping: request.planned?.keeping,
+            onDurable: wake)
         queue = FetchQueue(
             chunks: plan.fetch.filter { !done.contains($0) || loop.recheck.contains($0) },
             frames: package.chunks.map { $0.offset..<($0.offset + $0.length) })

@@ -79,10 +79,12 @@ final class ChunkInstallPipeline: Sendable {
     static let residentBytes = 1 << 20
 
     /// Starts both threads; `stage` installs `package`'s chunks as they are verified, from durable offset
-    /// `startOffset`; the segments of each frame decoded go back to `memory`.
+    /// `startOffset`; the segments of each frame decoded go back to `memory`. With `keeping` (a plan handed over
+    /// before it was durable) the installer places nothing until it is settled: frames arriving meanwhile are
+    /// decoded and held, and a plan that could not be made durable fails the download before any byte is placed.
     init(
         package: ChunkedPackage, stage: any ChunkInstallStage, startOffset: Int64, memory: FrameMemory,
-        onDurable: @escaping @Sendable () -> Void
+        keeping: PlanKeeping? = nil, onDurable: @escaping @Sendable () -> Void
     ) {
         shared = Mutex(Shared(durableOffset: startOffset))
         placed = Atomic(startOffset)
@@ -97,7 +99,10 @@ final class ChunkInstallPipeline: Sendable {
         for buffer in chunkBuffers { decodedSpare.send(buffer) }
         self.onDurable = onDurable
         NamedThread.start("iap-verify") { [self] in verify(package: package) }
-        NamedThread.start("iap-install") { [self] in install(stage) }
+        NamedThread.start("iap-install") { [self] in
+            if let failure = keeping?.wait() { record(.failure(failure)) }
+            install(stage)
+        }
     }
 
     deinit {
@@ -116,6 +121,7 @@ final class ChunkInstallPipeline: Sendable {
     /// Hands over chunk `index`'s whole frame (its segments go back to the engine's ``FrameMemory`` once decoded),
     /// fetched from `source`. A frame that fails its hash is reported by ``takeRejected()``, not as a failure.
     func submitFrame(index: Int, frame: SegmentedFrame, source: Int) {
+        CrashHook.reach(.unkept)
         frames.send(.frame(index: index, frame: frame, source: source))
     }
 

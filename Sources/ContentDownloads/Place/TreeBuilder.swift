@@ -10,8 +10,9 @@ import Glibc
 ///
 /// In order: folders are made; unchanged files become links to the installed ones; every other file is created
 /// at its full size; each chunk the installed files hold is rebuilt, checked against the new signed chunk index
-/// and written where the new manifest says (a chunk that does not match is fetched instead); the tree is made
-/// durable; and only then is the plan written, durably. The installed folder is only read.
+/// and written where the new manifest says (a chunk that does not match is fetched instead) — ``build()``, after
+/// which the plan is known and may go to the fetch. Then ``keep(_:)``: the tree is made durable, then the
+/// selection record is written, then the plan, each durably. The installed folder is only read.
 struct TreeBuilder {
     let decision: ChunkPlanDecision
 
@@ -19,9 +20,16 @@ struct TreeBuilder {
     private var installed: (chunks: InstalledChunks, folder: InstalledFolder)? { decision.installed }
     private var treePath: String { decision.treePath }
 
-    /// Builds the tree and keeps the plan; throws ``InstallError`` naming the path and the reason when the tree
-    /// cannot be built (``PlanBuilder/nothingToFetch`` when every chunk was rebuilt: the caller plans from nothing).
-    func build() throws(InstallError) -> ChunkPlan {
+    /// A tree built and its plan, neither durable yet; owned by the thread that built it until ``keep(_:)``.
+    struct Built {
+        let plan: ChunkPlan
+        fileprivate let tree: StagingTree
+    }
+
+    /// Builds the tree and decides its plan, in memory: nothing is durable and no plan is beside the tree until
+    /// ``keep(_:)``. Throws ``InstallError`` naming the path and the reason when the tree cannot be built
+    /// (``PlanBuilder/nothingToFetch`` when every chunk was rebuilt: the caller plans from nothing).
+    func build() throws(InstallError) -> Built {
         var draft = decision.draft
         Store.discardPlan(treePath: treePath)
         let tree = try StagingTree(path: treePath, wipe: true, expectedBytes: package.manifest.uncompressedSize)
@@ -41,7 +49,6 @@ struct TreeBuilder {
         let missed = try rebuild(draft.local, into: placement)
         CrashHook.reach(.prepare)
         try placement.release()
-        try tree.sync()
         draft.fetch = (draft.fetch + missed).sorted()
         guard !draft.fetch.isEmpty else { throw .archiveMismatch(path: treePath, reason: PlanBuilder.nothingToFetch) }
         let plan = ChunkPlan(
@@ -50,14 +57,21 @@ struct TreeBuilder {
             linkedFiles: draft.links.count, rebuiltChunks: draft.local.count - missed.count,
             rebuiltBytes: draft.local.filter { !missed.contains($0.chunk) }.reduce(0) { $0 + $1.source.length },
             selection: package.selection)
-        // The tree's selection is kept before its plan: a plan on disk always has its selection beside it.
+        return Built(plan: plan, tree: tree)
+    }
+
+    /// Makes the built tree durable, then keeps its selection record, then its plan (each durably): a plan on disk
+    /// always has its tree and its selection beside it, and no fetched byte is placed in the tree before this
+    /// returns (``PlanKeeping``).
+    func keep(_ built: Built) throws(InstallError) {
+        CrashHook.hold(.unkept)
+        try built.tree.sync()
         if let selection = package.selection, let directory = decision.selectionsDirectory {
             try Store.keepSelection(selection, productID: package.manifest.productID, treePath: treePath, in: directory)
         }
-        do { try plan.keep(treePath: treePath) } catch {
+        do { try built.plan.keep(treePath: treePath) } catch {
             throw .system(operation: error.operation, path: error.path, errno: error.errno)
         }
-        return plan
     }
 
     /// Rebuilds each chunk from the installed files and writes it when it matches its signed hash; returns

@@ -64,14 +64,27 @@ extension ContentQueue {
 
     /// Decides the chunk plan and builds its tree, one at a time per product: a caller that waited for another's
     /// planning of the same version takes the plan it kept (the tree may already be filling) instead of building
-    /// the tree again.
+    /// the tree again. A planning ends once its plan is durable, which may be after its caller has it.
     private func planChunks(_ product: CatalogProduct, distrusting damaged: Set<String>, selection: PackSelection) async -> PlanOutcome {
-        if let running = updatePreparations[product.productID] { _ = await running.value }
+        if let running = updatePreparations[product.productID] { await Self.kept(running.value) }
         let task = Task { await self.buildPlan(product, distrusting: damaged, selection: selection) }
         updatePreparations[product.productID] = task
         let outcome = await task.value
-        if updatePreparations[product.productID] == task { updatePreparations[product.productID] = nil }
+        Task {
+            await Self.kept(outcome)
+            self.endPreparation(product.productID, task)
+        }
         return outcome
+    }
+
+    /// Returns once the plan of `outcome`, if it was handed over before it was durable, is durable (or failed to be).
+    private static func kept(_ outcome: PlanOutcome) async {
+        if case .planned(_, let handover?) = outcome, let keeping = handover.keeping { _ = await keeping.settled() }
+    }
+
+    /// Forgets `task` as the planning of `productID` unless another took its place.
+    private func endPreparation(_ productID: String, _ task: Task<PlanOutcome, Never>) {
+        if updatePreparations[productID] == task { updatePreparations[productID] = nil }
     }
 
     /// ``planChunks(_:distrusting:selection:)`` itself: the decision (plan stage), then the tree (place stage), on `iap-update`.
@@ -81,21 +94,10 @@ extension ContentQueue {
         let metadata: Logger.Metadata = ["product": "\(id)", "version": "\(version)"]
         await manager.forgetProgress(id, version: version)  // a stopped attempt's bytes belonged to the tree about to be built anew
         let planner = self.planner
-        let result = await BlockingCall.run(thread: "iap-update") { () -> Result<PlannedFetch, InstallError> in
-            do throws(InstallError) {
-                let decision = try planner.decide(product, distrusting: damaged, selection: selection, metadata: metadata)
-                do throws(InstallError) {
-                    return .success(PlannedFetch(package: decision.package, plan: try TreeBuilder(decision: decision).build()))
-                } catch {
-                    // Every chunk was rebuilt from the installed files: a plan must fetch, so it is made from nothing.
-                    guard decision.installed != nil, Planner.isNothingToFetch(error) else { throw error }
-                    let again = try planner.fromNothing(decision.package, treePath: decision.treePath, archiveLength: decision.archiveLength)
-                    return .success(PlannedFetch(package: again.package, plan: try TreeBuilder(decision: again).build()))
-                }
-            } catch {
-                return .failure(error)
-            }
-        }
+        // The plan goes to the fetch once the tree's files exist; the same thread then makes them durable.
+        let result = await BlockingCall.run(thread: "iap-update", {
+            PlanHandover.make(planner, product, distrusting: damaged, selection: selection, metadata: metadata)
+        }, then: { handover in handover?.finish() })
         // The plan's working set (the installed version's index, the draft) is gone: its pages go back before the
         // transfer builds its own. The checked manifest goes on to the fetch in memory.
         ProcessMemory.returnFreePages()

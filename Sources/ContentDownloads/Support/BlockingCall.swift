@@ -17,4 +17,19 @@ enum BlockingCall {
         }
         return try result.get()
     }
+
+    /// The first part of `work`'s result, as soon as `work` returns; the thread then goes on with `then` and the
+    /// second part while the caller resumes: work that must follow on the same thread (it owns what the second
+    /// part holds) but that the caller does not wait for — a plan made durable while its fetch starts.
+    static func run<Value: Sendable, Rest>(
+        thread: String, _ work: @escaping @Sendable () -> (Value, Rest), then rest: @escaping @Sendable (Rest) -> Void
+    ) async -> Value {
+        await withCheckedContinuation { continuation in
+            NamedThread.start(thread) {
+                let (value, more) = work()
+                continuation.resume(returning: value)
+                rest(more)
+            }
+        }
+    }
 }
