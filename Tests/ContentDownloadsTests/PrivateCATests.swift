@@ -27,6 +27,10 @@ final class PrivateCATests {
             let catalog = try CommandRunner.iapcontent(["catalog", archives.path, "--output", site.path] + mirror)
             guard catalog.status == 0 else { throw TestSupportError("catalog failed: \(catalog.stderr)") }
         }
+        // The local catalog only: its manifest and archive are on the https origin (its mirror) alone.
+        for folder in ["archives", "manifests"] {
+            try FileManager.default.removeItem(at: work.url.appendingPathComponent("local/\(folder)"))
+        }
     }
 
     deinit {

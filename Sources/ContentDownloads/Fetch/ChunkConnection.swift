@@ -92,9 +92,9 @@ final class ChunkConnection {
             ifRange: nil, owner: Unmanaged.passUnretained(self).toOpaque(),
             body: ChunkConnection.bodyCallback, header: ChunkConnection.headerCallback)
         try easy.set(large: CURLOPT_MAX_RECV_SPEED_LARGE, 0)  // the download's cap is the scheduler's bucket
-        // Best effort, as in configureArchiveRequest: a smaller receive buffer than a single download's.
-        _ = CCurl_easy_setopt_long(
-            easy.raw, CURLOPT_BUFFERSIZE, min(Self.receiveBufferBytes, TransferSettings.receiveBufferSize(forCap: rate)))
+        // Best effort, as in configureArchiveRequest: a connection's own receive buffer (smaller than a single
+        // download's over HTTP/1.1, larger over HTTP/2: ``receiveBufferBytes(_:rate:)``).
+        _ = CCurl_easy_setopt_long(easy.raw, CURLOPT_BUFFERSIZE, Self.receiveBufferBytes(settings.httpVersion, rate: rate))
         try easy.set(CURLOPT_NOBODY, run.chunks.isEmpty ? 1 : 0)  // a probe (no chunks) asks for the head only
         if run.chunks.isEmpty { try easy.set(CURLOPT_HTTPGET, 0) }
         if run.ranges.count > 1 {
