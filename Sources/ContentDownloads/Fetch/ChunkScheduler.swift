@@ -105,7 +105,7 @@ final class ChunkScheduler: EngineTransfer {
         let done = placed.placed
         placedAtStart = PlacementLoop.bytes(of: done.intersection(plan.fetch), in: package)
         reports = PipelineReports(durable: placedAtStart)
-        tuner = ConnectionTuner(initial: settings.connections, maximum: settings.maxConnections)
+        tuner = ConnectionTuner(initial: settings.initialConnections, maximum: settings.maxConnections)
         install = ChunkInstallPipeline(
             package: package, stage: loop, startOffset: placedAtStart, memory: memory, onDurable: wake)
         queue = FetchQueue(
