@@ -90,8 +90,8 @@ public struct TransferSettings: Sendable, Equatable {
     /// (at most ``maxConnections``), since a stream costs neither a handshake nor a TCP slow start of its own. The
     /// tuner grows and steps back from there as it does for connections.
     ///
-    /// Why: behind a server that caps each request, the first second at 4 streams fetched half of what aria2c's 8
-    /// connections did (`tools/bench-wan --http2`, docs/PERFORMANCE.md).
+    /// Why: behind a server that caps each request, a first second at 4 streams fetches half of what aria2c's 8
+    /// connections do (`tools/bench-wan --http2`, docs/PERFORMANCE.md).
     package var initialConnections: Int {
         httpVersion == .http2 ? min(maxConnections, 2 * connections) : connections
     }

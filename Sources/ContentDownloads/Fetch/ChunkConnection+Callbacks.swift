@@ -19,9 +19,9 @@ extension ChunkConnection {
     ///
     /// Why larger than over HTTP/1.1: libcurl 7.88 holds at most this much of each stream (`stream->len =
     /// buffer_size` in its `http2.c`); when one stream's buffer is full it stops reading the connection, for every
-    /// stream, until that stream's handle is driven. With 64 KiB the one connection of a multiplexed download then
-    /// moved about 64 KiB per stream per turn of the transfer loop, and fell far behind the per-stream cap whenever
-    /// the loop ran late (`tools/bench-wan --http2`; docs/PERFORMANCE.md).
+    /// stream, until that stream's handle is driven. With 64 KiB the one connection of a multiplexed download moves
+    /// about 64 KiB per stream per turn of the transfer loop, and falls far behind the per-stream cap whenever the
+    /// loop runs late (`tools/bench-wan --http2`; docs/PERFORMANCE.md).
     static let streamReceiveBufferBytes = 512 << 10
 
     /// The receive buffer for a connection of `version`; under a cap of `rate` bytes a second (0: none) at most
