@@ -46,7 +46,7 @@ extension ChunkConnection {
     /// the chunks after it); `nil` without a run or a rate yet.
     func drainSeconds(now: Double) -> Double? {
         guard let run, nextInRun < run.chunks.count, let rate = runRate(now: now), rate > 0 else { return nil }
-        let arriving = max(0, scheduler.frameRange(of: run.chunks[nextInRun]).upperBound - position)
+        let arriving = max(0, frameRange(of: run.chunks[nextInRun]).upperBound - position)
         let after = tail.reduce(Int64(0)) { $0 + Int64(scheduler.frameRange(of: $1).count) }
         return Double(arriving + after) / rate
     }

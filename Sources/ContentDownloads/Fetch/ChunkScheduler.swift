@@ -80,6 +80,8 @@ final class ChunkScheduler: EngineTransfer {
     var requests = 0
     var lastFrame: Double?
     var hasEnded = false
+    /// The frames split between two connections (``TailSplit``), by chunk: the parts in so far, by their first byte.
+    var splits: [Int: [(from: Int64, frame: SegmentedFrame)]] = [:]
 
     /// Loads the manifest, the plan and the chunks already in place, and starts the install threads.
     init(
