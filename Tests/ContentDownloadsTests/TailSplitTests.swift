@@ -110,11 +110,11 @@ struct TailSplitTests {
     /// With `chunkBytes` and `every` (1: every chunk of the archive, 2: every other one), other packages; with
     /// `splittingFrames`, a frame arriving last is split too (``Connections/shareFrames(target:)``).
     static func simulate(
-        splitting: Bool, splittingFrames: Bool = false, chunkBytes: Int64 = 512 << 10, every: Int = 2
+        splitting: Bool, splittingFrames: Bool = false, chunkBytes: Int64 = 512 << 10, every: Int = 2, from first: Int = 0
     ) -> (seconds: Double, deciles: [Double]) {
         let count = Int((240 * every) << 19 / Int(chunkBytes))
         let frames = (0..<count).map { Int64($0) * chunkBytes..<Int64($0 + 1) * chunkBytes }
-        var queue = FetchQueue(chunks: Array(stride(from: 0, to: count, by: every)), frames: frames)
+        var queue = FetchQueue(chunks: Array(stride(from: first, to: count, by: every)), frames: frames)
         let total = queue.waitingBytes
         var connections = Connections(), received: Int64 = 0, deciles: [Double] = [], lastDecile = 0.0
         while connections.now < 600 {
@@ -192,13 +192,19 @@ struct TailSplitTests {
     }
 
     @Test func aResumedTailOfWholeMebibyteChunksIsSharedByFrame() {
-        // 120 MiB of neighbouring 1 MiB chunks, eight connections capped at 200 KB/s: the last runs are one chunk each,
-        // so no run has a tail to cut, and the last chunks arrive on fewer and fewer connections unless split.
-        let split = Self.simulate(splitting: true, splittingFrames: true, chunkBytes: 1 << 20, every: 1)
-        let whole = Self.simulate(splitting: true, chunkBytes: 1 << 20, every: 1)
+        // 120 MiB of neighbouring 1 MiB chunks, eight connections capped at 200 KB/s, resumed with 18 chunks in place
+        // (paused at 15 %): the last runs are one chunk each, so no run has a tail to cut, and the last chunks arrive
+        // on fewer and fewer connections unless their frames are split.
+        let split = Self.simulate(splitting: true, splittingFrames: true, chunkBytes: 1 << 20, every: 1, from: 18)
+        let whole = Self.simulate(splitting: true, chunkBytes: 1 << 20, every: 1, from: 18)
         let others = split.deciles.dropLast().dropFirst(), othersWhole = whole.deciles.dropLast().dropFirst()
         #expect(split.deciles.last! <= 1.2 * others.max()!, "tenths: \(split.deciles)")
         #expect(whole.deciles.last! > 1.2 * othersWhole.max()!, "without splitting frames: \(whole.deciles)")
         #expect(split.seconds < whole.seconds, "with: \(split.seconds) s, without: \(whole.seconds) s")
+        // Paused anywhere from 10 % to 20 %.
+        for first in 12...24 {
+            let tenths = Self.simulate(splitting: true, splittingFrames: true, chunkBytes: 1 << 20, every: 1, from: first).deciles
+            #expect(tenths.last! <= 1.2 * tenths.dropLast().dropFirst().max()!, "\(first) chunks in place: \(tenths)")
+        }
     }
 }
