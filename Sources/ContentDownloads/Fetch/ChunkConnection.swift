@@ -213,6 +213,7 @@ final class ChunkConnection {
     /// (it began inside the delivery that ended the previous one: one delivery's bytes, in one segment), else the
     /// run's next frame. The frame refused when the engine's frame memory has no room for it now.
     private func admitFrame() -> (segments: Int, offset: Int64)? {
+        if bringsLaterPart { return nil }
         if let frame {
             guard frame.data.admitted == 0 else { return nil }
             let range = frameRange(of: frame.chunk), segments = FrameMemory.segments(for: Int(range.count))
@@ -232,6 +233,13 @@ final class ChunkConnection {
     func frameRange(of chunk: Int) -> Range<Int64> {
         if let part, part.chunk == chunk { return part.bytes }
         return scheduler.frameRange(of: chunk)
+    }
+
+    /// The frame arriving is the later part of a split frame: the first part's admission covers it (the frame was
+    /// admitted whole), so it never waits for frame memory the first part holds.
+    private var bringsLaterPart: Bool {
+        guard let part, let run, nextInRun < run.chunks.count, run.chunks[nextInRun] == part.chunk else { return false }
+        return part.bytes.lowerBound != scheduler.frameRange(of: part.chunk).lowerBound
     }
 
     /// The frame arriving, when it is the last of the run, has begun and is not split: its chunk and its bytes left

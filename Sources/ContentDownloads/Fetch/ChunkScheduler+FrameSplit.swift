@@ -8,8 +8,10 @@ internal import Logging
 extension ChunkScheduler {
     /// When no chunk waits and no run has a tail to cut: splits the frame that would arrive last among those a
     /// connection brings last in its run, on a new connection to its mirror (if the mirror may hold one more);
-    /// `false` when no frame qualifies.
+    /// `false` when no frame qualifies. Not while a connection waits for frame memory or the download's cap: then
+    /// the connections are not what holds the download back.
     func splitLastFrame(now: Double) -> Bool {
+        guard !connections.contains(where: { $0.paused || $0.waitsForMemory != nil }) else { return false }
         let counts = Dictionary(grouping: connections, by: \.mirror).mapValues(\.count)
         let alone = connections.compactMap { connection -> (ChunkConnection, chunk: Int, left: Int64)? in
             let mirror = mirrors[connection.mirror]
