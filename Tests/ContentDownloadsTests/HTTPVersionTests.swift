@@ -38,6 +38,17 @@ struct HTTPVersionTests {
         #expect(try diffTrees(run.fixture.folder, run.fixture.tree).status == 0)
     }
 
+    @Test func http2StartsWithTwiceTheStreamsWithinTheMaximum() {
+        var settings = TransferSettings()
+        settings.connections = 4
+        settings.maxConnections = 16
+        #expect(settings.initialConnections == 4)
+        settings.httpVersion = .http2
+        #expect(settings.initialConnections == 8)
+        settings.maxConnections = 6
+        #expect(settings.initialConnections == 6)
+    }
+
     @Test func http2StreamsWhenAsked() async throws {
         let run = try await Self.protocols(http2: true, version: .http2)
         #expect(run.final?.state == .finished, "\(run.final?.error?.message ?? "")")

@@ -69,6 +69,22 @@ struct TailSplitTests {
             }
         }
 
+        /// While a connection among the first `target` is idle and no run has a tail to cut, the frame that would
+        /// arrive last is split as the scheduler splits it: the idle connection takes the later part of its bytes left.
+        mutating func shareFrames(target: Int) {
+            while let idle = (0..<target).first(where: { runs[$0] == nil }) {
+                let single = (0..<target).filter { runs[$0]?.count == 1 }
+                let arriving = single.map {
+                    TailSplit.Arriving(bytesLeft: runs[$0]![0], bytesPerSecond: now - started[$0] >= 0.5 ? Self.rate : nil)
+                }
+                guard let split = TailSplit.split(arriving) else { return }
+                let connection = single[split.run], left = runs[connection]![0]
+                runs[connection]![0] = split.keep
+                runs[idle] = [left - split.keep]
+                started[idle] = now
+            }
+        }
+
         /// A tenth of a second of every busy connection; returns the bytes received.
         mutating func advance() -> Int64 {
             now += Self.step
@@ -91,10 +107,14 @@ struct TailSplitTests {
     /// A resumed download: 120 MiB of scattered 512 KiB chunks, four connections at first (each takes its share
     /// as one multi-range request, as the scheduler sizes runs) and eight from the second second on. Returns the
     /// seconds it takes and those of each tenth of its bytes.
-    static func simulate(splitting: Bool) -> (seconds: Double, deciles: [Double]) {
-        let chunkBytes: Int64 = 512 << 10
-        let frames = (0..<480).map { Int64($0) * chunkBytes..<Int64($0 + 1) * chunkBytes }
-        var queue = FetchQueue(chunks: Array(stride(from: 0, to: 480, by: 2)), frames: frames)
+    /// With `chunkBytes` and `every` (1: every chunk of the archive, 2: every other one), other packages; with
+    /// `splittingFrames`, a frame arriving last is split too (``Connections/shareFrames(target:)``).
+    static func simulate(
+        splitting: Bool, splittingFrames: Bool = false, chunkBytes: Int64 = 512 << 10, every: Int = 2, from first: Int = 0
+    ) -> (seconds: Double, deciles: [Double]) {
+        let count = Int((240 * every) << 19 / Int(chunkBytes))
+        let frames = (0..<count).map { Int64($0) * chunkBytes..<Int64($0 + 1) * chunkBytes }
+        var queue = FetchQueue(chunks: Array(stride(from: first, to: count, by: every)), frames: frames)
         let total = queue.waitingBytes
         var connections = Connections(), received: Int64 = 0, deciles: [Double] = [], lastDecile = 0.0
         while connections.now < 600 {
@@ -109,6 +129,7 @@ struct TailSplitTests {
                 connections.started[connection] = connections.now
             }
             if splitting, queue.isEmpty { connections.share(target: target) }
+            if splittingFrames, queue.isEmpty { connections.shareFrames(target: target) }
             guard connections.runs.contains(where: { $0 != nil }) || !queue.isEmpty else { break }
             received += connections.advance()
             while deciles.count < 10, received >= total * Int64(deciles.count + 1) / 10 {
@@ -145,5 +166,49 @@ struct TailSplitTests {
         // Without the split the last runs end one by one, the connections that are done idle: the check can fail.
         #expect(alone.deciles.last! > 1.2 * othersAlone.max()!, "without: \(alone.deciles)")
         #expect(shared.seconds < alone.seconds, "with: \(shared.seconds) s, without: \(alone.seconds) s")
+    }
+
+    @Test func theFrameArrivingLastIsSplitWhenNoRunHasATail() {
+        let frames = [
+            TailSplit.Arriving(bytesLeft: Self.mib, bytesPerSecond: 200_000),
+            TailSplit.Arriving(bytesLeft: 600_000, bytesPerSecond: 200_000),
+            TailSplit.Arriving(bytesLeft: 4 * Self.mib, bytesPerSecond: 10_000_000),
+        ]
+        let split = TailSplit.split(frames)
+        #expect(split?.run == 0 && split?.keep == Self.mib / 2, "\(String(describing: split))")
+        #expect(TailSplit.split([TailSplit.Arriving(bytesLeft: Self.mib, bytesPerSecond: 2_000_000)]) == nil, "done in half a second")
+        #expect(TailSplit.split([TailSplit.Arriving(bytesLeft: Self.mib, bytesPerSecond: nil)]) == nil, "not measured")
+        #expect(TailSplit.split([TailSplit.Arriving(bytesLeft: 200_000, bytesPerSecond: 1_000)]) == nil, "too few bytes to halve")
+        #expect(TailSplit.split([]) == nil)
+    }
+
+    @Test func aSplitFrameKeepsAndGivesBytesOfItsOwn() async {
+        await propertyCheck(input: Gen.uint64().array(of: 1...10)) { seeds in
+            let frames = seeds.map { TailSplit.Arriving(bytesLeft: Int64($0 % (4 << 20)), bytesPerSecond: Double($0 % 3_000_000 + 1)) }
+            let qualifying = frames.filter { $0.bytesLeft >= 2 * TailSplit.minimumSplitBytes && $0.secondsLeft! >= TailSplit.minimumSeconds }
+            guard let split = TailSplit.split(frames) else {
+                #expect(qualifying.isEmpty)
+                return
+            }
+            #expect(split.keep >= TailSplit.minimumSplitBytes && frames[split.run].bytesLeft - split.keep >= TailSplit.minimumSplitBytes)
+            #expect(!qualifying.contains { $0.secondsLeft! > frames[split.run].secondsLeft! })
+        }
+    }
+
+    @Test func aResumedTailOfWholeMebibyteChunksIsSharedByFrame() {
+        // 120 MiB of neighbouring 1 MiB chunks, eight connections capped at 200 KB/s, resumed with 18 chunks in place
+        // (paused at 15 %): the last runs are one chunk each, so no run has a tail to cut, and the last chunks arrive
+        // on fewer and fewer connections unless their frames are split.
+        let split = Self.simulate(splitting: true, splittingFrames: true, chunkBytes: 1 << 20, every: 1, from: 18)
+        let whole = Self.simulate(splitting: true, chunkBytes: 1 << 20, every: 1, from: 18)
+        let others = split.deciles.dropLast().dropFirst(), othersWhole = whole.deciles.dropLast().dropFirst()
+        #expect(split.deciles.last! <= 1.2 * others.max()!, "tenths: \(split.deciles)")
+        #expect(whole.deciles.last! > 1.2 * othersWhole.max()!, "without splitting frames: \(whole.deciles)")
+        #expect(split.seconds < whole.seconds, "with: \(split.seconds) s, without: \(whole.seconds) s")
+        // Paused anywhere from 10 % to 20 %.
+        for first in 12...24 {
+            let tenths = Self.simulate(splitting: true, splittingFrames: true, chunkBytes: 1 << 20, every: 1, from: first).deciles
+            #expect(tenths.last! <= 1.2 * tenths.dropLast().dropFirst().max()!, "\(first) chunks in place: \(tenths)")
+        }
     }
 }

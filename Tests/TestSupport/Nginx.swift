@@ -26,11 +26,12 @@ public final class Nginx: @unchecked Sendable {
 
     /// Starts nginx serving `root` (a new temp folder if nil); `locationConfig` goes inside `location /`, `httpConfig`
     /// inside `http` (an `upstream` block for a balancer).
-    /// With `tls` it serves https with its server certificate and accepts only clients presenting a
-    /// certificate its authority signed. With `http2` it speaks HTTP/2 (over plain http: only HTTP/2, with
-    /// prior knowledge, as nginx's `listen … http2` does).
+    /// With `tls` it serves https with its server certificate and, when `clientCertificates`, accepts only clients
+    /// presenting a certificate its authority signed. With `http2` it speaks HTTP/2 (over plain http: only HTTP/2,
+    /// with prior knowledge, as nginx's `listen … http2` does).
     public init(
-        root: URL? = nil, locationConfig: String = "", httpConfig: String = "", tls: TestCertificates? = nil, http2: Bool = false
+        root: URL? = nil, locationConfig: String = "", httpConfig: String = "", tls: TestCertificates? = nil, http2: Bool = false,
+        clientCertificates: Bool = true
     ) throws {
         self.tls = tls
         directory = try TemporaryDirectory.make(prefix: "nginx")
@@ -42,7 +43,8 @@ public final class Nginx: @unchecked Sendable {
             let port = try FreePort.find()
             let config = directory.appendingPathComponent("nginx.conf")
             try Nginx.config(
-                directory: directory, root: served, port: port, location: locationConfig, http: httpConfig, tls: tls, http2: http2)
+                directory: directory, root: served, port: port, location: locationConfig, http: httpConfig, tls: tls, http2: http2,
+                clientCertificates: clientCertificates)
                 .write(to: config, atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
@@ -111,16 +113,20 @@ public final class Nginx: @unchecked Sendable {
     }
 
     static func config(
-        directory: URL, root: URL, port: Int, location: String, http: String, tls: TestCertificates?, http2: Bool
+        directory: URL, root: URL, port: Int, location: String, http: String, tls: TestCertificates?, http2: Bool,
+        clientCertificates: Bool = true
     ) -> String {
         let d = directory.path
         let h2 = http2 ? " http2" : ""
+        let clients = clientCertificates ? """
+
+                    ssl_client_certificate \(tls?.authority ?? "");
+                    ssl_verify_client on;
+            """ : ""
         let listen = tls == nil ? "listen 127.0.0.1:\(port)\(h2);" : """
             listen 127.0.0.1:\(port) ssl\(h2);
                     ssl_certificate \(tls!.serverCertificate);
-                    ssl_certificate_key \(tls!.serverKey);
-                    ssl_client_certificate \(tls!.authority);
-                    ssl_verify_client on;
+                    ssl_certificate_key \(tls!.serverKey);\(clients)
             """
         return """
             daemon off;

@@ -35,6 +35,8 @@ package struct CurlError: Error, Sendable, Equatable, CustomStringConvertible {
         package static let receiveError = Code(rawValue: 56)
         /// `CURLE_PEER_FAILED_VERIFICATION` (TLS certificate rejected).
         package static let peerFailedVerification = Code(rawValue: 60)
+        /// `CURLE_SSL_CACERT_BADFILE` (the CA file could not be read or holds no certificate).
+        package static let unreadableCAFile = Code(rawValue: 77)
         /// `CURLE_FILE_COULDNT_READ_FILE` (a `file://` URL that does not exist).
         package static let fileCouldNotReadFile = Code(rawValue: 37)
         /// `CURLE_HTTP2` / `CURLE_HTTP2_STREAM`.
@@ -64,6 +66,20 @@ package struct CurlError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Words for people: what failed, where, and libcurl's reason.
     package var description: String {
         "network error \(code.rawValue) fetching \(url): \(message)"
+    }
+
+    /// What to pass when the failure is one of trust rather than of the network, else `nil`: a server certificate no
+    /// trusted authority signed (a private CA) or a CA file that cannot be used. Why: libcurl's words ("unable to get
+    /// local issuer certificate") do not say that the fix is an option, and retrying or checking the network never helps.
+    package var trustAdvice: String? {
+        switch code {
+        case .peerFailedVerification:
+            "the server's certificate is not signed by an authority this client trusts; pass the PEM file of the authority that signed it with --ca-file PATH (TransferSettings.caFile)"
+        case .unreadableCAFile:
+            "the CA file cannot be used; pass a readable PEM file of certificate authorities with --ca-file PATH (TransferSettings.caFile)"
+        default:
+            nil
+        }
     }
 }
 

@@ -56,7 +56,8 @@ public struct TransferSettings: Sendable, Equatable {
     /// How far the durable offset may trail the bytes received before the transfer thread stops
     /// to fsync inline (the background fsync did not keep up): what a power loss may re-fetch.
     public var durableLagLimit: Int64 = 16 << 20
-    /// Connections a chunk plan opens at first (spread over the mirrors); doubled each second while that still
+    /// Connections a chunk plan opens at first (spread over the mirrors; over HTTP/2 twice as many streams,
+    /// ``initialConnections``); doubled each second while that still
     /// raises the throughput by a tenth, up to ``maxConnections`` (a step that added less is undone), and halved
     /// when a server answers 429/503.
     ///
@@ -85,6 +86,16 @@ public struct TransferSettings: Sendable, Equatable {
     /// Why HTTP/1.1 by default: CDNs and busy origins cap each TCP connection, and the streams of one HTTP/2
     /// connection share its cap (`tools/bench-wan --http2` measures both; docs/PERFORMANCE.md has the figures).
     public var httpVersion: HTTPVersion = .http1_1
+    /// The connections a chunk plan opens at first: ``connections`` over HTTP/1.1; twice as many streams over HTTP/2
+    /// (at most ``maxConnections``), since a stream costs neither a handshake nor a TCP slow start of its own. The
+    /// tuner grows and steps back from there as it does for connections.
+    ///
+    /// Why: behind a server that caps each request, a first second at 4 streams fetches half of what aria2c's 8
+    /// connections do (`tools/bench-wan --http2`, docs/PERFORMANCE.md).
+    package var initialConnections: Int {
+        httpVersion == .http2 ? min(maxConnections, 2 * connections) : connections
+    }
+
     /// A connection of a chunk plan that receives nothing for this long while another mirror is up is dropped with
     /// its mirror, and its chunks are fetched from the others (with one mirror, ``lowSpeedTime``
     /// decides).

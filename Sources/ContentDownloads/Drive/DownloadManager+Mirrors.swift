@@ -123,6 +123,7 @@ extension DownloadManager {
             failOver = false
         }
         guard failOver else { return .unchanged }
+        if case .network(let error) = failure, error.trustAdvice != nil { route.untrusted = error }
         route.index += 1
         route.reauthorized = false
         routes[id] = route
@@ -131,6 +132,14 @@ extension DownloadManager {
         record.attempts = 0
         record.checksumFailures = 0
         return .retryNow
+    }
+
+    /// `error`, followed by the trust failure of a candidate failed over before it (``ArchiveRoute/untrusted``): the
+    /// last candidate's error alone (a missing local copy, a refused connection) would hide that the fix is `--ca-file`.
+    func withTrustAdvice(_ error: DownloadError, _ id: String) -> DownloadError {
+        guard let untrusted = routes[id]?.untrusted, let advice = untrusted.trustAdvice, !error.message.contains(advice)
+        else { return error }
+        return DownloadError(code: error.code, message: "\(error.message); before that \(untrusted); \(advice)")
     }
 
     /// Remembers the origin that delivered a verified archive, so the next run tries it first.

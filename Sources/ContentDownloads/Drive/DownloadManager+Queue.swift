@@ -241,12 +241,14 @@ extension DownloadManager {
             final = error
         }
         record.attempts += 1
+        final = final.map { withTrustAdvice($0, id) }
         if let final {
             DownloadLog.transfer.debug("failed", metadata: ["product": "\(id)", "reason": "\(final.message)"])
             DownloadMetrics.failed(code: final.code.rawValue)
             record.fail(with: final)
         } else if record.attempts >= options.maxAttempts {
             DownloadMetrics.failed(code: verdict.error.code.rawValue)
+            record.failure = withTrustAdvice(verdict.error, id)
             record.downloadState = .failed
         } else {
             DownloadMetrics.retried()

@@ -11,9 +11,25 @@ enum ChunkReplyVerdict {
 }
 
 extension ChunkConnection {
-    /// libcurl's receive buffer for each connection. Frames go to ``FrameMemory`` segments in libcurl's write-callback
-    /// pieces anyway, and a plan runs up to ``TransferSettings/maxConnections`` of them.
+    /// libcurl's receive buffer for each connection over HTTP/1.1. Frames go to ``FrameMemory`` segments in libcurl's
+    /// write-callback pieces anyway, and a plan runs up to ``TransferSettings/maxConnections`` of them.
     static let receiveBufferBytes = 64 << 10
+
+    /// libcurl's receive buffer for each stream over HTTP/2: the most it reads ahead (512 KiB, libcurl's largest).
+    ///
+    /// Why larger than over HTTP/1.1: libcurl 7.88 holds at most this much of each stream (`stream->len =
+    /// buffer_size` in its `http2.c`); when one stream's buffer is full it stops reading the connection, for every
+    /// stream, until that stream's handle is driven. With 64 KiB the one connection of a multiplexed download moves
+    /// about 64 KiB per stream per turn of the transfer loop, and falls far behind the per-stream cap whenever the
+    /// loop runs late (`tools/bench-wan --http2`; docs/PERFORMANCE.md).
+    static let streamReceiveBufferBytes = 512 << 10
+
+    /// The receive buffer for a connection of `version`; under a cap of `rate` bytes a second (0: none) at most
+    /// ``TransferSettings/receiveBufferSize(forCap:)``.
+    static func receiveBufferBytes(_ version: HTTPVersion, rate: Int64) -> Int {
+        let own = version == .http2 ? streamReceiveBufferBytes : receiveBufferBytes
+        return rate > 0 ? min(own, TransferSettings.receiveBufferSize(forCap: rate)) : own
+    }
 
     /// The chunks of the run in flight not begun yet (after the one arriving), in request order.
     var tail: ArraySlice<Int> {
@@ -30,7 +46,7 @@ extension ChunkConnection {
     /// the chunks after it); `nil` without a run or a rate yet.
     func drainSeconds(now: Double) -> Double? {
         guard let run, nextInRun < run.chunks.count, let rate = runRate(now: now), rate > 0 else { return nil }
-        let arriving = max(0, scheduler.frameRange(of: run.chunks[nextInRun]).upperBound - position)
+        let arriving = max(0, frameRange(of: run.chunks[nextInRun]).upperBound - position)
         let after = tail.reduce(Int64(0)) { $0 + Int64(scheduler.frameRange(of: $1).count) }
         return Double(arriving + after) / rate
     }

@@ -52,6 +52,9 @@ final class ChunkConnection {
     /// The reader of a multi-range reply, and the next of the run's ranges it must bring.
     private var parts: MultipartByteranges?
     private var nextRange = 0
+    /// The part of a split frame this connection brings (``TailSplit/split(_:minimumSeconds:)``): its chunk and the
+    /// archive bytes, the first or the later part of the frame; the part goes to the scheduler, which joins the two.
+    private(set) var part: (chunk: Int, bytes: Range<Int64>)?
     /// Why a multi-range reply could not be read (malformed, or not the ranges asked for): the server does not
     /// answer several ranges correctly.
     private(set) var rangesRefused: String?
@@ -70,8 +73,10 @@ final class ChunkConnection {
 
     /// Points the handle at `run` on `url`; the caller puts it on the multi handle. A run without chunks is a probe
     /// (``FetchQueue/Run/probe``): a `HEAD` for its ranges, whose reply head alone says what the server does.
-    func start(_ run: FetchQueue.Run, url: String, settings: TransferSettings, rate: Int64) throws(CurlError) {
+    /// `part`: the run is the later part of a split frame, its one chunk's bytes from `part`'s start.
+    func start(_ run: FetchQueue.Run, url: String, settings: TransferSettings, rate: Int64, part: Range<Int64>? = nil) throws(CurlError) {
         self.run = run
+        self.part = part.map { (run.chunks[0], $0) }
         nextInRun = 0
         head = ResponseHead()
         verdict = nil
@@ -92,9 +97,9 @@ final class ChunkConnection {
             ifRange: nil, owner: Unmanaged.passUnretained(self).toOpaque(),
             body: ChunkConnection.bodyCallback, header: ChunkConnection.headerCallback)
         try easy.set(large: CURLOPT_MAX_RECV_SPEED_LARGE, 0)  // the download's cap is the scheduler's bucket
-        // Best effort, as in configureArchiveRequest: a smaller receive buffer than a single download's.
-        _ = CCurl_easy_setopt_long(
-            easy.raw, CURLOPT_BUFFERSIZE, min(Self.receiveBufferBytes, TransferSettings.receiveBufferSize(forCap: rate)))
+        // Best effort, as in configureArchiveRequest: a connection's own receive buffer (smaller than a single
+        // download's over HTTP/1.1, larger over HTTP/2: ``receiveBufferBytes(_:rate:)``).
+        _ = CCurl_easy_setopt_long(easy.raw, CURLOPT_BUFFERSIZE, Self.receiveBufferBytes(settings.httpVersion, rate: rate))
         try easy.set(CURLOPT_NOBODY, run.chunks.isEmpty ? 1 : 0)  // a probe (no chunks) asks for the head only
         if run.chunks.isEmpty { try easy.set(CURLOPT_HTTPGET, 0) }
         if run.ranges.count > 1 {
@@ -135,6 +140,7 @@ final class ChunkConnection {
             scheduler.memory.forget(self)
             frame = nil
             admitted = nil
+            part = nil
         }
         guard let run else { return [] }
         return Array(run.chunks[min(nextInRun, run.chunks.count)...])
@@ -207,20 +213,52 @@ final class ChunkConnection {
     /// (it began inside the delivery that ended the previous one: one delivery's bytes, in one segment), else the
     /// run's next frame. The frame refused when the engine's frame memory has no room for it now.
     private func admitFrame() -> (segments: Int, offset: Int64)? {
+        if bringsLaterPart { return nil }
         if let frame {
             guard frame.data.admitted == 0 else { return nil }
-            let range = scheduler.frameRange(of: frame.chunk), segments = FrameMemory.segments(for: Int(range.count))
+            let range = frameRange(of: frame.chunk), segments = FrameMemory.segments(for: Int(range.count))
             guard scheduler.memory.admit(segments, at: range.lowerBound, for: self) else { return (segments, range.lowerBound) }
             self.frame!.data.admitted = segments
             return nil
         }
         guard admitted == nil, let run, nextInRun < run.chunks.count else { return nil }
         let chunk = run.chunks[nextInRun]
-        let range = scheduler.frameRange(of: chunk), segments = FrameMemory.segments(for: Int(range.count))
+        let range = frameRange(of: chunk), segments = FrameMemory.segments(for: Int(range.count))
         guard scheduler.memory.admit(segments, at: range.lowerBound, for: self) else { return (segments, range.lowerBound) }
         admitted = (chunk, segments)
         return nil
     }
+
+    /// The archive bytes this connection brings of `chunk`'s frame: the whole frame, or its part of a split one.
+    func frameRange(of chunk: Int) -> Range<Int64> {
+        if let part, part.chunk == chunk { return part.bytes }
+        return scheduler.frameRange(of: chunk)
+    }
+
+    /// The frame arriving is the later part of a split frame: the first part's admission covers it (the frame was
+    /// admitted whole), so it never waits for frame memory the first part holds.
+    private var bringsLaterPart: Bool {
+        guard let part, let run, nextInRun < run.chunks.count, run.chunks[nextInRun] == part.chunk else { return false }
+        return part.bytes.lowerBound != scheduler.frameRange(of: part.chunk).lowerBound
+    }
+
+    /// The frame arriving, when it is the last of the run, has begun and is not split: its chunk and its bytes left
+    /// (a frame ``TailSplit/split(_:minimumSeconds:)`` may split).
+    var arrivingAlone: (chunk: Int, bytesLeft: Int64)? {
+        guard let run, !wholeArchive, !isLocal, part == nil, nextInRun == run.chunks.count - 1, let frame, frame.data.admitted > 0,
+              frame.chunk == run.chunks[nextInRun]
+        else { return nil }
+        return (frame.chunk, scheduler.frameRange(of: frame.chunk).upperBound - position)
+    }
+
+    /// The frame arriving is split: this connection brings its bytes up to `end` and stops there.
+    func keepFirstPart(of chunk: Int, upTo end: Int64) {
+        part = (chunk, scheduler.frameRange(of: chunk).lowerBound..<end)
+    }
+
+    /// The split of the frame arriving is undone (the other part's connection failed): this connection brings the
+    /// whole frame, as its request asked.
+    func bringWholeFrame() { part = nil }
 
     /// Takes body bytes arriving at ``position``: reads through gaps, fills frames and hands whole ones over.
     /// `false` when reading must stop (everything asked for is here, or the body skipped bytes of a frame).
@@ -247,7 +285,7 @@ final class ChunkConnection {
                 rest = rest.dropFirst(count)
                 continue
             }
-            let frameRange = scheduler.frameRange(of: chunk)
+            let frameRange = frameRange(of: chunk)
             if position < frameRange.lowerBound + Int64(frame?.data.length ?? 0) {  // a gap the plan does not need
                 guard frame == nil else {
                     failure = .cannotResume(reason: "the body skipped bytes of chunk \(chunk)")
@@ -286,7 +324,11 @@ final class ChunkConnection {
             count += frame!.data.fill(from: UnsafeRawBufferPointer(rebasing: bytes.dropFirst(count).prefix(need - count)))
         }
         if count == need {
-            scheduler.frameArrived(chunk, frame: frame!.data, from: self)
+            if part?.chunk == chunk {
+                scheduler.partArrived(chunk, frame: frame!.data, from: self)
+            } else {
+                scheduler.frameArrived(chunk, frame: frame!.data, mirror: mirror)
+            }
             frame = nil
             nextInRun += 1
         }

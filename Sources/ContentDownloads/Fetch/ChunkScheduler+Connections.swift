@@ -92,13 +92,13 @@ extension ChunkScheduler {
         return frame.offset..<(frame.offset + frame.length)
     }
 
-    /// A whole frame arrived: to the verifier, which gives its segments back to ``memory``.
-    func frameArrived(_ chunk: Int, frame: SegmentedFrame, from connection: ChunkConnection) {
+    /// A whole frame arrived from `mirror`: to the verifier, which gives its segments back to ``memory``.
+    func frameArrived(_ chunk: Int, frame: SegmentedFrame, mirror: Int) {
         let length = frame.length
         memory.handOver(frame)
-        install.submitFrame(index: chunk, frame: frame, source: connection.mirror)
+        install.submitFrame(index: chunk, frame: frame, source: mirror)
         submitted += Int64(length)
-        mirrors[connection.mirror].delivered += Int64(length)
+        mirrors[mirror].delivered += Int64(length)
         lastFrame = MonotonicTime.now()
     }
 

@@ -83,7 +83,10 @@ extension ChunkScheduler {
             let tails = running.map {
                 TailSplit.Tail(frames: $0.tail.map { package.chunks[$0].length }, bytesPerSecond: $0.runRate(now: now))
             }
-            guard let cut = TailSplit.cut(tails) else { return }
+            guard let cut = TailSplit.cut(tails) else {
+                if splitLastFrame(now: now) { continue }
+                return
+            }
             let given = running[cut.run].cutTail(keeping: cut.keep)
             guard !given.isEmpty else { return }
             DownloadLog.transfer.trace("tail shared", metadata: [
@@ -164,8 +167,8 @@ extension ChunkScheduler {
         begin(connection, run)
     }
 
-    /// Sends `run`'s request on `connection`.
-    func begin(_ connection: ChunkConnection, _ run: FetchQueue.Run) {
+    /// Sends `run`'s request on `connection` (`part`: the later part of a split frame, ``splitLastFrame(now:)``).
+    func begin(_ connection: ChunkConnection, _ run: FetchQueue.Run, part: Range<Int64>? = nil) {
         let mirror = mirrors[connection.mirror]
         DownloadLog.transfer.trace(
             run.chunks.isEmpty ? "probe" : "run", metadata: [
@@ -178,7 +181,7 @@ extension ChunkScheduler {
         requests += 1
         gapsAsked += run.ranges.reduce(0) { $0 + Int64($1.count) } - run.chunks.reduce(0) { $0 + package.chunks[$1].length }
         do {
-            try connection.start(run, url: mirror.url, settings: settings, rate: connectionRate)
+            try connection.start(run, url: mirror.url, settings: settings, rate: connectionRate, part: part)
         } catch {
             giveBack(run.chunks)
             failure = .network(error)
@@ -186,7 +189,12 @@ extension ChunkScheduler {
     }
 
     func retire(_ connection: ChunkConnection) {
-        giveBack(connection.abandon())
+        let split = connection.part?.chunk
+        var chunks = connection.abandon()
+        if let split, chunks.contains(split), splits[split] != nil, !undoSplit(split, failedOn: connection) {
+            chunks.removeAll { $0 == split }
+        }
+        giveBack(chunks)
         connections.removeAll { $0 === connection }
         retired.append(connection)
     }

@@ -80,6 +80,8 @@ final class ChunkScheduler: EngineTransfer {
     var requests = 0
     var lastFrame: Double?
     var hasEnded = false
+    /// The frames split between two connections (``TailSplit``), by chunk: the parts in so far, by their first byte.
+    var splits: [Int: [(from: Int64, frame: SegmentedFrame)]] = [:]
 
     /// Loads the manifest, the plan and the chunks already in place, and starts the install threads.
     init(
@@ -105,7 +107,7 @@ final class ChunkScheduler: EngineTransfer {
         let done = placed.placed
         placedAtStart = PlacementLoop.bytes(of: done.intersection(plan.fetch), in: package)
         reports = PipelineReports(durable: placedAtStart)
-        tuner = ConnectionTuner(initial: settings.connections, maximum: settings.maxConnections)
+        tuner = ConnectionTuner(initial: settings.initialConnections, maximum: settings.maxConnections)
         install = ChunkInstallPipeline(
             package: package, stage: loop, startOffset: placedAtStart, memory: memory, keeping: request.planned?.keeping,
             onDurable: wake)

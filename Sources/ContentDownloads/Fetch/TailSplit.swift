@@ -6,7 +6,10 @@
 /// target grows later, or a run of several ranges took a large share after a pause, one connection can hold most
 /// of what remains while the others have finished. A cut request is stopped once its kept chunks are in, which
 /// costs the bytes already on their way and a new connection, so only a tail that would take seconds is cut.
-/// Pure: the scheduler hands it the runs' tails.
+/// When no run has a tail to cut (the last runs are one chunk each), the frame that would arrive last is split
+/// instead (``split(_:minimumSeconds:)``): its connection keeps the first half of its bytes left and stops there,
+/// a new connection fetches the rest, and the frame goes to its verifier once both parts are in.
+/// Pure: the scheduler hands it the runs' tails and the frames arriving.
 enum TailSplit {
     /// One run in flight: the frame lengths of its chunks not yet begun, in request order (the chunk arriving
     /// excluded), and the rate its connection has received at so far in this run (`nil`: not measured yet).
@@ -42,5 +45,30 @@ enum TailSplit {
             keep += 1
         }
         return (run, keep)
+    }
+
+    /// A frame arriving on a run with no chunk after it: its bytes not received yet, and the rate its connection has
+    /// received at so far in this run (`nil`: not measured yet).
+    struct Arriving: Equatable {
+        var bytesLeft: Int64
+        var bytesPerSecond: Double?
+
+        /// Seconds to receive the rest of the frame at the run's rate so far.
+        var secondsLeft: Double? { bytesPerSecond.map { Double(bytesLeft) / max(1, $0) } }
+    }
+
+    /// The fewest bytes each part of a split frame holds: below it a new connection's round trips cost about what
+    /// the split gains.
+    static let minimumSplitBytes: Int64 = 128 << 10
+
+    /// The frame to split and how many of its bytes left its connection keeps (the first half): of the frames whose
+    /// rest would take `minimumSeconds` and holds twice ``minimumSplitBytes``, the one that would take longest;
+    /// `nil` when none qualifies.
+    static func split(_ frames: [Arriving], minimumSeconds: Double = Self.minimumSeconds) -> (run: Int, keep: Int64)? {
+        let candidates = frames.indices.filter {
+            frames[$0].bytesLeft >= 2 * minimumSplitBytes && (frames[$0].secondsLeft ?? 0) >= minimumSeconds
+        }
+        guard let run = candidates.max(by: { frames[$0].secondsLeft! < frames[$1].secondsLeft! }) else { return nil }
+        return (run, frames[run].bytesLeft / 2)
     }
 }

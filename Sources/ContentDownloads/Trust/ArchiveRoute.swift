@@ -13,6 +13,9 @@ struct ArchiveRoute: Sendable {
     var reauthorized = false
     /// Bumped for every authorization, so a late answer for an older request is dropped.
     var authorization = 0
+    /// A candidate left behind because its server's certificate was not trusted (or the CA file was unusable): the
+    /// download's final error repeats it, so a failure on a later candidate still says to pass `--ca-file`.
+    var untrusted: CurlError?
 
     /// `scheme://host:port` of a URL, the key a preferred mirror is remembered by. The host stays as written
     /// (`encodedHost`: ASCII, IDNA names in their `xn--` form); decoding it would load ICU for a comparison key.

@@ -61,7 +61,8 @@ extension CatalogSource {
             if sink.overflow {
                 throw DownloadError(code: .catalog, message: "the \(what) at \(url.absoluteString) is larger than \(limit) bytes (\(limitName)); check the URL")
             }
-            throw DownloadError(code: .catalog, message: "cannot fetch the \(what): \(error); check the URL and the network")
+            throw DownloadError(
+                code: .catalog, message: "cannot fetch the \(what): \(error); \(error.trustAdvice ?? "check the URL and the network")")
         }
         return (status, sink.data)
     }

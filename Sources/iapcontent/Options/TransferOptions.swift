@@ -49,7 +49,7 @@ struct TransferOptions: ParsableArguments {
     var stallTimeout: Int = 30
 
     @Option(help: ArgumentHelp(
-        "Connections a chunk-indexed download opens at first, over all mirrors (it adds more while they pay, up to --max-connections).",
+        "Connections a chunk-indexed download opens at first, over all mirrors (twice as many streams with --http2; it adds more while they pay, up to --max-connections).",
         valueName: "n"))
     var connections: Int = TransferSettings().connections
 
