@@ -10,7 +10,7 @@ struct TransferPaceRampTests {
     /// One simulated attempt: `remaining` bytes (beyond `onDisk`) over connections capped at `perConnection` bytes a
     /// second each, a new connection's first byte `setup` seconds after it opens, the install `lag` ticks behind.
     /// Every 0.1 s: the tuner observes, the pace records (with the tuner's outlook unless `withoutOutlook`), and the
-    /// estimate is kept with the time then. Returns the estimates and the time the last byte was in.
+    /// estimate is kept with the time then. Returns the estimates and the time the install had the last byte.
     static func attempt(
         perConnection: Double, remaining: Int64, onDisk: Int64, setup: Double, lag: Int = 3, withoutOutlook: Bool = false
     ) -> (estimates: [(time: Double, eta: Double)], end: Double) {
@@ -21,7 +21,7 @@ struct TransferPaceRampTests {
         var delivered: [Double] = [], fetched = [onDisk], time = 0.0
         var estimates: [(time: Double, eta: Double)] = []
         let total = onDisk + remaining
-        while fetched.last! < total, time < 10_000 {
+        while fetched[max(0, fetched.count - 1 - lag)] < total, time < 10_000 {  // until the install has it all
             time += 0.1
             while opened.count < tuner.target { opened.append(time - 0.1); delivered.append(0) }
             var bytes = fetched.last!
@@ -64,7 +64,7 @@ struct TransferPaceRampTests {
     /// The same attempt measured by the window alone (no outlook) is two to four times too long in its first
     /// seconds: what the outlook is for.
     @Test func withoutTheOutlookTheRampReadsTooLong() {
-        let run = Self.attempt(perConnection: 512 << 10, remaining: 180 << 20, onDisk: 76 << 20, setup: 0.2, withoutOutlook: true)
+        let run = Self.attempt(perConnection: Double(512 << 10), remaining: 180 << 20, onDisk: 76 << 20, setup: 0.2, withoutOutlook: true)
         let early = run.estimates.filter { $0.time >= 0.8 && $0.time <= 3 }
         #expect(early.allSatisfy { $0.eta > 1.5 * (run.end - $0.time) }, "\(early)")
     }
@@ -107,5 +107,21 @@ struct TransferPaceRampTests {
         let eta = pace.timeRemaining(total: bytes + 40_000_000, counted: bytes, at: time)
         #expect(pace.isRamping)
         #expect(abs(eta - 10) < 0.5, "ETA \(eta) s for 40 MB at 4 MB/s")
+    }
+
+    /// The tuner's outlook: the mean rate of the connections that have one times the count it grows to, under the
+    /// transfer's cap; nothing without work waiting, without a rate, or once the count settled.
+    @Test func theOutlookIsTheFullCountAtTheConnectionsRate() async {
+        await propertyCheck(input: Gen.int(in: 1_000...10_000_000).array(of: 1...16), Gen.int(in: 0...200_000_000)) { rates, cap in
+            var tuner = ConnectionTuner(initial: 4, maximum: 16)
+            let mean = Double(rates.reduce(0, +)) / Double(rates.count)
+            let expected = cap > 0 ? min(mean * 16, Double(cap)) : mean * 16
+            let outlook = tuner.outlook(connectionRates: rates.map(Double.init), busy: true, cap: Int64(cap))
+            #expect(abs(outlook - expected) <= expected * 1e-9)
+            #expect(tuner.outlook(connectionRates: rates.map(Double.init), busy: false, cap: 0) == 0)
+            #expect(tuner.outlook(connectionRates: [], busy: true, cap: 0) == 0)
+            for second in 0...6 { tuner.observe(bytes: Int64(second) * 1_000_000, now: Double(second), busy: true) }
+            #expect(tuner.outlook(connectionRates: rates.map(Double.init), busy: true, cap: 0) == 0, "settled at \(tuner.target)")
+        }
     }
 }
