@@ -19,9 +19,10 @@ struct RunSizeTests {
     }
 
     /// Scattered chunks share what is left among the connections asking, one round of requests: an update's few
-    /// MiB over 4 connections. A run never grows past 4 MiB, also when one connection asks alone.
-    @Test func aRunOfSeveralRangesIsAtMostTheLargestRunOfOne() {
+    /// MiB, or 23 MiB, over 4 connections. Past 16 MiB a share, a run is at most 4 MiB, the largest run of one range.
+    @Test func aRunOfSeveralRangesIsOneRoundOrTheLargestRunOfOne() {
         #expect(ChunkScheduler.rangedRunBytes(waiting: 6 << 20, asking: 4) == (6 << 20) / 4)
+        #expect(ChunkScheduler.rangedRunBytes(waiting: 23 << 20, asking: 4) == (23 << 20) / 4)
         #expect(ChunkScheduler.rangedRunBytes(waiting: 160 << 20, asking: 1) == 4 << 20)
         #expect(ChunkScheduler.rangedRunBytes(waiting: 1 << 30, asking: 16) == 4 << 20)
     }

@@ -36,14 +36,14 @@ extension ChunkScheduler {
         return Self.rangedRunBytes(waiting: queue.waitingBytes, asking: asking)
     }
 
-    /// A run of several ranges: `waiting` bytes shared among the `asking` connections, so one round of requests
-    /// covers scattered chunks, and at most 4 MiB, the largest run of one range. Why: past that a round trip is no
-    /// longer worth saving, and a run of a connection's share of a large download holds that one connection long
-    /// after the others are done. A resumed download's queue starts with the holes its pause left between chunks
-    /// placed; asked alone, the first connection took 20 MiB of them in 3 ranges (40 s at 512 KiB/s in a phase of
-    /// 28 s), and the download ended on it.
+    /// A run of several ranges: `waiting` bytes shared among the `asking` connections when that share is at most
+    /// 16 MiB, so one round of requests covers an update's scattered chunks; else 4 MiB, the largest run of one
+    /// range. Why: a large download's holes (a resumed one's queue starts with those its pause left between chunks
+    /// placed) are only at the head of the queue; there the first connection asking took 20 MiB of them in 3 ranges
+    /// (40 s at 512 KiB/s in a phase of 28 s) while the others took runs of 4 MiB, and the download ended on it.
     static func rangedRunBytes(waiting: Int64, asking: Int) -> Int64 {
-        min(4 << 20, waiting / Int64(max(1, asking)))
+        let share = waiting / Int64(max(1, asking))
+        return share <= 16 << 20 ? share : 4 << 20
     }
 
     /// Gives each idle connection a run, adds connections up to the tuner's target, retires what has no work.
