@@ -76,11 +76,15 @@ package struct RateEstimator: Sendable, Equatable {
     }
 
     /// Seconds until the attempt has fetched `total` bytes, given that the caller counts `counted` of them (what
-    /// it reports; the estimator's own count is used when larger), or -1 if unknown.
-    package func timeRemaining(total: Int64, counted: Int64, at time: Double) -> Double {
-        guard let newest = samples.last, samples.count >= 2, time - newest.time < stallAfter,
-              let rate = rate(at: time), rate > 0
-        else { return downloadTimeRemainingUnknown }
+    /// it reports; the estimator's own count is used when larger), or -1 if unknown. With `atLeast` (bytes a
+    /// second, 0: none) the rate is at least that, and known from it as soon as the attempt's first bytes are
+    /// recorded (a rate the running connections are known to reach, ``TransferPace``); a stall is unknown either way.
+    package func timeRemaining(total: Int64, counted: Int64, at time: Double, atLeast: Double = 0) -> Double {
+        guard let newest = samples.last, samples.count >= 2, time - newest.time < stallAfter else {
+            return downloadTimeRemainingUnknown
+        }
+        let rate = max(rate(at: time) ?? 0, atLeast)
+        guard rate > 0 else { return downloadTimeRemainingUnknown }
         let remaining = max(0, total - max(counted, newest.bytes))
         return Double(remaining) / rate
     }

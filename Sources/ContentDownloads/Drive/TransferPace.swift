@@ -8,6 +8,12 @@
 /// (a slow disk, a busy CPU) at the install's, and a chunk plan's frames in flight never make the rest look shorter
 /// than it is. Neither counts bytes that were on disk when the attempt began. At the end, once every chunk is handed
 /// out, the slowest connection decides: the time it needs for the chunks it holds (``drain``) is the least left.
+///
+/// An attempt's ramp is the exception: while a chunk plan's connection count still grows (a start, a resume, a
+/// restart), the window holds seconds on a few connections and measures a fraction of the rate the attempt will
+/// hold. Then the network decides, at no less than the rate the connections will reach (the scheduler's outlook:
+/// the rate per connection times the count it grows to, ``ramp``); once the count settles, at the rate measured
+/// since (``settling``, known half a second later), until that spans the window and the window's rates decide again.
 struct TransferPace: Sendable {
     /// The bytes off the network.
     var fetched = RateEstimator()
@@ -15,11 +21,17 @@ struct TransferPace: Sendable {
     var told = RateEstimator()
     /// The seconds the slowest running connection needed for what it holds, and when that was said (0: not the end yet).
     var drain: (seconds: Double, at: Double) = (0, 0)
+    /// The newest outlook while the connection count grew (bytes a second; 0: none this attempt).
+    var ramp: Double = 0
+    /// The network's rate since the count settled (`nil` while it grows, or without a ramp this attempt).
+    var settling: RateEstimator?
 
     /// Starts an attempt at `time` (its request, then again when its response starts the bytes) from `bytes`.
     mutating func start(at time: Double, bytes: Int64) {
         fetched.start(at: time, bytes: bytes)
         told.start(at: time, bytes: bytes)
+        ramp = 0
+        settling = nil
     }
 
     /// Ends the attempt (pause, failure, verified): unknown until the next start.
@@ -27,24 +39,45 @@ struct TransferPace: Sendable {
         fetched.stop()
         told.stop()
         drain = (0, 0)
+        ramp = 0
+        settling = nil
     }
 
-    /// Records the attempt's counters at `time`.
-    mutating func record(told bytes: Int64, fetched network: Int64, drain seconds: Double = 0, at time: Double) {
+    /// Records the attempt's counters at `time`, with the scheduler's `outlook` (0: the connection count is settled).
+    mutating func record(told bytes: Int64, fetched network: Int64, drain seconds: Double = 0, outlook: Double = 0, at time: Double) {
         fetched.record(bytes: network, at: time)
         told.record(bytes: bytes, at: time)
         drain = (seconds, time)
+        if outlook > 0 {
+            ramp = outlook
+            settling = nil
+        } else if ramp > 0, settling == nil {
+            settling = RateEstimator(minimumSpan: 0.5)
+            settling?.start(at: time, bytes: network)
+        }
+        settling?.record(bytes: network, at: time)
     }
 
+    /// Whether the attempt ramps: its count grows, or settled less than a window ago.
+    var isRamping: Bool { ramp > 0 && settling?.spansWindow != true }
+
     /// Whether an estimate is known (as of the newest samples).
-    var isKnown: Bool { fetched.rate != nil || told.rate != nil }
+    var isKnown: Bool { fetched.rate != nil || told.rate != nil || ramp > 0 }
 
     /// Seconds until the attempt has `total` bytes in, of which `counted` are told now; -1 if unknown.
     func timeRemaining(total: Int64, counted: Int64, at time: Double) -> Double {
+        let end = drain.seconds > 0 ? max(0, drain.seconds - (time - drain.at)) : downloadTimeRemainingUnknown
+        if isRamping {  // the rate since the count settled once known, else at least the outlook
+            let network = if let settling, settling.rate != nil {
+                settling.timeRemaining(total: total, counted: counted, at: time)
+            } else {
+                fetched.timeRemaining(total: total, counted: counted, at: time, atLeast: ramp)
+            }
+            return max(network, end)
+        }
         let network = fetched.timeRemaining(total: total, counted: counted, at: time)
         let install = told.spansWindow ? told.timeRemaining(total: total, counted: counted, at: time) : downloadTimeRemainingUnknown
         let estimate = max(network, install)  // the slower when both are known, else the one known (-1 is below any)
-        let end = drain.seconds > 0 ? max(0, drain.seconds - (time - drain.at)) : downloadTimeRemainingUnknown
         return max(estimate, end)
     }
 }

@@ -42,6 +42,14 @@ extension ChunkConnection {
         now - requested >= 0.5 ? Double(received - receivedAtRequest) / (now - requested) : nil
     }
 
+    /// The rate this connection has delivered at since its first body byte, once that is half a second old (the
+    /// outlook of a growing connection count, ``ConnectionTuner/outlook(connectionRates:busy:cap:)``): its handshake
+    /// and first request do not count, the round trips between its runs and its waits do.
+    func deliveryRate(now: Double) -> Double? {
+        guard let first = firstByte, now - first >= 0.5 else { return nil }
+        return Double(received) / (now - first)
+    }
+
     /// Seconds this connection needs, at its run's rate, to bring what is left of its run (the frame arriving and
     /// the chunks after it); `nil` without a run or a rate yet.
     func drainSeconds(now: Double) -> Double? {

@@ -42,6 +42,8 @@ final class ChunkConnection {
     /// Body bytes received in all, and by the time the run in flight was requested (its rate, ``TailSplit``).
     private(set) var received: Int64 = 0
     private(set) var receivedAtRequest: Int64 = 0
+    /// When its first body byte arrived (``deliveryRate(now:)``); `nil` before.
+    private(set) var firstByte: Double?
     /// Paused by the download's rate cap (``RateBucket``) until the scheduler resumes it.
     var paused = false
     /// Paused because the engine's frame memory had no room for a frame of this many segments at this archive
@@ -184,6 +186,7 @@ final class ChunkConnection {
             position = 0
         }
         lastBytes = MonotonicTime.now()
+        if firstByte == nil { firstByte = lastBytes }
         received += Int64(bytes.count)
         scheduler.fetched += Int64(bytes.count)
         guard var reader = parts else { return take(bytes) ? bytes.count : 0 }

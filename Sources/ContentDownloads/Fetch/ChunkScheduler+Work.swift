@@ -29,12 +29,21 @@ extension ChunkScheduler {
         return min(share, max(256 << 10, rate / Int64(max(1, connections))))
     }
 
-    /// The size a run of several ranges may grow to: what is left shared among the connections about to ask
-    /// (those without chunks in flight: idle or probing), at most 16 MiB, so one round of requests covers scattered
-    /// chunks.
+    /// The size a run of several ranges may grow to (``rangedRunBytes(waiting:asking:)``) for the connections about
+    /// to ask (those without chunks in flight: idle or probing).
     var rangedRunBytes: Int64 {
         let asking = max(1, connectionTarget - connections.filter { !($0.run?.chunks.isEmpty ?? true) }.count)
-        return min(16 << 20, queue.waitingBytes / Int64(asking))
+        return Self.rangedRunBytes(waiting: queue.waitingBytes, asking: asking)
+    }
+
+    /// A run of several ranges: `waiting` bytes shared among the `asking` connections when that share is at most
+    /// 16 MiB, so one round of requests covers an update's scattered chunks; else 4 MiB, the largest run of one
+    /// range. Why: a large download's holes (a resumed one's queue starts with those its pause left between chunks
+    /// placed) are only at the head of the queue; there the first connection asking took 20 MiB of them in 3 ranges
+    /// (40 s at 512 KiB/s in a phase of 28 s) while the others took runs of 4 MiB, and the download ended on it.
+    static func rangedRunBytes(waiting: Int64, asking: Int) -> Int64 {
+        let share = waiting / Int64(max(1, asking))
+        return share <= 16 << 20 ? share : 4 << 20
     }
 
     /// Gives each idle connection a run, adds connections up to the tuner's target, retires what has no work.
@@ -228,7 +237,8 @@ extension ChunkScheduler {
         if let failed = drained.failure ?? install.finish() { return report(TransferFailure(failed)) }
         let first = firstRequest ?? MonotonicTime.now()
         DownloadLog.transfer.debug("fetched", metadata: [
-            "product": "\(request.id)", "requests": "\(requests)", "bytes": "\(submitted)",
+            "product": "\(request.id)", "requests": "\(requests)", "bytes": "\(submitted)", "in place at start": "\(placedAtStart)",
+            "off the network": "\(fetched)", "gaps asked": "\(gapsAsked)", "plan": "\(plan.fetchBytes)",
             "network": "\(Int(((lastFrame ?? first) - first) * 1000)) ms from the first request to the last frame",
             "installed": "\(Int((MonotonicTime.now() - first) * 1000)) ms from the first request to the tree checked and durable",
         ])

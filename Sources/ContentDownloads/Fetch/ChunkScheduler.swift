@@ -193,8 +193,10 @@ final class ChunkScheduler: EngineTransfer {
         }
         tuner.observe(bytes: submitted, now: now, busy: hasWork)
         let drain = hasWork ? 0 : connections.compactMap { $0.drainSeconds(now: now) }.max() ?? 0
+        let outlook = tuner.outlook(
+            connectionRates: connections.compactMap { $0.deliveryRate(now: now) }, busy: hasWork, cap: rate)
         let failed = reports.poll(
-            id: request.id, received: progress, fetched: placedAtStart + fetched, drain: drain, install: install,
+            id: request.id, received: progress, fetched: placedAtStart + fetched, drain: drain, outlook: outlook, install: install,
             validator: nil, emit: emit)
         if let failed, failure == nil { failure = TransferFailure(failed) }
         fill()

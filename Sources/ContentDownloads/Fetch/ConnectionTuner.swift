@@ -12,13 +12,14 @@
 struct ConnectionTuner: Sendable {
     /// Connections wanted now.
     private(set) var target: Int
-    private let maximum: Int
+    /// The most connections it may reach.
+    let maximum: Int
     /// When the current measurement window began, the bytes then, and the rate and target measured before the
     /// last step.
     private var windowStart: Double?
     private var windowBytes: Int64 = 0
     private var previous: (rate: Double, target: Int)?
-    private var growing = true
+    private(set) var growing = true
 
     /// The window over which throughput is measured before deciding.
     static let window = 1.0
@@ -48,5 +49,21 @@ struct ConnectionTuner: Sendable {
         }
         previous = (rate, target)
         if target < maximum { target = min(maximum, target * 2) } else { growing = false }
+    }
+
+    /// The rate the connections will reach while the count still grows with work waiting (`busy`): the mean of
+    /// `connectionRates` (of the connections that delivered long enough to have one) times ``maximum``, at most
+    /// `cap` bytes a second (0: none); 0 once the count settled, without work waiting, or without a rate yet.
+    ///
+    /// Why: an attempt's first seconds (a resume, a restart) run on a few connections while the count doubles, so
+    /// the bytes so far measure a fraction of the rate the attempt will hold. Growing assumes each connection is
+    /// capped, not the link (each doubling that raised the throughput by a tenth says so), so the count is on its
+    /// way to ``maximum``; a link that saturates sooner stops the growth within a second or two, and this says 0
+    /// from then on.
+    func outlook(connectionRates: [Double], busy: Bool, cap: Int64) -> Double {
+        let rates = connectionRates.filter { $0 > 0 }
+        guard growing, busy, !rates.isEmpty else { return 0 }
+        let expected = rates.reduce(0, +) / Double(rates.count) * Double(maximum)
+        return cap > 0 ? min(expected, Double(cap)) : expected
     }
 }

@@ -14,7 +14,7 @@ struct PipelineReports {
 
     /// Emits what changed since the last call; returns the install's failure, if any. Progress never goes back.
     mutating func poll(
-        id: String, received: Int64, fetched: Int64, drain: Double, install: ChunkInstallPipeline, validator: Validator?,
+        id: String, received: Int64, fetched: Int64, drain: Double, outlook: Double, install: ChunkInstallPipeline, validator: Validator?,
         emit: (TransferEvent) -> Void
     ) -> InstallError? {
         let now = MonotonicTime.now()
@@ -22,7 +22,7 @@ struct PipelineReports {
             lastProgressTime = now
             reportedBytes = max(reportedBytes, received)
             reportedFetched = max(reportedFetched, fetched)
-            emit(.progress(id: id, bytesOnDisk: reportedBytes, fetched: reportedFetched, drain: drain))
+            emit(.progress(id: id, bytesOnDisk: reportedBytes, fetched: reportedFetched, drain: drain, outlook: outlook))
         }
         let (durable, failed) = install.status
         if durable > lastCheckpointOffset {
