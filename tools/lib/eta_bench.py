@@ -11,6 +11,7 @@ the estimates of the last phase (all of a plain download; what follows the resum
 bytes on, each against the time that was really left until `download.finished`. Prints one line: the mode, the
 estimates judged, the share within ±25 % of the truth, the median and 90th-percentile error, the estimates still
 -1, and how long after the last start (`add`, `resume`, the daemon listening again) the first estimate came."""
+import daemon_rig
 import argparse, json, os, signal, socket, subprocess, sys, time
 
 parser = argparse.ArgumentParser()
@@ -24,19 +25,10 @@ args = parser.parse_args()
 
 
 def start_daemon():
-    command = [args.bin, "daemon", "--store", args.store, "--socket", args.socket, "--catalog", args.catalog] + args.daemon_arg
-    daemon = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(400):
-        try:
-            conn = socket.socket(socket.AF_UNIX); conn.connect(args.socket)
-            return daemon, conn
-        except OSError:
-            time.sleep(0.025)
-    raise SystemExit("eta_bench: the daemon did not listen on " + args.socket)
+    return daemon_rig.start_daemon(args, "eta_bench")
 
 
-def send(conn, method, **params):
-    conn.sendall((json.dumps({"jsonrpc": "2.0", "id": int(time.time() * 1e6), "method": method, "params": params}) + "\n").encode())
+send = daemon_rig.send
 
 
 samples = []  # (monotonic time, phase, downloadedBytes, expected, timeRemaining)

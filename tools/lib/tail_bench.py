@@ -12,6 +12,7 @@ around it; the last tenth ends when the bytes reach the length (or, if no notifi
 `download.finished`). Judged are the tenths wholly after the resume: the last one against each of the others.
 Prints one line: the seconds of every tenth (those that straddle the pause in brackets), the last tenth's time
 divided by the shortest and by the median of the other judged tenths, and the whole time from the resume."""
+import daemon_rig
 import argparse, json, socket, statistics, subprocess, time
 
 parser = argparse.ArgumentParser()
@@ -24,19 +25,10 @@ args = parser.parse_args()
 
 
 def start_daemon():
-    command = [args.bin, "daemon", "--store", args.store, "--socket", args.socket, "--catalog", args.catalog] + args.daemon_arg
-    daemon = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(400):
-        try:
-            conn = socket.socket(socket.AF_UNIX); conn.connect(args.socket)
-            return daemon, conn
-        except OSError:
-            time.sleep(0.025)
-    daemon.kill(); raise SystemExit("tail_bench: the daemon did not listen on " + args.socket)
+    return daemon_rig.start_daemon(args, "tail_bench")
 
 
-def send(conn, method, **params):
-    conn.sendall((json.dumps({"jsonrpc": "2.0", "id": int(time.time() * 1e6), "method": method, "params": params}) + "\n").encode())
+send = daemon_rig.send
 
 
 def watch(daemon, conn):
@@ -93,6 +85,8 @@ if args.samples:
     with open(args.samples, "a") as out:
         for t, got in samples:
             out.write("%.3f\t%d\t%d\n" % (t - samples[0][0], got, length))
+if resumed_at is None:
+    raise SystemExit("tail_bench: the download finished before it was resumed (too small for --at %s); use a larger --size" % args.at)
 edges = [crossing(samples, length * k // 10, finished_at) for k in range(11)]
 tenths = [b - a for a, b in zip(edges, edges[1:])]
 first_after = next(k for k in range(10) if length * k // 10 >= args.at * length and edges[k] >= resumed_at)

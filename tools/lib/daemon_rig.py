@@ -1,0 +1,22 @@
+"""What the daemon benches share (tools/lib/eta_bench.py, tools/lib/tail_bench.py): starting `iapcontent daemon` on
+a store and socket, and sending it one JSON-RPC call a line. Python 3 standard library only."""
+import json, socket, subprocess, time
+
+
+def start_daemon(args, bench):
+    """Starts `args.bin daemon` with args.store, args.socket, args.catalog and args.daemon_arg; returns it and a
+    connection to its socket once it listens (at most 10 s)."""
+    command = [args.bin, "daemon", "--store", args.store, "--socket", args.socket, "--catalog", args.catalog] + args.daemon_arg
+    daemon = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(400):
+        try:
+            conn = socket.socket(socket.AF_UNIX); conn.connect(args.socket)
+            return daemon, conn
+        except OSError:
+            time.sleep(0.025)
+    daemon.kill(); raise SystemExit(bench + ": the daemon did not listen on " + args.socket)
+
+
+def send(conn, method, **params):
+    """One JSON-RPC 2.0 call, its id the current time in microseconds."""
+    conn.sendall((json.dumps({"jsonrpc": "2.0", "id": int(time.time() * 1e6), "method": method, "params": params}) + "\n").encode())
