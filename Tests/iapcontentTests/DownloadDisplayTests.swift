@@ -85,10 +85,11 @@ struct DownloadDisplayTests {
     @Test(.enabled(if: TmuxSession.executable != nil, "needs tmux (tools/setup)"))
     func liveBarPauseResumeFromAnotherShellCtrlCAndRerun() async throws {
         // One frame: the whole-archive path keeps every checkpointed byte, so a Ctrl-C after a second or two
-        // leaves bytes to resume with a range request (in place, a resume starts at a chunk, and 3 MiB may
-        // be a single chunk).
+        // leaves bytes to resume with a range request (in place, a resume starts at a chunk, and a small package may
+        // be a single chunk). 8 MiB at 256 KiB/s: 32 s, so a display slowed by a loaded machine still sees the
+        // download active after the resume (with 3 MiB it could finish first).
         let world = try await World(
-            productID: "com.example.live", size: 3 << 20, serverRate: 256 << 10, packOptions: ["--single-frame"])
+            productID: "com.example.live", size: 8 << 20, serverRate: 256 << 10, packOptions: ["--single-frame"])
         let binary = try CommandRunner.builtExecutable()
         let session = try TmuxSession(
             [binary.path] + world.download(["--max-rate", "262144"]), width: 110, height: 14, directory: world.root)
