@@ -8,10 +8,11 @@ internal import Logging
 extension ChunkScheduler {
     /// When no chunk waits and no run has a tail to cut: splits the frame that would arrive last among those a
     /// connection brings last in its run, on a new connection to its mirror (if the mirror may hold one more);
-    /// `false` when no frame qualifies. Not while a connection waits for frame memory or the download's cap: then
-    /// the connections are not what holds the download back.
+    /// `false` when no frame qualifies. Not under a cap for the whole download, nor while a connection waits for
+    /// frame memory: then the connections are not what holds the download back, and a split would only add a
+    /// connection and the bytes it drops past its split point (a capped restart's first estimates read them as rate).
     func splitLastFrame(now: Double) -> Bool {
-        guard !connections.contains(where: { $0.paused || $0.waitsForMemory != nil }) else { return false }
+        guard rate == 0, !connections.contains(where: { $0.paused || $0.waitsForMemory != nil }) else { return false }
         let counts = Dictionary(grouping: connections, by: \.mirror).mapValues(\.count)
         let alone = connections.compactMap { connection -> (ChunkConnection, chunk: Int, left: Int64)? in
             let mirror = mirrors[connection.mirror]
