@@ -57,7 +57,7 @@ public struct TransferSettings: Sendable, Equatable {
     /// to fsync inline (the background fsync did not keep up): what a power loss may re-fetch.
     public var durableLagLimit: Int64 = 16 << 20
     /// Connections a chunk plan opens at first (spread over the mirrors; over HTTP/2 twice as many streams,
-    /// ``initialConnections``); doubled each second while that still
+    /// `initialConnections`); doubled each second while that still
     /// raises the throughput by a tenth, up to ``maxConnections`` (a step that added less is undone), and halved
     /// when a server answers 429/503.
     ///
