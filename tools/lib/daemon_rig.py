@@ -20,3 +20,16 @@ def start_daemon(args, bench):
 def send(conn, method, **params):
     """One JSON-RPC 2.0 call, its id the current time in microseconds."""
     conn.sendall((json.dumps({"jsonrpc": "2.0", "id": int(time.time() * 1e6), "method": method, "params": params}) + "\n").encode())
+
+
+def parser(at):
+    """The arguments both benches take: BIN STORE SOCKET CATALOG PRODUCT, when to interrupt (--at of the bytes, for
+    --down-for seconds), extra daemon arguments, a samples file and a timeout."""
+    import argparse
+    arguments = argparse.ArgumentParser()
+    for name in ("bin", "store", "socket", "catalog", "product"):
+        arguments.add_argument(name)
+    arguments.add_argument("--at", type=float, default=at); arguments.add_argument("--down-for", type=float, default=3)
+    arguments.add_argument("--daemon-arg", action="append", default=[]); arguments.add_argument("--samples")
+    arguments.add_argument("--timeout", type=float, default=900)
+    return arguments

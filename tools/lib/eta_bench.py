@@ -12,15 +12,10 @@ bytes on, each against the time that was really left until `download.finished`. 
 estimates judged, the share within ±25 % of the truth, the median and 90th-percentile error, the estimates still
 -1, and how long after the last start (`add`, `resume`, the daemon listening again) the first estimate came."""
 import daemon_rig
-import argparse, json, os, signal, socket, subprocess, sys, time
+import json, os, signal, socket, subprocess, sys, time
 
-parser = argparse.ArgumentParser()
-for name in ("bin", "store", "socket", "catalog", "product"):
-    parser.add_argument(name)
+parser = daemon_rig.parser(at=0.3)
 parser.add_argument("--mode", choices=("plain", "resume", "restart"), default="plain")
-parser.add_argument("--at", type=float, default=0.3); parser.add_argument("--down-for", type=float, default=3)
-parser.add_argument("--daemon-arg", action="append", default=[]); parser.add_argument("--samples")
-parser.add_argument("--timeout", type=float, default=900)
 args = parser.parse_args()
 
 

@@ -13,14 +13,9 @@ around it; the last tenth ends when the bytes reach the length (or, if no notifi
 Prints one line: the seconds of every tenth (those that straddle the pause in brackets), the last tenth's time
 divided by the shortest and by the median of the other judged tenths, and the whole time from the resume."""
 import daemon_rig
-import argparse, json, socket, statistics, subprocess, time
+import json, socket, statistics, subprocess, time
 
-parser = argparse.ArgumentParser()
-for name in ("bin", "store", "socket", "catalog", "product"):
-    parser.add_argument(name)
-parser.add_argument("--at", type=float, default=0.15); parser.add_argument("--down-for", type=float, default=3)
-parser.add_argument("--daemon-arg", action="append", default=[]); parser.add_argument("--samples")
-parser.add_argument("--timeout", type=float, default=900)
+parser = daemon_rig.parser(at=0.15)
 args = parser.parse_args()
 
 
