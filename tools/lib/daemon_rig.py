@@ -33,3 +33,12 @@ def parser(at):
     arguments.add_argument("--daemon-arg", action="append", default=[]); arguments.add_argument("--samples")
     arguments.add_argument("--timeout", type=float, default=900)
     return arguments
+
+
+def product_download(line, product):
+    """A notification line's method and its download, when that download is `product`'s; else None."""
+    message = json.loads(line)
+    download = (message.get("params") or {}).get("download")
+    if not download or download.get("productID") != product:
+        return None
+    return message.get("method"), download

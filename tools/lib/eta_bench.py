@@ -49,11 +49,11 @@ while finished_at is None:
         phase = 1; starts.append(now)
         send(conn, "resume", productID=args.product)
     for line in lines:
-        message = json.loads(line)
-        download = (message.get("params") or {}).get("download")
-        if not download or download.get("productID") != args.product:
+        found = daemon_rig.product_download(line, args.product)
+        if found is None:
             continue
-        if message["method"] == "download.finished":
+        method, download = found
+        if method == "download.finished":
             finished_at = now; break
         if download["state"] != "active":
             continue

@@ -47,11 +47,11 @@ def watch(daemon, conn):
             resumed_at = now
             send(conn, "resume", productID=args.product)
         for line in lines:
-            message = json.loads(line)
-            download = (message.get("params") or {}).get("download")
-            if not download or download.get("productID") != args.product:
+            found = daemon_rig.product_download(line, args.product)
+            if found is None:
                 continue
-            if message["method"] == "download.finished" or download["state"] == "finished":
+            method, download = found
+            if method == "download.finished" or download["state"] == "finished":
                 return samples, length, resumed_at, now
             if download["state"] == "failed":
                 raise SystemExit("tail_bench: the download failed: %s" % download.get("error"))
