@@ -65,11 +65,11 @@ final class DaemonFixture: @unchecked Sendable {
     }
 
     /// Starts a daemon, subscribes a client and adds a purchase of `productID`; returns once the client saw
-    /// `bytes` downloaded (`reached` false after 60 s without).
+    /// `bytes` downloaded (`reached` false after 60 s without). `extra` goes to the daemon's command line.
     func startPurchase(
-        _ productID: String, transactionID: String, untilBytes bytes: Int
+        _ productID: String, transactionID: String, untilBytes bytes: Int, daemonArguments extra: [String] = []
     ) throws -> (daemon: DaemonProcess, client: RPCTestClient, reached: Bool) {
-        let daemon = try startDaemon()
+        let daemon = try startDaemon(extra)
         let client = try RPCTestClient(path: socketPath)
         _ = try client.result("subscribe")
         _ = try client.result("add", ["transactionID": transactionID, "productID": productID])

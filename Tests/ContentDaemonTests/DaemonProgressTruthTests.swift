@@ -11,10 +11,15 @@ import TestSupport
 struct DaemonProgressTruthTests {
     static let productID = "com.example.truth"
 
+    /// A cap on the whole download (1 MiB/s, so about 12 s for all of it): the daemon opens connections until the
+    /// origin's per-connection cap stops paying, so without it the download ends before the SIGTERM it is about.
+    static let daemonArguments = ["--max-rate", "1048576"]
+
     @Test func bytesNeverGoBackThroughPauseResumeAndSigterm() async throws {
         let fixture = try DaemonFixture(locationConfig: "limit_rate 512k;")
         let source = try fixture.publish(Self.productID, size: 12 << 20)
-        let (first, client, reached) = try fixture.startPurchase(Self.productID, transactionID: "t-truth", untilBytes: 2 << 20)
+        let (first, client, reached) = try fixture.startPurchase(
+            Self.productID, transactionID: "t-truth", untilBytes: 2 << 20, daemonArguments: Self.daemonArguments)
         try #require(reached, "\(first.output)")
 
         let paused = try client.result("pause", ["productID": Self.productID])
@@ -33,8 +38,9 @@ struct DaemonProgressTruthTests {
         let told = byteSeries(client.notifications).last ?? 0
         let kept = try StoreOverview(store: Store(root: fixture.storeURL)).downloads.first?.downloadedBytes ?? 0
         #expect(Int(kept) >= told, "the last notification said \(told) bytes, the journal kept \(kept)")
+        try #require(kept < 12 << 20, "the download ended before the SIGTERM, so the restart has nothing to show")
 
-        let second = try fixture.startDaemon()
+        let second = try fixture.startDaemon(Self.daemonArguments)
         let again = try RPCTestClient(path: fixture.socketPath)
         _ = try again.result("subscribe")
         let finished = again.waitForNotification(timeout: 90) { $0["method"] as? String == "download.finished" }
