@@ -47,12 +47,12 @@ let package = Package(
     ],
     targets: [
         // MARK: C shims (system libraries from Debian; `tools/setup` installs them)
-        .systemLibrary(
-            name: "CCurl", pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]),
-        .systemLibrary(
-            name: "CArchive", pkgConfig: "libarchive",
-            providers: [.apt(["libarchive-dev"])]),
+        // libcurl and libarchive, loaded on first use (CLazyLibrary): the program links neither, so a command that
+        // never downloads or reads an archive starts without their 37 libraries. Headers from libcurl4-openssl-dev
+        // and libarchive-dev.
+        .target(name: "CLazyLibrary"),
+        .target(name: "CCurl", dependencies: ["CLazyLibrary"]),
+        .target(name: "CArchive", dependencies: ["CLazyLibrary"]),
         /// libzstd itself: the packer compresses the tar stream straight into its output buffers.
         .systemLibrary(
             name: "CZstd", pkgConfig: "libzstd",

@@ -12,8 +12,12 @@ oci_rootfs() {  # $1: the folder to fill
   local rootfs=$1 lib
   install -D -m 0755 "$BIN" "$rootfs/usr/bin/iapcontent"
   strip --strip-unneeded --remove-section=.comment --remove-section=.note "$rootfs/usr/bin/iapcontent"
-  # The loader and every library the program loads, at the path it is loaded from.
-  for lib in $(ldd "$BIN" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' | sort -u); do
+  # The loader and every library the program loads, at the path it is loaded from: what it links, and what it
+  # loads on first use (tools/lib/lazy-libraries.sh) with what those link.
+  . tools/lib/lazy-libraries.sh
+  local lazy; lazy=$(lazy_library_paths)
+  for lib in $({ ldd "$BIN"; for lib in $lazy; do printf '\t%s => %s\n' "$lib" "$lib"; ldd "$lib"; done; } \
+      | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' | sort -u); do
     install -D -m 0644 "$(readlink -f "$lib")" "$rootfs$lib"
     echo "$lib" >>"$WORK/libraries"
   done

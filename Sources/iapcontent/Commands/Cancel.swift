@@ -5,6 +5,7 @@ extension IAPContent {
     /// `iapcontent cancel`: Cancel downloads and delete their partial data, in a running `download` or for the next one.
     struct Cancel: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "cancel",
             abstract: "Cancel downloads and delete their partial data; a running download applies it within a second.",
             discussion: HelpText.cancel)
 

@@ -8,6 +8,7 @@ extension IAPContent {
     /// `iapcontent daemon`: the store's queue served over a Unix socket (JSON-RPC 2.0, one message a line).
     struct Daemon: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "daemon",
             abstract: "Serve the store's download queue to other programs over a Unix socket (JSON-RPC 2.0, events pushed).",
             discussion: HelpText.daemon)
 

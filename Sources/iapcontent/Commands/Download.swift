@@ -8,6 +8,7 @@ extension IAPContent {
     /// `iapcontent download`: fetch and verify products' archives into a store, resumably.
     struct Download: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "download",
             abstract: "Download, verify and install products' content into a store (resumable), then finish their transactions.",
             discussion: HelpText.download)
 

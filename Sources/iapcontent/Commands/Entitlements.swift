@@ -18,6 +18,7 @@ extension IAPContent.EntitlementsCommand {
     /// `iapcontent entitlements sign INPUT.json --signing-key KEY --output FILE`: FILE plus FILE.sig.
     struct Sign: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "sign",
             abstract: "Sign a customer's entitlements: adds issuedAt and sequence, writes FILE and FILE.sig.",
             discussion: HelpText.entitlementsSign)
 

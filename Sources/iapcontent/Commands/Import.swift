@@ -7,6 +7,7 @@ extension IAPContent {
     /// `iapcontent import <source> --output <folder> [--pack]`: Apple-hosted content into a content folder.
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Turn Apple-hosted content (built target, Xcode project or uploaded .pkg) into a content folder.",
             discussion: HelpText.importContent)
 

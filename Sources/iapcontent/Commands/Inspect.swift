@@ -8,6 +8,7 @@ extension IAPContent {
     /// decode a manifest alone (either encoding) and check its chunk index.
     struct Inspect: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "inspect",
             abstract: "Show an archive's product, version, sizes and files; verify it against the manifest beside it.",
             discussion: HelpText.inspect)
 

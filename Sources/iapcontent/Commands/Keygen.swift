@@ -6,6 +6,7 @@ extension IAPContent {
     /// `iapcontent keygen --output <file>`: create a catalog signing key (or, with `--token-key`, a URL-token key).
     struct Keygen: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "keygen",
             abstract: "Create an Ed25519 catalog signing key, or a URL-token key with --token-key.",
             discussion: HelpText.keygen)
 

@@ -8,6 +8,7 @@ extension IAPContent {
     /// `iapcontent pack <folder>`: validate, then write `<product>-<version>.tar.zst` and its manifest.
     struct Pack: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "pack",
             abstract: "Pack a content folder into a reproducible <product>-<version>.tar.zst plus its manifest.",
             discussion: HelpText.pack)
 

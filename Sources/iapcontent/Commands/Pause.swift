@@ -5,6 +5,7 @@ extension IAPContent {
     /// `iapcontent pause`: Pause downloads (keeps their bytes), in a running `download` or for the next one.
     struct Pause: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "pause",
             abstract: "Pause downloads (keeps their bytes); a running download applies it within a second.",
             discussion: HelpText.pause)
 

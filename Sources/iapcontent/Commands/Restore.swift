@@ -7,6 +7,7 @@ extension IAPContent {
     /// `iapcontent restore`: re-deliver finished purchases whose content is missing or outdated.
     struct Restore: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "restore",
             abstract: "Restore: download and install content of previously finished purchases that is missing or older than the catalog's.",
             discussion: HelpText.restore)
 

@@ -5,6 +5,7 @@ extension IAPContent {
     /// `iapcontent resume`: Resume paused downloads, in a running `download` or for the next one.
     struct Resume: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "resume",
             abstract: "Resume paused downloads; a running download applies it within a second.",
             discussion: HelpText.resume)
 

@@ -12,6 +12,7 @@ extension IAPContent {
     /// resident memory: only the pages a command runs are read in.
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "serve",
             abstract: ServeOptions.abstract, discussion: ServeOptions.discussion)
 
         @OptionGroup var options: ServeOptions

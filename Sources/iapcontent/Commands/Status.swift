@@ -10,6 +10,7 @@ extension IAPContent {
     /// `iapcontent status`: every download in a store, from its journal, with transactions and installed content.
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show every download in a store: state, bytes, progress, time remaining, last error.",
             discussion: HelpText.status)
 

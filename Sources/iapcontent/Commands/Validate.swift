@@ -7,6 +7,7 @@ extension IAPContent {
     /// `iapcontent validate <folder>`: check a content folder and list every problem.
     struct Validate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "validate",
             abstract: "Check a content folder (ContentInfo.plist + Contents/); report every problem at once.",
             discussion: HelpText.validate)
 
