@@ -22,7 +22,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "iapcontent", targets: ["iapcontent"]),
-        // `iapcontent serve` execs this sibling: the server stack stays out of the client's memory.
+        // One program: the client, the daemon and `serve`; the libraries are what an embedder links.
         .library(name: "ContentPackaging", targets: ["ContentPackaging"]),
         .library(name: "ContentDelivery", targets: ["ContentDelivery"]),
         .library(name: "ContentHost", targets: ["ContentHost"]),
