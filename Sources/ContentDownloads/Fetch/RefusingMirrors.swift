@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// Origins that a download dropped for refusing (429 or 503 three times in a row), remembered by the engine for
 /// ``TransferSettings/refusingMirrorRestSeconds`` — or for the last refusal's `Retry-After` when that is longer (at
 /// most ``longestRetryAfter``) — so the next downloads of the same process (the daemon's) leave them alone for a
