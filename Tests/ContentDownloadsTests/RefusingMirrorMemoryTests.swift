@@ -55,10 +55,10 @@ struct RefusingMirrorMemoryTests {
 
     @Test func aRetryAfterLongerThanTheRestIsHonoured() async throws {
         let run = try await Fixture(restSeconds: 1)
-        // The third refusal, the one that drops it, asks for 5 s: longer than the engine's 1 s.
+        // The third refusal, the one that drops it, asks for 60 s: longer than the engine's 1 s.
         let refusing = try FaultServer(body: run.first.archive, faults: [
-            .status(503, retryAfter: 0), .status(503, retryAfter: 0), .status(429, retryAfter: 5),
-        ] + Array(repeating: .status(429, retryAfter: 5), count: 20))
+            .status(503, retryAfter: 0), .status(503, retryAfter: 0), .status(429, retryAfter: 60),
+        ] + Array(repeating: .status(429, retryAfter: 60), count: 20))
         let good = try FaultServer(body: run.first.archive, chunkDelay: 0.002)
         let goodSecond = try FaultServer(body: run.second.archive, chunkDelay: 0.002)
         defer { refusing.stop(); good.stop(); goodSecond.stop() }
@@ -77,9 +77,10 @@ struct RefusingMirrorMemoryTests {
 
     @Test func aDownloadWhoseOnlyMirrorRefusedLatelyStillRunsAfterItsRetryAfter() async throws {
         let run = try await Fixture()
-        // Refuses three times (the last asking for 2 s), then serves the first product.
+        // Refuses three times (the last asking for 10 s: far longer than the rest of the first download takes, so
+        // only honouring it explains the wait), then serves the first product.
         let refusing = try FaultServer(body: run.first.archive, faults: [
-            .status(503, retryAfter: 0), .status(503, retryAfter: 0), .status(429, retryAfter: 2),
+            .status(503, retryAfter: 0), .status(503, retryAfter: 0), .status(429, retryAfter: 10),
         ])
         let goodSecond = try FaultServer(body: run.second.archive, chunkDelay: 0.002)
         defer { refusing.stop(); goodSecond.stop() }
@@ -96,7 +97,7 @@ struct RefusingMirrorMemoryTests {
         #expect(asked.count > 3)
         if asked.count > 3 {
             let wait = asked[3].arrival.timeIntervalSince(asked[2].arrival)
-            #expect(wait >= 1.9, "not before the Retry-After its last refusal gave (\(wait) s)")
+            #expect(wait >= 9.9, "not before the Retry-After its last refusal gave (\(wait) s)")
         }
     }
 
