@@ -100,9 +100,11 @@ public struct TransferSettings: Sendable, Equatable {
     /// its mirror, and its chunks are fetched from the others (with one mirror, ``lowSpeedTime``
     /// decides).
     public var stallSeconds: Double = 3
-    /// How long an engine leaves alone a mirror that a chunk plan dropped for refusing (429 or 503 three times):
-    /// the next downloads of the same process skip it while another mirror is up (or give it one connection when
-    /// none is), then try it again. Why: a mirror that rate-limits stays so for minutes; asking it again at every
+    /// How long an engine leaves alone a mirror that a chunk plan dropped for refusing (429 or 503 three times), or
+    /// the last refusal's `Retry-After` when that is longer (at most an hour): the next downloads of the same process
+    /// (the daemon's; a paused or failed one that starts again too) skip its origin while another mirror is up (or
+    /// give it one connection, after its `Retry-After`, when none is), then try it again. Per origin
+    /// (`scheme://host:port`). Why: a mirror that rate-limits stays so for minutes; asking it again at every
     /// download of a daemon costs each download its refusals and their `Retry-After`. 0: remember nothing.
     public var refusingMirrorRestSeconds: Double = 300
     /// Archive bytes between two needed chunks that a chunk plan reads through (and drops) rather than start

@@ -24,7 +24,7 @@ extension ChunkScheduler {
             ])
             if mirrors[index].failures >= 3, others {
                 drop(index, why)
-                refusing.remember(mirrors[index].url, now: MonotonicTime.now())
+                refusing.remember(mirrors[index].url, retryAfter: retryAfter, now: MonotonicTime.now())
             }
         case .network:
             mirrors[index].failures += 1
@@ -44,11 +44,13 @@ extension ChunkScheduler {
             metadata: ["product": "\(request.id)", "url": "\(mirrors[index].url)", "reason": "\(why)"])
         for connection in connections where connection.mirror == index { retire(connection) }
         if !mirrors.contains(where: { !$0.dropped }) {
-            // The mirrors left alone for refusing earlier are all that is left: they are asked, one connection each.
+            // The mirrors left alone for refusing earlier are all that is left: they are asked, one connection each,
+            // none before the Retry-After it gave.
+            let now = MonotonicTime.now()
             for other in mirrors.indices where mirrors[other].resting {
                 mirrors[other].dropped = false
                 mirrors[other].resting = false
-                mirrors[other].connectionCap = 1
+                takeBackResting(other, now: now)
             }
         }
         let stranded = elsewhere  // chunks that waited for this mirror alone now wait for any
@@ -57,7 +59,8 @@ extension ChunkScheduler {
     }
 
     /// At the start: the mirrors the engine remembers refusing are left alone while another mirror is up, or get
-    /// one connection each when all of them are remembered.
+    /// one connection each, none before their `Retry-After`, when all of them are remembered (a download whose
+    /// only mirrors refused lately still runs: it asks them, gently).
     func leaveRefusingAlone() {
         let now = MonotonicTime.now()
         let remembered = mirrors.indices.filter { refusing.isResting(mirrors[$0].url, now: now) }
@@ -65,7 +68,7 @@ extension ChunkScheduler {
         let allRemembered = remembered.count == mirrors.count
         for index in remembered {
             if allRemembered {
-                mirrors[index].connectionCap = 1
+                takeBackResting(index, now: now)
             } else {
                 mirrors[index].dropped = true
                 mirrors[index].resting = true
@@ -75,6 +78,15 @@ extension ChunkScheduler {
             "product": "\(request.id)", "urls": "\(remembered.map { mirrors[$0].url })",
             "connections": "\(allRemembered ? "one each" : "none")",
         ])
+    }
+
+    /// A mirror the engine remembers refusing is asked after all: one connection, not before the `Retry-After` it
+    /// gave (at most 60 s from `now`, as within a download).
+    func takeBackResting(_ index: Int, now: Double) {
+        mirrors[index].connectionCap = 1
+        if let rest = refusing.rest(of: mirrors[index].url, now: now) {
+            mirrors[index].retryAt = max(mirrors[index].retryAt, min(rest.retryAt, now + 60))
+        }
     }
 
     /// A frame failed its signed hash: only that chunk is fetched again, alone, from a mirror that has not served it
