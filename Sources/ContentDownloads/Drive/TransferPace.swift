@@ -13,7 +13,7 @@
 /// restart), the window holds seconds on a few connections and measures a fraction of the rate the attempt will
 /// hold. Then the network decides, at no less than the rate the connections will reach (the scheduler's outlook:
 /// the rate per connection times the count it grows to, ``ramp``); once the count settles, at the rate measured
-/// since (``settling``, known half a second later), until that spans the window and the window's rates decide again.
+/// since (``settling``, known half a second later), until the bytes in place since span two seconds (below).
 ///
 /// Once the count is settled, the bytes in place over a longer window decide (``steady``, from two seconds after it
 /// starts on): a chunk plan's connections pause while the frames they bring wait for placement and then deliver
@@ -21,7 +21,7 @@
 /// the bytes come in bursts a few seconds apart, and a 3 s window swings from half to twice the rate the attempt
 /// holds. The longer window spans several of those cycles; it starts when the count settles (or, without a ramp, at
 /// the first bytes in place after the attempt's start), so neither the ramp's slower seconds nor the bytes the
-/// pipeline held before count.
+/// pipeline held before count. While the install stalls for ``RateEstimator/stallAfter`` the windows above decide.
 struct TransferPace: Sendable {
     /// Seconds the bytes in place are measured over once the count is settled: several burst cycles.
     static let steadyWindow = 10.0
