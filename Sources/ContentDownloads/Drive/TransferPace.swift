@@ -13,8 +13,19 @@
 /// restart), the window holds seconds on a few connections and measures a fraction of the rate the attempt will
 /// hold. Then the network decides, at no less than the rate the connections will reach (the scheduler's outlook:
 /// the rate per connection times the count it grows to, ``ramp``); once the count settles, at the rate measured
-/// since (``settling``, known half a second later), until that spans the window and the window's rates decide again.
+/// since (``settling``, known half a second later), until the bytes in place since span two seconds (below).
+///
+/// Once the count is settled, the bytes in place over a longer window decide (``steady``, from two seconds after it
+/// starts on): a chunk plan's connections pause while the frames they bring wait for placement and then deliver
+/// what they held (and a wide-area proxy releases what it buffered for them) at once, so in place and on the network
+/// the bytes come in bursts a few seconds apart, and a 3 s window swings from half to twice the rate the attempt
+/// holds. The longer window spans several of those cycles; it starts when the count settles (or, without a ramp, at
+/// the first bytes in place after the attempt's start), so neither the ramp's slower seconds nor the bytes the
+/// pipeline held before count. While the install stalls for ``RateEstimator/stallAfter`` the windows above decide.
 struct TransferPace: Sendable {
+    /// Seconds the bytes in place are measured over once the count is settled: several burst cycles.
+    static let steadyWindow = 10.0
+
     /// The bytes off the network.
     var fetched = RateEstimator()
     /// The bytes told (in place, or written for a whole archive).
@@ -25,13 +36,20 @@ struct TransferPace: Sendable {
     var ramp: Double = 0
     /// The network's rate since the count settled (`nil` while it grows, or without a ramp this attempt).
     var settling: RateEstimator?
+    /// The bytes in place over ``steadyWindow`` since the count settled (`nil` while it grows, or before the
+    /// attempt's first bytes in place without a ramp).
+    var steady: RateEstimator?
+    /// The bytes in place when the attempt started.
+    var startBytes: Int64 = 0
 
     /// Starts an attempt at `time` (its request, then again when its response starts the bytes) from `bytes`.
     mutating func start(at time: Double, bytes: Int64) {
         fetched.start(at: time, bytes: bytes)
         told.start(at: time, bytes: bytes)
+        startBytes = bytes
         ramp = 0
         settling = nil
+        steady = nil
     }
 
     /// Ends the attempt (pause, failure, verified): unknown until the next start.
@@ -41,6 +59,7 @@ struct TransferPace: Sendable {
         drain = (0, 0)
         ramp = 0
         settling = nil
+        steady = nil
     }
 
     /// Records the attempt's counters at `time`, with the scheduler's `outlook` (0: the connection count is settled).
@@ -51,11 +70,23 @@ struct TransferPace: Sendable {
         if outlook > 0 {
             ramp = outlook
             settling = nil
+            steady = nil
         } else if ramp > 0, settling == nil {
             settling = RateEstimator(minimumSpan: 0.5)
             settling?.start(at: time, bytes: network)
+            steady = Self.steadyEstimator(from: bytes, at: time)
+        } else if ramp == 0, steady == nil, told.fetchedBytes != nil, bytes > startBytes {
+            steady = Self.steadyEstimator(from: bytes, at: time)  // no ramp: from the first bytes in place
         }
         settling?.record(bytes: network, at: time)
+        steady?.record(bytes: bytes, at: time)
+    }
+
+    /// An estimator of the bytes in place over ``steadyWindow``, known two seconds after `time`, from `bytes`.
+    private static func steadyEstimator(from bytes: Int64, at time: Double) -> RateEstimator {
+        var estimator = RateEstimator(window: steadyWindow, minimumSpan: 2)
+        estimator.start(at: time, bytes: bytes)
+        return estimator
     }
 
     /// Whether the attempt ramps: its count grows, or settled less than a window ago.
@@ -67,6 +98,10 @@ struct TransferPace: Sendable {
     /// Seconds until the attempt has `total` bytes in, of which `counted` are told now; -1 if unknown.
     func timeRemaining(total: Int64, counted: Int64, at time: Double) -> Double {
         let end = drain.seconds > 0 ? max(0, drain.seconds - (time - drain.at)) : downloadTimeRemainingUnknown
+        if let steady, steady.rate != nil {  // settled, and the bytes in place span two seconds since
+            let placed = steady.timeRemaining(total: total, counted: counted, at: time)
+            if placed >= 0 { return max(placed, end) }  // a stall of the install: the windows below say what is known
+        }
         if isRamping {  // the rate since the count settled once known, else at least the outlook
             let network = if let settling, settling.rate != nil {
                 settling.timeRemaining(total: total, counted: counted, at: time)
