@@ -144,6 +144,14 @@ let package = Package(
         // The shipping build's trimmed ICU data (empty unless tools/release-build provides it).
         .target(name: "CICUData"),
 
+        // MARK: The example service: a launcher daemon embedding ContentDownloads (Examples/launcher). Built with the
+        // package, so its build and warning check share the package's (one build of the dependencies, not two);
+        // Examples/launcher/Package.swift builds the same sources as an embedder's own package.
+        .executableTarget(
+            name: "launcher",
+            dependencies: ["ContentDownloads", "ContentDelivery"],
+            path: "Examples/launcher/Sources/launcher"),
+
         // MARK: Test support: real servers (nginx, fault server), test data, child processes
         .target(
             name: "TestSupport",
