@@ -50,10 +50,14 @@ extension ChunkConnection {
         return Double(received) / (now - first)
     }
 
-    /// Seconds this connection needs, at its run's rate, to bring what is left of its run (the frame arriving and
-    /// the chunks after it); `nil` without a run or a rate yet.
+    /// Seconds this connection needs to bring what is left of its run (the frame arriving and the chunks after
+    /// it), at its run's rate or the rate it has delivered at since its first byte, whichever is higher: a run
+    /// that has just started, or that waited for frame memory, has brought a fraction of what the connection
+    /// carries, and at its own rate alone the last seconds read many times too long. `nil` without a run or a rate.
     func drainSeconds(now: Double) -> Double? {
-        guard let run, nextInRun < run.chunks.count, let rate = runRate(now: now), rate > 0 else { return nil }
+        guard let run, nextInRun < run.chunks.count else { return nil }
+        let rate = max(runRate(now: now) ?? 0, deliveryRate(now: now) ?? 0)
+        guard rate > 0 else { return nil }
         let arriving = max(0, frameRange(of: run.chunks[nextInRun]).upperBound - position)
         let after = tail.reduce(Int64(0)) { $0 + Int64(scheduler.frameRange(of: $1).count) }
         return Double(arriving + after) / rate

@@ -1,0 +1,59 @@
+@testable import ContentDownloads
+import Testing
+
+/// A resumed attempt ramps up on a few connections again: its first estimates take the rate the download held
+/// before the pause (``TransferPace/carried``), not the ramp's fraction of it; the carried rate is only a floor.
+@Suite("TransferPace across a pause")
+struct TransferPaceResumeTests {
+    /// Feeds `pace` a steady first attempt of 8 MB/s for 20 s (its count settled from the start), then stops it.
+    static func pausedAfterASteadyAttempt(_ pace: inout TransferPace) -> Int64 {
+        pace.start(at: 0, bytes: 0)
+        var time = 0.0, bytes: Int64 = 0
+        while time < 20 {
+            time += 0.1
+            bytes += 800_000
+            pace.record(told: bytes, fetched: bytes, at: time)
+        }
+        pace.stop()
+        return bytes
+    }
+
+    /// The first half second of a resumed attempt on 4 connections of 0.5 MB/s each (the outlook says the 2 MB/s
+    /// they hold): the estimates of `pace` for `remaining` bytes beyond `onDisk`.
+    static func resumedRamp(_ pace: inout TransferPace, onDisk: Int64, remaining: Int64, perSecond: Int64 = 2_000_000) -> [Double] {
+        pace.start(at: 25, bytes: onDisk)
+        var time = 25.0, bytes = onDisk
+        var estimates: [Double] = []
+        for _ in 0..<5 {
+            time += 0.1
+            bytes += perSecond / 10
+            pace.record(told: bytes, fetched: bytes, outlook: Double(perSecond), at: time)
+            estimates.append(pace.timeRemaining(total: onDisk + remaining, counted: bytes, at: time))
+        }
+        return estimates
+    }
+
+    @Test func aResumedAttemptIsEstimatedAtTheRateTheDownloadHad() {
+        var pace = TransferPace()
+        let onDisk = Self.pausedAfterASteadyAttempt(&pace)
+        #expect(abs(pace.carried - 8_000_000) < 400_000, "carried \(pace.carried)")
+        let estimates = Self.resumedRamp(&pace, onDisk: onDisk, remaining: 200_000_000)
+        let known = estimates.filter { $0 >= 0 }
+        #expect(!known.isEmpty)
+        // 200 MB at the 8 MB/s the download held: 25 s (the ramp's 2 MB/s alone says 100 s).
+        #expect(known.allSatisfy { abs($0 - 25) <= 25 * 0.1 }, "\(estimates)")
+
+        var fresh = TransferPace()
+        let unaided = Self.resumedRamp(&fresh, onDisk: onDisk, remaining: 200_000_000).filter { $0 >= 0 }
+        #expect(!unaided.isEmpty && unaided.allSatisfy { $0 > 75 }, "without a previous attempt: \(unaided)")
+    }
+
+    /// A resumed attempt that runs faster than the download did is estimated at its own rate: the carried rate
+    /// never lengthens an estimate.
+    @Test func theCarriedRateIsOnlyAFloor() {
+        var pace = TransferPace()
+        let onDisk = Self.pausedAfterASteadyAttempt(&pace)
+        let estimates = Self.resumedRamp(&pace, onDisk: onDisk, remaining: 200_000_000, perSecond: 20_000_000).filter { $0 >= 0 }
+        #expect(!estimates.isEmpty && estimates.allSatisfy { $0 <= 10 * 1.1 }, "\(estimates)")
+    }
+}
