@@ -56,4 +56,20 @@ struct TransferPaceResumeTests {
         let estimates = Self.resumedRamp(&pace, onDisk: onDisk, remaining: 200_000_000, perSecond: 20_000_000).filter { $0 >= 0 }
         #expect(!estimates.isEmpty && estimates.allSatisfy { $0 <= 10 * 1.1 }, "\(estimates)")
     }
+
+    /// After a restart the process has no previous attempt: the last checkpoint's journaled estimate gives the rate.
+    @Test func aRestartCarriesTheRateOfTheJournaledEstimate() {
+        var pace = TransferPace()
+        let onDisk: Int64 = 160_000_000
+        pace.carryIfNone(journaled: 30, left: 240_000_000)  // 8 MB/s when the process was killed
+        #expect(pace.carried == 8_000_000)
+        pace.carryIfNone(journaled: 5, left: 240_000_000)  // only when none is carried
+        #expect(pace.carried == 8_000_000)
+        let estimates = Self.resumedRamp(&pace, onDisk: onDisk, remaining: 200_000_000).filter { $0 >= 0 }
+        #expect(!estimates.isEmpty && estimates.allSatisfy { abs($0 - 25) <= 25 * 0.1 }, "\(estimates)")
+
+        var unknown = TransferPace()
+        unknown.carryIfNone(journaled: -1, left: 240_000_000)  // no estimate was journaled
+        #expect(unknown.carried == 0)
+    }
 }

@@ -30,6 +30,7 @@ extension DownloadManager {
             live[id, default: LiveState()].retryAt = nil
             live[id]?.stopIntent = nil
             live[id]?.downloadedBytes = record.durableOffset
+            live[id]?.pace.carryIfNone(journaled: record.timeRemaining, left: record.expectedLength - record.durableOffset)
             live[id]?.pace.start(at: now, bytes: record.durableOffset)
             live[id]?.toldProgress = false
             DownloadLog.transfer.debug(

@@ -64,6 +64,14 @@ struct TransferPace: Sendable {
         steadyAfter = nil
     }
 
+    /// Takes the rate a journaled estimate implies (`left` bytes in `seconds`, the last checkpoint's) as the
+    /// carried rate when this process has none: the first attempt after a restart (a kill, a reboot) ramps like a
+    /// resumed one, and the attempt that was interrupted journaled how fast it went.
+    mutating func carryIfNone(journaled seconds: Double, left: Int64) {
+        guard carried == 0, seconds > 0, left > 0 else { return }
+        carried = Double(left) / seconds
+    }
+
     /// Ends the attempt (pause, failure, verified): unknown until the next start, which carries its rate.
     mutating func stop() {
         if let rate = steady?.rate ?? settling?.rate ?? told.rate, rate > 0 { carried = rate }
