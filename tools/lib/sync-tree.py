@@ -3,11 +3,12 @@
 
     sync-tree.py SOURCE_ROOT DEST_ROOT [--own RELPATH ...]
 
-Copies every file `git ls-files -co --exclude-standard` lists under Package.swift, Sources/ and Tests/ (tracked and
-new files, as they are in the working tree) whose bytes differ from the copy's, and removes from the copy what the
-checkout no longer has. A file whose bytes are the same is not rewritten: its inode and modification time stay, so a
-build in the copy stays incremental. Paths given with --own are the build's own (written by the caller, such as a
-generated source): neither copied nor removed.
+Copies every file `git ls-files -co --exclude-standard` lists under Package.swift, Sources/, Tests/ and
+Examples/launcher/Sources/ (the example service, a target of the package) — tracked and new files, as they are in
+the working tree — whose bytes differ from the copy's, and removes from the copy what the checkout no longer has.
+A file whose bytes are the same is not rewritten: its inode and modification time stay, so a build in the copy stays
+incremental. Paths given with --own are the build's own (written by the caller, such as a generated source): neither
+copied nor removed.
 
 Why a copy: tools/release-build writes the commit and the trimmed ICU data into source files for the length of the
 build. In a copy, a debug build or a test run in the checkout can go on beside it and never sees those files.
@@ -17,7 +18,7 @@ import shutil
 import subprocess
 import sys
 
-ROOTS = ("Package.swift", "Sources", "Tests")
+ROOTS = ("Package.swift", "Sources", "Tests", "Examples/launcher/Sources")  # every target path Package.swift names
 
 
 def listed(source):
