@@ -1,5 +1,6 @@
 internal import SystemSupport
 package import ContentDelivery
+internal import ContentPackaging
 package import Foundation
 internal import Crypto
 import Glibc
@@ -34,7 +35,7 @@ extension Store {
     }
 
     /// Makes the manifest kept for `version` durable (the file, then `transfers/`).
-    package func syncManifest(productID: String, version: String) throws(FileSystemError) {
+    func syncManifest(productID: String, version: String) throws(FileSystemError) {
         try DurableFile.sync(manifestFile(productID: productID, version: version))
     }
 
@@ -43,12 +44,12 @@ extension Store {
     private static func writeUnsynced(_ data: Data, to url: URL) throws(FileSystemError) {
         let (temporary, fd) = try DurableFile.createTemporary(
             in: url.deletingLastPathComponent().path, for: url.lastPathComponent, permissions: 0o644)
-        do throws(FileSystemError) {
-            try data.withUnsafeBytes { bytes throws(FileSystemError) in try DurableFile.writeAll(fd, bytes, path: temporary) }
-        } catch {
+        var direct = false
+        let failure = data.withUnsafeBytes { DirectIO.writeAll($0, to: fd, direct: &direct) }
+        guard failure == 0 else {
             close(fd)
             unlink(temporary)
-            throw error
+            throw FileSystemError(operation: "write", path: temporary, errno: failure)
         }
         close(fd)
         guard rename(temporary, url.path) == 0 else {
