@@ -69,6 +69,20 @@ package enum DurableFile {
         }
     }
 
+    /// fsyncs the file at `url`, then the folder holding it: a file written without an fsync is durable under
+    /// its name once this returns.
+    package static func sync(_ url: URL) throws(FileSystemError) {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileSystemError(operation: "open", path: url.path, errno: errno) }
+        guard fsync(fd) == 0 else {
+            let error = FileSystemError(operation: "fsync", path: url.path, errno: errno)
+            close(fd)
+            throw error
+        }
+        close(fd)
+        try syncDirectory(url.deletingLastPathComponent())
+    }
+
     /// Renames a fully written and fsynced temp file onto `url`, then fsyncs the directory.
     /// On failure the temp file is removed.
     package static func commit(_ temp: URL, to url: URL) throws(FileSystemError) {

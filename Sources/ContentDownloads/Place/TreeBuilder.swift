@@ -11,8 +11,8 @@ import Glibc
 /// In order: folders are made; unchanged files become links to the installed ones; every other file is created
 /// at its full size; each chunk the installed files hold is rebuilt, checked against the new signed chunk index
 /// and written where the new manifest says (a chunk that does not match is fetched instead) — ``build()``, after
-/// which the plan is known and may go to the fetch. Then ``keep(_:)``: the tree is made durable, then the
-/// selection record is written, then the plan, each durably. The installed folder is only read.
+/// which the plan is known and may go to the fetch. Then ``keep(_:)``: the manifest the plan follows and the
+/// tree are made durable, then the selection record is written, then the plan, each durably. The installed folder is only read.
 struct TreeBuilder {
     let decision: ChunkPlanDecision
 
@@ -60,11 +60,16 @@ struct TreeBuilder {
         return Built(plan: plan, tree: tree)
     }
 
-    /// Makes the built tree durable, then keeps its selection record, then its plan (each durably): a plan on disk
-    /// always has its tree and its selection beside it, and no fetched byte is placed in the tree before this
-    /// returns (``PlanKeeping``).
+    /// Makes the kept manifest and the built tree durable, then keeps its selection record, then its plan (each
+    /// durably): a plan on disk always has its manifest, its tree and its selection beside it, and no fetched byte
+    /// is placed in the tree before this returns (``PlanKeeping``).
     func keep(_ built: Built) throws(InstallError) {
         CrashHook.hold(.unkept)
+        if let manifest = decision.manifestPath {
+            do { try DurableFile.sync(URL(fileURLWithPath: manifest)) } catch {
+                throw .system(operation: error.operation, path: error.path, errno: error.errno)
+            }
+        }
         try built.tree.sync()
         if let selection = package.selection, let directory = decision.selectionsDirectory {
             try Store.keepSelection(selection, productID: package.manifest.productID, treePath: treePath, in: directory)

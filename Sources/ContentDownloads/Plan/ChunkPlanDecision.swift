@@ -16,6 +16,8 @@ struct ChunkPlanDecision {
     let draft: PlanDraft
     let treePath: String
     let archiveLength: Int64
+    /// The manifest kept in `transfers/` that the plan follows, made durable with the plan (`nil`: no store).
+    var manifestPath: String?
     /// Where the tree's pack selection is kept (`selections/` of the store), for a package with a selection.
     var selectionsDirectory: URL?
 }

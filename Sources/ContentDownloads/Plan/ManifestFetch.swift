@@ -6,7 +6,9 @@ internal import SystemSupport
 
 /// The plan stage's first step: the signed manifest of a chunk-indexed product, fetched once from the catalog's
 /// mirrors, checked against the signed catalog's length and SHA-256 and kept in the store
-/// (``Store/manifestFile(productID:version:)``), where planning, the fetch and a restart read it.
+/// (``Store/manifestFile(productID:version:)``), where planning, the fetch and a restart read it. The copy is made
+/// durable with the plan (`TreeBuilder`'s `keep`), off the path to the first request; a copy found kept is reused
+/// only when it still matches the signed catalog.
 struct ManifestFetch: Sendable {
     let store: Store
     /// The catalog the product comes from (`nil`: no mirror to fetch from).
@@ -22,7 +24,13 @@ struct ManifestFetch: Sendable {
     func keep(_ product: CatalogProduct) async throws(DownloadError) -> Bool {
         guard let reference = product.manifest else { return false }
         let version = product.contentVersion.description
-        if FileManager.default.fileExists(atPath: store.manifestFile(productID: product.productID, version: version).path) { return true }
+        if FileManager.default.fileExists(atPath: store.manifestFile(productID: product.productID, version: version).path) {
+            if store.keptManifestMatches(product, reference: reference) { return true }
+            // Written before a crash and never made durable: torn. Copied or fetched again, and checked again.
+            DownloadLog.transfer.notice(
+                "the kept manifest is not the one the signed catalog names; keeping it again", metadata: ["product": "\(product.productID)"])
+            store.discardManifest(productID: product.productID, version: version)
+        }
         try Self.checkManifestSize(Int(clamping: reference.length), of: product)
         if keepInstalled(product, reference: reference) { return true }
         let candidates = catalog.map { Self.manifestURLs(reference, catalog: $0) } ?? []

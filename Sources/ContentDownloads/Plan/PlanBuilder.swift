@@ -51,7 +51,9 @@ struct PlanBuilder {
         if let space, let store { try space.check(store: store, archiveLength: 0, uncompressedSize: writtenBytes) }
         return ChunkPlanDecision(
             package: package, installed: installed, directories: directories, draft: draft, treePath: treePath,
-            archiveLength: archiveLength, selectionsDirectory: store?.selectionsDirectory)
+            archiveLength: archiveLength,
+            manifestPath: store?.manifestFile(productID: package.manifest.productID, version: package.manifest.contentVersion.description).path,
+            selectionsDirectory: store?.selectionsDirectory)
     }
 
     /// The manifest's folders, its header regions, and every path through the same rules as a download's headers

@@ -52,12 +52,14 @@ extension ContentQueue {
         }
     }
 
-    /// The plan kept beside the tree of `product`'s version when the tree is there and the plan is for this archive.
+    /// The plan kept beside the tree of `product`'s version when the tree is there and the plan is for this archive,
+    /// with its manifest made durable (kept again after a crash tore it, it has not been yet).
     private func keptPlan(of product: CatalogProduct) -> ChunkPlan? {
         let version = product.contentVersion.description
         let tree = store.updateTreeDirectory(productID: product.productID, version: version).path
         return ChunkPlan.load(treePath: tree).flatMap { plan in
             plan.contentVersion == version && plan.archiveLength == product.length && FileManager.default.fileExists(atPath: tree)
+                && (try? store.syncManifest(productID: product.productID, version: version)) != nil
                 ? plan : nil
         }
     }

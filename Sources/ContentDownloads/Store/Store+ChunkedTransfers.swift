@@ -1,8 +1,6 @@
 internal import SystemSupport
-package import ContentDelivery
 internal import ContentPackaging
 package import Foundation
-internal import Crypto
 import Glibc
 
 /// The files of a download in `transfers/`: the partial archive of a whole-archive download, or, for a
@@ -85,17 +83,5 @@ extension Store {
         let tree = updateTreeDirectory(productID: productID, version: version).path
         Store.discardPlan(treePath: tree)
         try? FileSystemCalls.removeTree(tree)
-    }
-
-    /// Keeps `data` as the manifest of `product`, after checking it against the signed catalog's reference.
-    /// - Throws: ``DownloadError`` (`.checksumMismatch`) when length or SHA-256 differ, or a write failure.
-    package func keepManifest(_ data: Data, of product: CatalogProduct, reference: ManifestReference, from url: String) throws {
-        let sha256 = SHA256.hash(data: data).lowercaseHex
-        guard Int64(data.count) == reference.length, sha256 == reference.sha256.lowercased() else {
-            throw DownloadError(
-                code: .checksumMismatch,
-                message: "the manifest at \(url) is \(data.count) bytes with SHA-256 \(sha256), but the signed catalog says \(reference.length) bytes, \(reference.sha256); the mirror serves another file — tell the publisher")
-        }
-        try DurableFile.write(data, to: manifestFile(productID: product.productID, version: product.contentVersion.description))
     }
 }
