@@ -12,7 +12,9 @@ import Glibc
 /// at its full size; each chunk the installed files hold is rebuilt, checked against the new signed chunk index
 /// and written where the new manifest says (a chunk that does not match is fetched instead) — ``build()``, after
 /// which the plan is known and may go to the fetch. Then ``keep(_:)``: the manifest the plan follows and the
-/// tree are made durable, then the selection record is written, then the plan, each durably. The installed folder is only read.
+/// tree are made durable, then the selection record is written, then the plan, each durably. When no chunk is
+/// rebuilt, the plan does not wait for the tree: ``keep(_:)`` makes the folders, links and files, off the path to
+/// the first byte. The installed folder is only read.
 struct TreeBuilder {
     let decision: ChunkPlanDecision
 
@@ -24,51 +26,50 @@ struct TreeBuilder {
     struct Built {
         let plan: ChunkPlan
         fileprivate let tree: StagingTree
+        /// Whether the tree's folders, links and files are made; when not, ``keep(_:)`` makes them (nothing was
+        /// rebuilt into them, so the plan did not wait for them).
+        fileprivate let populated: Bool
     }
 
-    /// Builds the tree and decides its plan, in memory: nothing is durable and no plan is beside the tree until
-    /// ``keep(_:)``. Throws ``InstallError`` naming the path and the reason when the tree cannot be built
-    /// (``PlanBuilder/nothingToFetch`` when every chunk was rebuilt: the caller plans from nothing).
+    /// Decides the plan and builds what it depends on, in memory: nothing is durable and no plan is beside the tree
+    /// until ``keep(_:)``. The tree's folder is made empty at once. When chunks are rebuilt from the installed
+    /// files, its folders, links and files are made first and the chunks written into them (the plan then fetches
+    /// the ones that did not match); when none are, the plan does not depend on the tree, and ``keep(_:)`` makes
+    /// them while the fetch opens its connections (taking them off the path to the first byte; the fetch places
+    /// nothing before ``keep(_:)`` returns). Throws ``InstallError`` naming the path and the reason when the tree
+    /// cannot be built (``PlanBuilder/nothingToFetch`` when every chunk was rebuilt: the caller plans from nothing).
     func build() throws(InstallError) -> Built {
         var draft = decision.draft
         Store.discardPlan(treePath: treePath)
         let tree = try StagingTree(path: treePath, wipe: true, expectedBytes: package.manifest.uncompressedSize)
-        for directory in decision.directories { try tree.makeDirectory(directory) }
-        for link in draft.links {
-            guard let (chunks, folder) = installed else { break }
-            let installedPath = chunks.manifest.files[link.installedFile].path
-            let made: Void? = try folder.withParent(of: installedPath) { parent, name throws(InstallError) in
-                try tree.link(name, in: parent, as: package.installPath(link.file))
-            }
-            guard made != nil else { throw .system(operation: "link", path: folder.path + "/" + installedPath, errno: ENOENT) }
+        guard !draft.local.isEmpty else {
+            guard !draft.fetch.isEmpty else { throw .archiveMismatch(path: treePath, reason: PlanBuilder.nothingToFetch) }
+            return Built(plan: plan(draft, missed: []), tree: tree, populated: false)
         }
+        try populate(tree)
         let placement = ChunkPlacement(package: package, written: draft.written, tree: tree)
-        for index in draft.written {
-            try tree.create(package.installPath(index), size: package.files[index].size)
-        }
         let missed = try rebuild(draft.local, into: placement)
         CrashHook.reach(.prepare)
         try placement.release()
         draft.fetch = (draft.fetch + missed).sorted()
         guard !draft.fetch.isEmpty else { throw .archiveMismatch(path: treePath, reason: PlanBuilder.nothingToFetch) }
-        let plan = ChunkPlan(
-            contentVersion: package.manifest.contentVersion.description, archiveLength: decision.archiveLength,
-            written: draft.written, fetch: draft.fetch, fetchBytes: draft.fetchBytes(in: package),
-            linkedFiles: draft.links.count, rebuiltChunks: draft.local.count - missed.count,
-            rebuiltBytes: draft.local.filter { !missed.contains($0.chunk) }.reduce(0) { $0 + $1.source.length },
-            selection: package.selection)
-        return Built(plan: plan, tree: tree)
+        return Built(plan: plan(draft, missed: missed), tree: tree, populated: true)
     }
 
-    /// Makes the kept manifest and the built tree durable, then keeps its selection record, then its plan (each
-    /// durably): a plan on disk always has its manifest, its tree and its selection beside it, and no fetched byte
-    /// is placed in the tree before this returns (``PlanKeeping``).
+    /// Makes the kept manifest durable, then the tree (its folders, links and files first, unless ``build()``
+    /// made them), then keeps its selection record, then its plan (each durably): a plan on disk always has its
+    /// manifest, its tree and its selection beside it, and no fetched byte is placed in the tree before this
+    /// returns (``PlanKeeping``).
     func keep(_ built: Built) throws(InstallError) {
         CrashHook.hold(.unkept)
         if let manifest = decision.manifestPath {
             do { try DurableFile.sync(URL(fileURLWithPath: manifest)) } catch {
                 throw .system(operation: error.operation, path: error.path, errno: error.errno)
             }
+        }
+        if !built.populated {
+            try populate(built.tree)
+            CrashHook.reach(.prepare)
         }
         try built.tree.sync()
         if let selection = package.selection, let directory = decision.selectionsDirectory {
@@ -77,6 +78,33 @@ struct TreeBuilder {
         do { try built.plan.keep(treePath: treePath) } catch {
             throw .system(operation: error.operation, path: error.path, errno: error.errno)
         }
+    }
+
+    /// Makes the tree's folders, links every unchanged file to the installed one, and creates every written file
+    /// at its full size.
+    private func populate(_ tree: StagingTree) throws(InstallError) {
+        for directory in decision.directories { try tree.makeDirectory(directory) }
+        for link in decision.draft.links {
+            guard let (chunks, folder) = installed else { break }
+            let installedPath = chunks.manifest.files[link.installedFile].path
+            let made: Void? = try folder.withParent(of: installedPath) { parent, name throws(InstallError) in
+                try tree.link(name, in: parent, as: package.installPath(link.file))
+            }
+            guard made != nil else { throw .system(operation: "link", path: folder.path + "/" + installedPath, errno: ENOENT) }
+        }
+        for index in decision.draft.written {
+            try tree.create(package.installPath(index), size: package.files[index].size)
+        }
+    }
+
+    /// The plan of `draft`, whose rebuilt chunks but `missed` are in the tree.
+    private func plan(_ draft: PlanDraft, missed: [Int]) -> ChunkPlan {
+        ChunkPlan(
+            contentVersion: package.manifest.contentVersion.description, archiveLength: decision.archiveLength,
+            written: draft.written, fetch: draft.fetch, fetchBytes: draft.fetchBytes(in: package),
+            linkedFiles: draft.links.count, rebuiltChunks: draft.local.count - missed.count,
+            rebuiltBytes: draft.local.filter { !missed.contains($0.chunk) }.reduce(0) { $0 + $1.source.length },
+            selection: package.selection)
     }
 
     /// Rebuilds each chunk from the installed files and writes it when it matches its signed hash; returns
