@@ -19,10 +19,11 @@
 /// starts on): a chunk plan's connections pause while the frames they bring wait for placement and then deliver
 /// what they held (and a wide-area proxy releases what it buffered for them) at once, so in place and on the network
 /// the bytes come in bursts a few seconds apart, and a 3 s window swings from half to twice the rate the attempt
-/// holds. The longer window spans several of those cycles; it starts once what was fetched when the count settled
-/// is in place (``steadyAfter``; or, without a ramp, at the first bytes in place after the attempt's start), so
-/// neither the ramp's slower seconds nor the pipeline filling count. While the install stalls for
-/// ``RateEstimator/stallAfter`` the windows above decide.
+/// holds. The longer window spans several of those cycles; it starts when the count settles (or, without a ramp, at
+/// the first bytes in place after the attempt's start), so neither the ramp's slower seconds nor the bytes the
+/// pipeline held before count. While the install stalls for ``RateEstimator/stallAfter`` the windows above decide.
+/// (Starting it later, once what was fetched at the settling is in place, made the estimates no truer: the median
+/// error went from 9–10 % to 13–14 % after a resume in `tools/bench-eta`.)
 struct TransferPace: Sendable {
     /// Seconds the bytes in place are measured over once the count is settled: several burst cycles.
     static let steadyWindow = 10.0
@@ -40,12 +41,6 @@ struct TransferPace: Sendable {
     /// The bytes in place over ``steadyWindow`` since the count settled (`nil` while it grows, or before the
     /// attempt's first bytes in place without a ramp).
     var steady: RateEstimator?
-    /// Once the count settled and until ``steady`` starts: the bytes fetched by then, and when that was. The bytes
-    /// in place lag the network by the frames in flight (a chunk arrives whole before any of it is placed, seconds
-    /// on a capped connection), so the window starts once what was fetched when the count settled is in place (or
-    /// three seconds later): started at the settling itself, it held seconds of the pipeline filling, and read the
-    /// rest 1.3–1.5× too long for a whole window (`tools/bench-eta`).
-    var steadyAfter: (bytes: Int64, time: Double)?
     /// The bytes in place when the attempt started.
     var startBytes: Int64 = 0
     /// The rate the download's previous attempt held when it stopped (bytes a second; 0: none in this process). A
@@ -61,7 +56,6 @@ struct TransferPace: Sendable {
         ramp = 0
         settling = nil
         steady = nil
-        steadyAfter = nil
     }
 
     /// Takes the rate a journaled estimate implies (`left` bytes in `seconds`, the last checkpoint's) as the
@@ -81,7 +75,6 @@ struct TransferPace: Sendable {
         ramp = 0
         settling = nil
         steady = nil
-        steadyAfter = nil
     }
 
     /// Records the attempt's counters at `time`, with the scheduler's `outlook` (0: the connection count is settled).
@@ -93,17 +86,12 @@ struct TransferPace: Sendable {
             ramp = outlook
             settling = nil
             steady = nil
-            steadyAfter = nil
         } else if ramp > 0, settling == nil {
             settling = RateEstimator(minimumSpan: 0.5)
             settling?.start(at: time, bytes: network)
-            steadyAfter = (network, time)
+            steady = Self.steadyEstimator(from: bytes, at: time)
         } else if ramp == 0, steady == nil, told.fetchedBytes != nil, bytes > startBytes {
             steady = Self.steadyEstimator(from: bytes, at: time)  // no ramp: from the first bytes in place
-        }
-        if let after = steadyAfter, bytes >= after.bytes || time - after.time >= 3 {
-            steady = Self.steadyEstimator(from: bytes, at: time)
-            steadyAfter = nil
         }
         settling?.record(bytes: network, at: time)
         steady?.record(bytes: bytes, at: time)
