@@ -72,4 +72,15 @@ struct TransferPaceResumeTests {
         unknown.carryIfNone(journaled: -1, left: 240_000_000)  // no estimate was journaled
         #expect(unknown.carried == 0)
     }
+
+    /// A download restarted under a lower cap is not estimated at the rate it had: the carried rate is taken at
+    /// most at the attempt's cap.
+    @Test func aCarriedRateAboveTheCapIsTakenAtTheCap() {
+        var pace = TransferPace()
+        let onDisk = Self.pausedAfterASteadyAttempt(&pace)  // 8 MB/s before
+        pace.cap = 2_000_000
+        let estimates = Self.resumedRamp(&pace, onDisk: onDisk, remaining: 200_000_000, perSecond: 1_000_000).filter { $0 >= 0 }
+        // 200 MB at the 2 MB/s cap: 100 s at least (the carried 8 MB/s would say 25 s).
+        #expect(!estimates.isEmpty && estimates.allSatisfy { $0 >= 100 * 0.9 }, "\(estimates)")
+    }
 }

@@ -32,6 +32,7 @@ extension DownloadManager {
             live[id]?.downloadedBytes = record.durableOffset
             live[id]?.pace.carryIfNone(journaled: record.timeRemaining, left: record.expectedLength - record.durableOffset)
             live[id]?.pace.start(at: now, bytes: record.durableOffset)
+            live[id]?.pace.cap = Double(rateCap(for: record))
             live[id]?.toldProgress = false
             DownloadLog.transfer.debug(
                 "start", metadata: ["product": "\(id)", "offset": "\(record.durableOffset)", "length": "\(record.expectedLength)",
@@ -91,7 +92,14 @@ extension DownloadManager {
     /// Re-divides the global cap among the transfers now running.
     func rebalanceRates() {
         guard options.maxBytesPerSecond > 0 else { return }
-        for id in active { if let record = records[id] { engine.setRate(id, bytesPerSecond: rateCap(for: record)) } }
+        for id in active { if let record = records[id] { applyRateCap(id, record) } }
+    }
+
+    /// Gives running download `id` its cap (``rateCap(for:)``): the engine's, and the pace's for its estimates.
+    func applyRateCap(_ id: String, _ record: TransferRecord) {
+        let cap = rateCap(for: record)
+        engine.setRate(id, bytesPerSecond: cap)
+        live[id]?.pace.cap = Double(cap)
     }
 
     /// Applies one engine event.

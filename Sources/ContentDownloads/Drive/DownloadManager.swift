@@ -215,7 +215,7 @@ package actor DownloadManager {
     /// ``DownloadOptions/maxBytesPerSecond``, which it replaces; applies to running transfers at once.
     package func setTotalRateLimit(bytesPerSecond: Int64) {
         options.maxBytesPerSecond = max(0, bytesPerSecond)
-        for id in active { if let record = records[id] { engine.setRate(id, bytesPerSecond: rateCap(for: record)) } }
+        for id in active { if let record = records[id] { applyRateCap(id, record) } }
     }
 
     /// Caps one download's receive rate in bytes per second (0 = none); applies to a running transfer at once.
@@ -223,7 +223,7 @@ package actor DownloadManager {
         guard var record = records[productID] else { return }
         record.maxBytesPerSecond = max(0, bytesPerSecond)
         save(&record)
-        if active.contains(productID) { engine.setRate(productID, bytesPerSecond: rateCap(for: record)) }
+        if active.contains(productID) { applyRateCap(productID, record) }
     }
 
     /// The kind and kept bytes of an unfinished attempt of `productID` at `version` that kept bytes (waiting,

@@ -47,6 +47,9 @@ struct TransferPace: Sendable {
     /// resumed attempt ramps up on a few connections again, and until its own count settles its network rate is
     /// taken as at least this: its first estimates read the rate the download had, not the ramp's fraction of it.
     var carried: Double = 0
+    /// The attempt's receive cap (bytes a second; 0: none): a carried rate above it is taken at the cap (a download
+    /// restarted under a lower cap is not estimated at the rate it had before).
+    var cap: Double = 0
 
     /// Starts an attempt at `time` (its request, then again when its response starts the bytes) from `bytes`.
     mutating func start(at time: Double, bytes: Int64) {
@@ -104,6 +107,9 @@ struct TransferPace: Sendable {
         return estimator
     }
 
+    /// The carried rate, at most the attempt's cap.
+    private var carriedFloor: Double { cap > 0 ? min(carried, cap) : carried }
+
     /// Whether the attempt ramps: its count grows, or settled less than a window ago.
     var isRamping: Bool { ramp > 0 && settling?.spansWindow != true }
 
@@ -121,12 +127,12 @@ struct TransferPace: Sendable {
             let network = if let settling, settling.rate != nil {
                 settling.timeRemaining(total: total, counted: counted, at: time)
             } else {
-                fetched.timeRemaining(total: total, counted: counted, at: time, atLeast: max(ramp, carried))
+                fetched.timeRemaining(total: total, counted: counted, at: time, atLeast: max(ramp, carriedFloor))
             }
             return max(network, end)
         }
         // Before anything of this attempt settled, at least the previous attempt's rate.
-        let floor = steady == nil && settling == nil ? carried : 0
+        let floor = steady == nil && settling == nil ? carriedFloor : 0
         let network = fetched.timeRemaining(total: total, counted: counted, at: time, atLeast: floor)
         let install = told.spansWindow ? told.timeRemaining(total: total, counted: counted, at: time) : downloadTimeRemainingUnknown
         let estimate = max(network, install)  // the slower when both are known, else the one known (-1 is below any)
