@@ -53,20 +53,42 @@ package enum DurableFile {
     package static func write(
         _ data: Data, to url: URL, permissions: mode_t? = 0o644, registry: TemporaryFileRegistry? = nil
     ) throws(FileSystemError) {
+        let (temporary, fd) = try writeTemporary(data, beside: url, permissions: permissions, registry: registry)
+        defer { registry?.unregister(temporary) }
+        do { try commit(fd: fd, temporary: temporary, final: url.path) } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Replaces `url` with `data` by a rename, with no fsync: a crash may leave the old file, none, or (on power
+    /// loss) a torn one under `url`. For a file made durable later (``sync(_:)``) by a step that must come first
+    /// anyway, so that the write does not wait for the disk.
+    package static func writeUnsynced(_ data: Data, to url: URL, permissions: mode_t? = 0o644) throws(FileSystemError) {
+        let (temporary, fd) = try writeTemporary(data, beside: url, permissions: permissions, registry: nil)
+        close(fd)
+        guard rename(temporary, url.path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw FileSystemError(operation: "rename to \(url.path)", path: temporary, errno: code)
+        }
+    }
+
+    /// A new temporary file beside `url` holding `data`, still open; removed again when the write fails.
+    private static func writeTemporary(
+        _ data: Data, beside url: URL, permissions: mode_t?, registry: TemporaryFileRegistry?
+    ) throws(FileSystemError) -> (path: String, fd: Int32) {
         let (temporary, fd) = try createTemporary(
             in: url.deletingLastPathComponent().path, for: url.lastPathComponent, permissions: permissions, registry: registry)
-        defer { registry?.unregister(temporary) }
         var direct = false
         let failure = data.withUnsafeBytes { DirectIO.writeAll($0, to: fd, direct: &direct) }
         guard failure == 0 else {
             close(fd)
             unlink(temporary)
+            registry?.unregister(temporary)
             throw FileSystemError(operation: "write", path: temporary, errno: failure)
         }
-        do { try commit(fd: fd, temporary: temporary, final: url.path) } catch {
-            unlink(temporary)
-            throw error
-        }
+        return (temporary, fd)
     }
 
     /// fsyncs the file at `url`, then the folder holding it: a file written without an fsync is durable under

@@ -47,6 +47,28 @@ struct VoicedProduct {
         return store
     }
 
+    /// A switch from German to French killed with SIGKILL at `phase`, after a German install: what the crash
+    /// tests then look at.
+    struct KilledSwitch {
+        let fixture: QueueFixture
+        let product: VoicedProduct
+        let store: URL
+        /// The switch's command line, to run it again.
+        let arguments: [String]
+        let crash: QueueCrashTests.CrashedRun
+    }
+
+    /// Installs the product in German, then runs the switch to French in a child killed at `phase`.
+    static func switchToFrenchKilled(at phase: String) async throws -> KilledSwitch {
+        let fixture = try QueueFixture()
+        let product = try VoicedProduct(fixture)
+        let store = try await installGerman(product, fixture)
+        let arguments = ["packs", productID, "--select", "language=fr", "--catalog", fixture.catalogURL, "--store", store.path]
+        let crash = try await QueueCrashTests.runKilled(arguments, at: phase)
+        #expect(crash.killed, "the switch should have been killed at \(phase): status \(crash.status)\n\(crash.output)")
+        return KilledSwitch(fixture: fixture, product: product, store: store, arguments: arguments, crash: crash)
+    }
+
     /// The bytes of the archive nginx sent so far.
     static func traffic(_ fixture: QueueFixture) -> Int {
         fixture.nginx.requests().filter { $0.request.contains(".tar.zst") }.reduce(0) { $0 + $1.bodyBytesSent }

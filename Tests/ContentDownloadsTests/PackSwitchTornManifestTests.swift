@@ -16,13 +16,10 @@ struct PackSwitchTornManifestTests {
     /// half its length, and the switch is run again.
     @Test("killed before the manifest copy is durable, the copy torn, then restarted", arguments: ["prepare", "unkept"])
     func tornCopyIsNeverFollowed(phase: String) async throws {
-        let fixture = try QueueFixture()
-        let product = try VoicedProduct(fixture)
+        let killed = try await VoicedProduct.switchToFrenchKilled(at: phase)
+        defer { withExtendedLifetime(killed) {} }  // its fixture's nginx serves the rerun
+        let (product, store, arguments) = (killed.product, killed.store, killed.arguments)
         let id = VoicedProduct.productID
-        let store = try await VoicedProduct.installGerman(product, fixture)
-        let arguments = ["packs", id, "--select", "language=fr", "--catalog", fixture.catalogURL, "--store", store.path]
-        let crash = try await QueueCrashTests.runKilled(arguments, at: phase)
-        #expect(crash.killed, "the switch should have been killed at \(phase): status \(crash.status)\n\(crash.output)")
 
         let transfers = store.appendingPathComponent("transfers")
         let copies = try FileManager.default.contentsOfDirectory(atPath: transfers.path).filter { $0.hasSuffix(".manifest.json") }

@@ -7,7 +7,7 @@ import Glibc
 
 /// The copy of a download's signed manifest in `transfers/` (``manifestFile(productID:version:)``).
 ///
-/// It is written without an fsync (``keepManifest(_:of:reference:from:)``), so that the first range request does
+/// It is written without an fsync (``keepManifest(_:of:reference:from:)``, `DurableFile.writeUnsynced`), so that the first range request does
 /// not wait for the disk, and made durable by ``syncManifest(productID:version:)`` before the plan that follows it
 /// is kept (`TreeBuilder`'s `keep`) and so before any fetched byte is placed: a plan on disk always has a durable
 /// manifest beside it. A copy a crash left behind before that may be torn; it is only reused once its length and
@@ -23,7 +23,7 @@ extension Store {
                 code: .checksumMismatch,
                 message: "the manifest at \(url) is \(data.count) bytes with SHA-256 \(sha256), but the signed catalog says \(reference.length) bytes, \(reference.sha256); the mirror serves another file — tell the publisher")
         }
-        try Self.writeUnsynced(data, to: manifestFile(productID: product.productID, version: product.contentVersion.description))
+        try DurableFile.writeUnsynced(data, to: manifestFile(productID: product.productID, version: product.contentVersion.description))
     }
 
     /// Whether the manifest kept for `product` is the very document the signed catalog names (its length and
@@ -37,25 +37,5 @@ extension Store {
     /// Makes the manifest kept for `version` durable (the file, then `transfers/`).
     func syncManifest(productID: String, version: String) throws(FileSystemError) {
         try DurableFile.sync(manifestFile(productID: productID, version: version))
-    }
-
-    /// Replaces `url` with `data` by a rename, with no fsync: a crash may leave the old file, none, or (on power
-    /// loss) a torn one under `url`.
-    private static func writeUnsynced(_ data: Data, to url: URL) throws(FileSystemError) {
-        let (temporary, fd) = try DurableFile.createTemporary(
-            in: url.deletingLastPathComponent().path, for: url.lastPathComponent, permissions: 0o644)
-        var direct = false
-        let failure = data.withUnsafeBytes { DirectIO.writeAll($0, to: fd, direct: &direct) }
-        guard failure == 0 else {
-            close(fd)
-            unlink(temporary)
-            throw FileSystemError(operation: "write", path: temporary, errno: failure)
-        }
-        close(fd)
-        guard rename(temporary, url.path) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw FileSystemError(operation: "rename to \(url.path)", path: temporary, errno: code)
-        }
     }
 }
