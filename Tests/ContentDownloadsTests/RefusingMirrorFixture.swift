@@ -47,6 +47,24 @@ struct RefusingMirrorFixture {
         return nil
     }
 
+    /// The first product from `refusing` and a healthy mirror (dropping `refusing` after its three refusals), then,
+    /// 1.5 s later, the second product from `refusing` and another healthy mirror; ends the manager. Returns the
+    /// second download's end and its healthy mirror (stopped: its records stay).
+    func twoDownloadsBeside(_ refusing: FaultServer) async throws -> (secondEnd: DownloadSnapshot?, goodSecond: FaultServer) {
+        let good = try FaultServer(body: first.archive, chunkDelay: 0.002)
+        let goodSecond = try FaultServer(body: second.archive, chunkDelay: 0.002)
+        defer { good.stop(); goodSecond.stop() }
+        let firstEnd = try await download(first, from: [refusing, good])
+        #expect(firstEnd?.state == .finished, "\(firstEnd?.error?.message ?? "")")
+        #expect(Self.archiveRequests(refusing).count == 3)
+        try await Task.sleep(for: .seconds(1.5))
+        let secondEnd = try await download(second, from: [refusing, goodSecond])
+        await stop()
+        #expect(secondEnd?.state == .finished, "\(secondEnd?.error?.message ?? "")")
+        #expect(try diffTrees(second.folder, second.tree).status == 0)
+        return (secondEnd, goodSecond)
+    }
+
     /// Ends the manager and the watchdog.
     func stop() async {
         await manager.shutdown()

@@ -37,19 +37,8 @@ struct RefusingMirrorMemoryTests {
     @Test func aMirrorIsTriedAgainOnceItsRestIsOver() async throws {
         let run = try await Fixture(restSeconds: 1)
         let refusing = try FaultServer(body: run.first.archive, faults: Array(repeating: .status(429, retryAfter: 0), count: 50))
-        let good = try FaultServer(body: run.first.archive, chunkDelay: 0.002)
-        let goodSecond = try FaultServer(body: run.second.archive, chunkDelay: 0.002)
-        defer { refusing.stop(); good.stop(); goodSecond.stop() }
-
-        let firstEnd = try await run.download(run.first, from: [refusing, good])
-        #expect(firstEnd?.state == .finished, "\(firstEnd?.error?.message ?? "")")
-        #expect(Fixture.archiveRequests(refusing).count == 3)
-        try await Task.sleep(for: .seconds(1.5))
-
-        let secondEnd = try await run.download(run.second, from: [refusing, goodSecond])
-        await run.stop()
-        #expect(secondEnd?.state == .finished, "\(secondEnd?.error?.message ?? "")")
-        #expect(try diffTrees(run.second.folder, run.second.tree).status == 0)
+        defer { refusing.stop() }
+        _ = try await run.twoDownloadsBeside(refusing)
         #expect(Fixture.archiveRequests(refusing).count > 3, "once its rest is over it is asked again")
     }
 
@@ -59,18 +48,9 @@ struct RefusingMirrorMemoryTests {
         let refusing = try FaultServer(body: run.first.archive, faults: [
             .status(503, retryAfter: 0), .status(503, retryAfter: 0), .status(429, retryAfter: 60),
         ] + Array(repeating: .status(429, retryAfter: 60), count: 20))
-        let good = try FaultServer(body: run.first.archive, chunkDelay: 0.002)
-        let goodSecond = try FaultServer(body: run.second.archive, chunkDelay: 0.002)
-        defer { refusing.stop(); good.stop(); goodSecond.stop() }
-
-        let firstEnd = try await run.download(run.first, from: [refusing, good])
-        #expect(firstEnd?.state == .finished, "\(firstEnd?.error?.message ?? "")")
-        #expect(Fixture.archiveRequests(refusing).count == 3)
-        try await Task.sleep(for: .seconds(1.5))  // past the engine's rest, within the Retry-After
-
-        let secondEnd = try await run.download(run.second, from: [refusing, goodSecond])
-        await run.stop()
-        #expect(secondEnd?.state == .finished, "\(secondEnd?.error?.message ?? "")")
+        defer { refusing.stop() }
+        // The second download starts past the engine's 1 s rest, within the Retry-After.
+        let (_, goodSecond) = try await run.twoDownloadsBeside(refusing)
         #expect(Fixture.archiveRequests(refusing).count == 3, "left alone for its Retry-After")
         #expect(goodSecond.totalBodyBytesSent == run.second.archive.count)
     }
