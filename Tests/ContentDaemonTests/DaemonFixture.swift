@@ -15,6 +15,8 @@ final class DaemonFixture: @unchecked Sendable {
     private var catalogVersion: UInt64 = 1
     /// Signs every catalog ``publish(_:version:size:)`` writes (and the daemon then needs `--public-key`).
     var signingKey: SigningKey?
+    /// Mirror base URLs every catalog ``publish(_:version:size:)`` writes lists before nginx (`baseURLs`).
+    var mirrors: [String] = []
     private var daemons: [DaemonProcess] = []
 
     /// `locationConfig` goes into nginx's `location /` (e.g. `limit_rate 1m;`).
@@ -51,7 +53,8 @@ final class DaemonFixture: @unchecked Sendable {
         _ = try Packer(chunked: true).pack(folder: folder, outputDirectory: packed)
         catalogVersion += 1
         _ = try CatalogBuilder(
-            inputDirectory: packed, outputDirectory: nginx.root, catalogVersion: catalogVersion, signingKey: signingKey
+            inputDirectory: packed, outputDirectory: nginx.root, mirrors: mirrors, catalogVersion: catalogVersion,
+            signingKey: signingKey
         ).build()
     }
 
