@@ -9,7 +9,8 @@ import TestSupport
 @Suite("Daemon: a refusing mirror remembered")
 struct DaemonRefusingMirrorTests {
     @Test func theNextPurchaseLeavesAMirrorThatKeptRefusingAlone() throws {
-        let fixture = try DaemonFixture()
+        // nginx paced, so each download lasts the seconds a refusing mirror needs to refuse three times.
+        let fixture = try DaemonFixture(locationConfig: "limit_rate 1m;")
         // A mirror listed first in the catalog that answers every request 429 (no Retry-After to wait out).
         let refusing = try FaultServer(body: [], faults: Array(repeating: .status(429, retryAfter: 0), count: 200))
         defer { refusing.stop() }
