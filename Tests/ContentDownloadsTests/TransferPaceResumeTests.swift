@@ -84,3 +84,49 @@ struct TransferPaceResumeTests {
         #expect(!estimates.isEmpty && estimates.allSatisfy { $0 >= 100 * 0.9 }, "\(estimates)")
     }
 }
+
+/// Once a resumed attempt's count settles, its first seconds run below the rate it then holds (frames wait for
+/// placement, and what follows arrives in a burst later): until the long window spans its seconds, the carried rate
+/// is the floor of the estimate; after that, the window alone decides.
+@Suite("TransferPace after a resume, once the count settles")
+struct TransferPaceSettledResumeTests {
+    /// A resumed attempt whose ramp ends at 26 s, then `seconds` of bytes in place at `perSecond` (the network the
+    /// same): the estimates for 200 MB beyond what was on disk, one a second.
+    static func settled(_ pace: inout TransferPace, onDisk: Int64, seconds: Int, perSecond: Int64) -> [Double] {
+        _ = TransferPaceResumeTests.resumedRamp(&pace, onDisk: onDisk, remaining: 200_000_000)
+        var time = 25.5, bytes = onDisk + 1_000_000
+        var estimates: [Double] = []
+        for step in 1...(seconds * 10) {
+            time += 0.1
+            bytes += perSecond / 10
+            pace.record(told: bytes, fetched: bytes, at: time)
+            if step % 10 == 0 { estimates.append(pace.timeRemaining(total: onDisk + 200_000_000, counted: bytes, at: time)) }
+        }
+        return estimates
+    }
+
+    @Test func aSlowStartAfterTheRampIsEstimatedAtTheCarriedRateUntilTheWindowSpans() {
+        var pace = TransferPace()
+        let onDisk = TransferPaceResumeTests.pausedAfterASteadyAttempt(&pace)  // 8 MB/s before the pause
+        // 8 s at 5 MB/s: what is left is 200 MB − 1 MB − 5 MB a second, estimated at the 8 MB/s carried.
+        let estimates = Self.settled(&pace, onDisk: onDisk, seconds: 8, perSecond: 5_000_000)
+        let checked = estimates.dropFirst(3)  // the window's first two seconds go to the settling network rate
+        #expect(!checked.isEmpty)
+        for (index, estimate) in zip(checked.indices, checked) {
+            let left = Double(200_000_000 - 1_000_000 - 5_000_000 * (index + 1))
+            #expect(abs(estimate - left / 8_000_000) <= left / 8_000_000 * 0.05, "\(index + 1) s: \(estimate) s; \(estimates)")
+        }
+
+        var fresh = TransferPace()
+        let unaided = Self.settled(&fresh, onDisk: onDisk, seconds: 8, perSecond: 5_000_000).dropFirst(3)
+        #expect(unaided.allSatisfy { $0 > 30 }, "without a previous attempt, the 5 MB/s measured: \(Array(unaided))")
+    }
+
+    @Test func onceTheWindowSpansItsSecondsTheAttemptsOwnRateDecides() {
+        var pace = TransferPace()
+        let onDisk = TransferPaceResumeTests.pausedAfterASteadyAttempt(&pace)
+        // 14 s at 5 MB/s: the window spans its 10 s, and 200 − 1 − 70 = 129 MB at 5 MB/s is 25.8 s.
+        let last = Self.settled(&pace, onDisk: onDisk, seconds: 14, perSecond: 5_000_000).last ?? -1
+        #expect(abs(last - 25.8) <= 25.8 * 0.05, "\(last)")
+    }
+}

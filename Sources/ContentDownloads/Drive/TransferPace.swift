@@ -22,6 +22,10 @@
 /// holds. The longer window spans several of those cycles; it starts when the count settles (or, without a ramp, at
 /// the first bytes in place after the attempt's start), so neither the ramp's slower seconds nor the bytes the
 /// pipeline held before count. While the install stalls for ``RateEstimator/stallAfter`` the windows above decide.
+/// Until it spans its ``steadyWindow``, the previous attempt's rate (``carried``) is its floor too: a resumed attempt's
+/// first seconds after the count settles run below the rate it then holds (its connections' first frames wait for
+/// placement while the ones that follow queue in the socket buffers, and arrive in a burst seconds later), so a window
+/// that holds only them read 1.2–1.5 times the time left after a resume or a restart in `tools/bench-eta`.
 /// (Starting it later, once what was fetched at the settling is in place, made the estimates no truer: the median
 /// error went from 9–10 % to 13–14 % after a resume in `tools/bench-eta`.)
 struct TransferPace: Sendable {
@@ -120,7 +124,9 @@ struct TransferPace: Sendable {
     func timeRemaining(total: Int64, counted: Int64, at time: Double) -> Double {
         let end = drain.seconds > 0 ? max(0, drain.seconds - (time - drain.at)) : downloadTimeRemainingUnknown
         if let steady, steady.rate != nil {  // settled, and the bytes in place span two seconds since
-            let placed = steady.timeRemaining(total: total, counted: counted, at: time)
+            // Until the window spans its seconds, at least the previous attempt's rate (below).
+            let floor = steady.spansWindow ? 0 : carriedFloor
+            let placed = steady.timeRemaining(total: total, counted: counted, at: time, atLeast: floor)
             if placed >= 0 { return max(placed, end) }  // a stall of the install: the windows below say what is known
         }
         if isRamping {  // the rate since the count settled once known, else at least the outlook
