@@ -7,11 +7,12 @@ import TestSupport
 /// 300 ms on loopback, and after a restart the first time remaining is the new attempt's own.
 @Suite("Daemon: first progress and time remaining", .serialized)
 struct DaemonFirstProgressTests {
-    /// Three downloads, one after another: the median time from sending `add` to reading the download's first
-    /// `download.progress` (the median, so one moment of a starved CPU does not decide).
+    /// Five downloads, one after another: the median time from sending `add` to reading the download's first
+    /// `download.progress` (the median, so one moment of a starved CPU does not decide; on a quiet machine 15 of 18
+    /// took 22–38 ms and 3 took 0.34–0.52 s, so of three, two such could fail it).
     @Test func theFirstProgressFollowsAddWithin300Milliseconds() async throws {
         let fixture = try DaemonFixture(locationConfig: "limit_rate 4m;")
-        let products = (1...3).map { "com.example.first\($0)" }
+        let products = (1...5).map { "com.example.first\($0)" }
         for product in products { try fixture.publish(product, size: 16 << 20) }
         let daemon = try fixture.startDaemon()
         let client = try RPCTestClient(path: fixture.socketPath)
@@ -29,7 +30,7 @@ struct DaemonFirstProgressTests {
                 message["method"] as? String == "download.finished" && downloadField(message, "productID") as? String == product
             }
         }
-        let median = delays.sorted()[1]
+        let median = delays.sorted()[2]
         #expect(median <= 0.3, "first download.progress after add: \(delays.map { String(format: "%.3f s", $0) })")
         #expect(daemon.stop() == 0)
     }
