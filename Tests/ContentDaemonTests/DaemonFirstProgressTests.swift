@@ -7,9 +7,12 @@ import TestSupport
 /// 300 ms on loopback, and after a restart the first time remaining is the new attempt's own.
 @Suite("Daemon: first progress and time remaining", .serialized)
 struct DaemonFirstProgressTests {
-    /// Five downloads, one after another: the median time from sending `add` to reading the download's first
-    /// `download.progress` (the median, so one moment of a starved CPU does not decide; on a quiet machine 15 of 18
-    /// took 22–38 ms and 3 took 0.34–0.52 s, so of three, two such could fail it).
+    /// Five downloads, one after another: from sending `add` to reading the download's first `download.progress`,
+    /// within 300 ms, for all but at most one (the tree's fsyncs come first, and right after a build the disk may
+    /// hold one back; `PlacementWakeTests` checks the mechanism without a clock). nginx's `limit_rate` sends a
+    /// second's budget at once, then nothing until the next second; the first chunk is placed once the tree is
+    /// kept, which may be after that burst was read. Told only when a socket next woke the transfer loop, 3 of 18
+    /// such adds took 0.34–0.52 s (22–38 ms for the others): the first placement now wakes the loop.
     @Test func theFirstProgressFollowsAddWithin300Milliseconds() async throws {
         let fixture = try DaemonFixture(locationConfig: "limit_rate 4m;")
         let products = (1...5).map { "com.example.first\($0)" }
@@ -30,8 +33,7 @@ struct DaemonFirstProgressTests {
                 message["method"] as? String == "download.finished" && downloadField(message, "productID") as? String == product
             }
         }
-        let median = delays.sorted()[2]
-        #expect(median <= 0.3, "first download.progress after add: \(delays.map { String(format: "%.3f s", $0) })")
+        #expect(delays.filter { $0 > 0.3 }.count <= 1, "first download.progress after add: \(delays.map { String(format: "%.3f s", $0) })")
         #expect(daemon.stop() == 0)
     }
 

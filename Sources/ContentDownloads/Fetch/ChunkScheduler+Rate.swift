@@ -15,10 +15,14 @@ extension ChunkScheduler {
         resumePaused()
     }
 
-    /// When the engine should call ``poll()`` at the latest: when a connection paused by the cap may go on.
+    /// When the engine should call ``poll()`` at the latest: when a connection paused by the cap may go on, and
+    /// while frames handed to the installer are not all in place, at the progress cadence (``PipelineReports``), so
+    /// what lands is reported while no socket wakes the loop (a paced server between its bursts, a slow disk
+    /// placing what the network already brought).
     var wakeAfter: Double? {
-        guard let bucket, connections.contains(where: \.paused) else { return nil }
-        return max(0.002, bucket.wait(now: MonotonicTime.now()))
+        let placing = install.placedBytes < placedAtStart + submitted ? PipelineReports.interval : nil
+        guard let bucket, connections.contains(where: \.paused) else { return placing }
+        return min(placing ?? .infinity, max(0.002, bucket.wait(now: MonotonicTime.now())))
     }
 
     /// Whether a connection may take `count` more bytes now (the rate cap).

@@ -4,6 +4,9 @@ import Glibc
 /// 10 times a second, each new durable offset the install thread published (to be journaled), and the install's
 /// first failure.
 struct PipelineReports {
+    /// The shortest time between two progress reports, in seconds.
+    static let interval = 0.1
+
     private var lastCheckpointOffset: Int64
     private var lastProgressTime: Double = 0
     private var reportedBytes: Int64 = 0
@@ -18,7 +21,7 @@ struct PipelineReports {
         emit: (TransferEvent) -> Void
     ) -> InstallError? {
         let now = MonotonicTime.now()
-        if received > reportedBytes || fetched > reportedFetched, now - lastProgressTime >= 0.1 {
+        if received > reportedBytes || fetched > reportedFetched, now - lastProgressTime >= Self.interval {
             lastProgressTime = now
             reportedBytes = max(reportedBytes, received)
             reportedFetched = max(reportedFetched, fetched)

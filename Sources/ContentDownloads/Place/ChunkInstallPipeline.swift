@@ -62,10 +62,13 @@ final class ChunkInstallPipeline: Sendable {
     /// Fetched bytes in place (``ChunkInstallStage/installedBytes``), maybe not durable yet: a pause's ``sync()``
     /// makes them durable, so they are what progress may report.
     private let placed: Atomic<Int64>
+    /// Where ``placed`` starts: the bytes in place before this attempt.
+    private let startOffset: Int64
     private let shared: Mutex<Shared>
     private let buffers: [PageAlignedBuffer]
     private let stopped = DispatchSemaphore(value: 0)
-    /// Told each time the durable offset moves, a frame is rejected or a failure arrives (the engine wakes its loop).
+    /// Told each time the durable offset moves, the attempt's first chunk is placed, a frame is rejected or a failure
+    /// arrives (the engine wakes its loop, which reports them).
     private let onDurable: @Sendable () -> Void
 
     /// Verified chunks in flight: being decoded into, being written.
@@ -88,6 +91,7 @@ final class ChunkInstallPipeline: Sendable {
     ) {
         shared = Mutex(Shared(durableOffset: startOffset))
         placed = Atomic(startOffset)
+        self.startOffset = startOffset
         decodedSpare = BlockingChannel(capacity: Self.chunkBuffers)
         // Every frame holds a segment: room for every frame the memory may hold (its budget, one frame past it, a
         // segment per connection past it), so the transfer thread never waits here.
@@ -204,8 +208,11 @@ final class ChunkInstallPipeline: Sendable {
                 if failure == nil {
                     switch loop.install(index: index, bytes: UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<length])) {
                     case .installed(let offset):
-                        placed.store(loop.installedBytes, ordering: .releasing)
+                        let first = placed.exchange(loop.installedBytes, ordering: .acquiringAndReleasing) == startOffset
                         record(.success(offset))
+                        // The attempt's first bytes in place are its first news: told now, not when the network
+                        // next wakes the transfer loop (a server pacing its replies may leave it asleep for a second).
+                        if first, offset == nil { onDurable() }
                     case .rejected(let error): reject(RejectedFrame(index: index, source: source, reason: error.description))
                     case .failed(let error): record(.failure(error))
                     }
