@@ -8,7 +8,8 @@ import Testing
 @Suite("TransferPace ramp")
 struct TransferPaceRampTests {
     /// One simulated attempt: `remaining` bytes (beyond `onDisk`) over connections capped at `perConnection` bytes a
-    /// second each, a new connection's first byte `setup` seconds after it opens, the install `lag` ticks behind.
+    /// second each, a new connection's first byte `setup` seconds after it opens, the install `lag` ticks behind
+    /// (always busy: it places bytes at the rate they reached it over the last second).
     /// Every 0.1 s: the tuner observes, the pace records (with the tuner's outlook unless `withoutOutlook`), and the
     /// estimate is kept with the time then. Returns the estimates and the time the install had the last byte.
     static func attempt(
@@ -38,7 +39,8 @@ struct TransferPaceRampTests {
             }
             let outlook = withoutOutlook ? 0 : tuner.outlook(connectionRates: rates, busy: fetched.last! < total, cap: 0)
             let told = fetched[max(0, fetched.count - 1 - lag)]
-            pace.record(told: told, fetched: fetched.last!, outlook: outlook, at: time)
+            let placing = fetched.count > 11 ? Double(told - fetched[max(0, fetched.count - 11 - lag)]) : 0
+            pace.record(told: told, fetched: fetched.last!, outlook: outlook, placing: placing, at: time)
             estimates.append((time, pace.timeRemaining(total: total, counted: told, at: time)))
         }
         return (estimates, time)

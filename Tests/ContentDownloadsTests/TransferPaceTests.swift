@@ -2,11 +2,12 @@
 import PropertyBased
 import Testing
 
-/// The pace of one attempt from synthetic samples: the slower of the network's and the install's rate decides, and
-/// at the end the slowest connection's remaining work is the least left.
+/// The pace of one attempt from synthetic samples: the slower of the network and the install decides, and at the
+/// end the slowest connection's remaining work is the least left.
 @Suite("TransferPace")
 struct TransferPaceTests {
-    @Test func theSlowerRateDecidesOnceTheInstallSpansTheWindow() async {
+    /// The install places bytes at a `behind`-th of the network's rate, busy all the time: its pace decides.
+    @Test func aSlowerInstallDecides() async {
         await propertyCheck(input: Gen.int(in: 1_000_000...20_000_000), Gen.int(in: 2...5)) { rate, behind in
             var pace = TransferPace()
             pace.start(at: 0, bytes: 0)
@@ -15,7 +16,7 @@ struct TransferPaceTests {
                 time += 0.1
                 network += Int64(rate / 10)
                 placed += Int64(rate / 10 / behind)
-                pace.record(told: placed, fetched: network, at: time)
+                pace.record(told: placed, fetched: network, placing: Double(rate / behind), at: time)
             }
             let total = placed + Int64(rate / behind) * 40  // 40 s left at the install's rate
             let eta = pace.timeRemaining(total: total, counted: placed, at: time)

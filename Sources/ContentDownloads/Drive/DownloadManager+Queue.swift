@@ -122,10 +122,10 @@ extension DownloadManager {
             live[id]?.pace.start(at: now, bytes: offset)
             routeStarted(id)
             emit(id, force: false)
-        case .progress(let id, let bytes, let fetched, let drain, let outlook):
+        case .progress(let id, let bytes, let fetched, let drain, let outlook, let placing):
             DownloadMetrics.received(bytes: bytes - (live[id]?.downloadedBytes ?? bytes))
             live[id]?.downloadedBytes = bytes
-            live[id]?.pace.record(told: bytes, fetched: fetched, drain: drain, outlook: outlook, at: now)
+            live[id]?.pace.record(told: bytes, fetched: fetched, drain: drain, outlook: outlook, placing: placing, at: now)
             // The attempt's first news (bytes in place, or a known estimate) is told at once; then at the cadence.
             let news = live[id]?.toldProgress == false && (bytes > records[id]?.durableOffset ?? 0 || live[id]?.pace.isKnown == true)
             if news { live[id]?.toldProgress = true }

@@ -25,7 +25,9 @@ struct PipelineReports {
             lastProgressTime = now
             reportedBytes = max(reportedBytes, received)
             reportedFetched = max(reportedFetched, fetched)
-            emit(.progress(id: id, bytesOnDisk: reportedBytes, fetched: reportedFetched, drain: drain, outlook: outlook))
+            emit(.progress(
+                id: id, bytesOnDisk: reportedBytes, fetched: reportedFetched, drain: drain, outlook: outlook,
+                placing: install.placingRate))
         }
         let (durable, failed) = install.status
         if durable > lastCheckpointOffset {

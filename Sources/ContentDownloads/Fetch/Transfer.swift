@@ -195,7 +195,7 @@ final class Transfer {
         }
         if now - lastProgressTime >= 0.1 {
             lastProgressTime = now
-            emit(.progress(id: request.id, bytesOnDisk: received, fetched: received, drain: 0, outlook: 0))
+            emit(.progress(id: request.id, bytesOnDisk: received, fetched: received, drain: 0, outlook: 0, placing: 0))
         }
         return bytes.count
     }

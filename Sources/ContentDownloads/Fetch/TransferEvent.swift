@@ -7,8 +7,10 @@ package enum TransferEvent: Sendable, Equatable {
     /// on; a chunk plan's frames still arriving count), and `drain`: once nothing is left to hand out, the seconds
     /// the slowest running connection needs for what it was given, at its rate (0 before), and `outlook`: while a
     /// chunk plan's connection count still grows, the rate the connections will reach in bytes a second
-    /// (``ConnectionTuner/outlook(connectionRates:busy:cap:)``; 0 otherwise). At most ~10 per second per transfer.
-    case progress(id: String, bytesOnDisk: Int64, fetched: Int64, drain: Double, outlook: Double)
+    /// (``ConnectionTuner/outlook(connectionRates:busy:cap:)``; 0 otherwise), and `placing`: the bytes a second a chunk
+    /// plan's install places while it works (``ChunkInstallPipeline/placingRate``; 0: not known, or a whole archive).
+    /// At most ~10 per second per transfer.
+    case progress(id: String, bytesOnDisk: Int64, fetched: Int64, drain: Double, outlook: Double, placing: Double)
     /// The partial file is fsynced up to `offset`; safe to record in the journal.
     case checkpoint(id: String, offset: Int64, validator: Validator?)
     /// The archive is complete, its SHA-256 matches and it was renamed to `archivePath` (for a chunk-indexed

@@ -64,6 +64,9 @@ final class ChunkInstallPipeline: Sendable {
     private let placed: Atomic<Int64>
     /// Where ``placed`` starts: the bytes in place before this attempt.
     private let startOffset: Int64
+    /// Microseconds each stage spent on its chunks (decoding; checking and writing), not waiting for work.
+    private let verifyBusy = Atomic<Int64>(0)
+    private let installBusy = Atomic<Int64>(0)
     private let shared: Mutex<Shared>
     private let buffers: [PageAlignedBuffer]
     private let stopped = DispatchSemaphore(value: 0)
@@ -119,6 +122,15 @@ final class ChunkInstallPipeline: Sendable {
     var placedBytes: Int64 { placed.load(ordering: .acquiring) }
     /// The first failure, if any.
     var failure: InstallError? { shared.withLock { $0.failure } }
+    /// The bytes a second the pipeline places while it works: this attempt's bytes in place over the seconds its
+    /// busier stage spent on them (0 until that is 50 ms). Against the network's rate it says which of the two a
+    /// download waits for: the install's waits for frames do not count, so a pipeline that keeps up reads far above
+    /// the network, and one behind (a slow disk) reads its own pace.
+    var placingRate: Double {
+        let busy = max(verifyBusy.load(ordering: .relaxed), installBusy.load(ordering: .relaxed))
+        let bytes = placedBytes - startOffset
+        return busy >= 50_000 && bytes > 0 ? Double(bytes) / (Double(busy) / 1e6) : 0
+    }
     /// Both at once (one lock).
     var status: (durableOffset: Int64, failure: InstallError?) { shared.withLock { ($0.durableOffset, $0.failure) } }
 
@@ -183,6 +195,8 @@ final class ChunkInstallPipeline: Sendable {
                 if Self.chunkBuffers > 1, installing.load(ordering: .acquiring) + size > Self.decodedBudget {
                     decodedSpare.send(decodedSpare.receive())  // the installer's buffer back: its chunk is written
                 }
+                let began = MonotonicTime.now()
+                defer { verifyBusy.add(Int64((MonotonicTime.now() - began) * 1e6), ordering: .relaxed) }
                 do throws(ChunkError) {
                     try decoder.begin(package.chunks[index], index: index, into: target.bytes)
                     for piece in frame.pieces { try decoder.feed(piece) }
@@ -206,7 +220,10 @@ final class ChunkInstallPipeline: Sendable {
             switch chunks.receive() {
             case .chunk(let index, let buffer, let length, let source):
                 if failure == nil {
-                    switch loop.install(index: index, bytes: UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<length])) {
+                    let began = MonotonicTime.now()
+                    let result = loop.install(index: index, bytes: UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<length]))
+                    installBusy.add(Int64((MonotonicTime.now() - began) * 1e6), ordering: .relaxed)
+                    switch result {
                     case .installed(let offset):
                         let first = placed.exchange(loop.installedBytes, ordering: .acquiringAndReleasing) == startOffset
                         record(.success(offset))
