@@ -26,6 +26,21 @@ struct TailSplitTests {
         #expect(TailSplit.cut([]) == nil)
     }
 
+    /// The time the tail takes, as the end of time remaining counts it: what the slowest connection alone would
+    /// need while no split is worth it; past that about half (the later half goes to a connection of its own), never
+    /// below the time where splitting stops, and never more than the connection alone would need.
+    @Test func theTailTakesHalfOfTheSlowestConnectionsWorkOnceSplittingPays() async {
+        #expect(TailSplit.drainSeconds(slowest: 0) == 0)
+        #expect(TailSplit.drainSeconds(slowest: 0.8) == 0.8, "not worth a split")
+        #expect(TailSplit.drainSeconds(slowest: 1.5) == TailSplit.minimumSeconds)
+        #expect(TailSplit.drainSeconds(slowest: 3.2) == 1.6)
+        await propertyCheck(input: Gen.int(in: 0...100_000)) { milliseconds in
+            let seconds = Double(milliseconds) / 1000
+            let tail = TailSplit.drainSeconds(slowest: seconds)
+            #expect(tail <= seconds && tail >= min(seconds, TailSplit.minimumSeconds) && tail >= seconds / 2)
+        }
+    }
+
     @Test func aCutRunKeepsAtLeastOneChunkAndGivesAtLeastOne() async {
         await propertyCheck(input: Gen.uint64().array(of: 1...12)) { seeds in
             let tails: [TailSplit.Tail] = seeds.map { (seed: UInt64) -> TailSplit.Tail in

@@ -192,7 +192,7 @@ final class ChunkScheduler: EngineTransfer {
                 penalize: true, stalled: true)
         }
         tuner.observe(bytes: submitted, now: now, busy: hasWork)
-        let drain = hasWork ? 0 : connections.compactMap { $0.drainSeconds(now: now) }.max() ?? 0
+        let drain = hasWork ? 0 : TailSplit.drainSeconds(slowest: connections.compactMap { $0.drainSeconds(now: now) }.max() ?? 0)
         let outlook = tuner.outlook(
             connectionRates: connections.compactMap { $0.deliveryRate(now: now) }, busy: hasWork, cap: rate)
         let failed = reports.poll(

@@ -57,6 +57,15 @@ enum TailSplit {
         var secondsLeft: Double? { bytesPerSecond.map { Double(bytesLeft) / max(1, $0) } }
     }
 
+    /// The seconds the tail takes when the slowest running connection alone would need `seconds` for its work:
+    /// past ``minimumSeconds`` a cut or a split gives the later half of that work to a connection of its own, so
+    /// about half (never below ``minimumSeconds``, where splitting stops). What the end of a download's time
+    /// remaining counts (``TransferPace``): the slowest connection's whole work read 1.6–1.9 times the time left in
+    /// the last 2 s of `tools/bench-eta`.
+    static func drainSeconds(slowest seconds: Double) -> Double {
+        seconds > minimumSeconds ? max(minimumSeconds, seconds / 2) : seconds
+    }
+
     /// The fewest bytes each part of a split frame holds: below it a new connection's round trips cost about what
     /// the split gains.
     static let minimumSplitBytes: Int64 = 128 << 10
