@@ -27,7 +27,7 @@ struct PlacementWakeTests {
         let wakes = Atomic(0)
         let pipeline = ChunkInstallPipeline(
             package: package, stage: loop, startOffset: 0, memory: memory, keeping: keeping,
-            onDurable: { wakes.add(1, ordering: .relaxed) })
+            wake: { wakes.add(1, ordering: .relaxed) })
         defer { pipeline.stop() }
 
         // The first chunk's frame arrives while the plan is still being kept: it waits, placed nowhere.

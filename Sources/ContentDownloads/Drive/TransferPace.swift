@@ -15,20 +15,21 @@
 /// the rate per connection times the count it grows to, ``ramp``); once the count settles, at the rate measured
 /// since (``settling``, known half a second later), until the bytes in place since span two seconds (below).
 ///
-/// Once the count is settled, longer windows decide (from two seconds after they start on, once the bytes in place
-/// over ``steady`` span two seconds): a chunk plan's connections pause while the frames they bring wait for placement
-/// and then deliver what they held (and a wide-area proxy releases what it buffered for them) at once, so in place
-/// and on the network the bytes come in bursts a few seconds apart, and a 3 s window swings from half to twice the
-/// rate the attempt holds. The longer windows span several of those cycles; they start when the count settles (or,
-/// without a ramp, at the first bytes in place after the attempt's start), so neither the ramp's slower seconds nor
-/// the bytes the pipeline held before count. What is left comes in two parts: the bytes still to fetch, at the
-/// network's rate over the long window (``steadyNetwork``) and then the frames fetched and not in place yet, or
-/// everything not in place yet, each at the rate the install places bytes while it works (``placing``: its busy
-/// seconds, not its waits for the network); the longer of the two is the time left. So at the end, when the network is done and the last frames fetched wait for placement (8–11 MB
-/// at 8 connections), they count at the install's speed, not the network's (the last 2–3 s read 1.3–1.7 times too
-/// long when everything left counted at the rate of the bytes in place); and on a slow disk the install's part
-/// decides. While the install stalls for ``RateEstimator/stallAfter`` the windows above decide.
-/// Until the network's window spans its ``steadyWindow``, the previous attempt's rate (``carried``) is its floor too: a resumed attempt's
+/// Once the count is settled, longer windows decide (from two seconds after they start on, once the bytes in place over
+/// ``steady`` span two seconds): a chunk plan's connections pause while the frames they bring wait for placement and
+/// then deliver what they held (and a wide-area proxy releases what it buffered for them) at once, so in place and on
+/// the network the bytes come in bursts a few seconds apart, and a 3 s window swings from half to twice the rate the
+/// attempt holds. The longer windows span several of those cycles; they start when the count settles (or, without a
+/// ramp, at the first bytes in place after the attempt's start), so neither the ramp's slower seconds nor the bytes the
+/// pipeline held before count. What is left comes in two parts: the bytes still to fetch, at the network's rate over
+/// the long window (``steadyNetwork``) and then the frames fetched and not in place yet, or everything not in place
+/// yet, each at the rate the install places bytes while it works (``placing``: its busy seconds, not its waits for the
+/// network); the longer of the two is the time left. So at the end, when the network is done and the last frames
+/// fetched wait for placement (8–11 MB at 8 connections), they count at the install's speed, not the network's (the
+/// last 2–3 s read 1.3–1.7 times too long when everything left counted at the rate of the bytes in place); and on a
+/// slow disk the install's part decides. While the install stalls for ``RateEstimator/stallAfter`` the windows above
+/// decide. Until the network's window spans its ``steadyWindow``, the previous attempt's rate (``carried``) is its
+/// floor too: a resumed attempt's
 /// first seconds after the count settles run below the rate it then holds (its connections' first frames wait for
 /// placement while the ones that follow queue in the socket buffers, and arrive in a burst seconds later), so a window
 /// that holds only them read 1.2–1.5 times the time left after a resume or a restart in `tools/bench-eta`.
@@ -147,14 +148,16 @@ struct TransferPace: Sendable {
     /// Seconds until the attempt has `total` bytes in, of which `counted` are told now; -1 if unknown.
     func timeRemaining(total: Int64, counted: Int64, at time: Double) -> Double {
         let end = drain.seconds > 0 ? max(0, drain.seconds - (time - drain.at)) : downloadTimeRemainingUnknown
-        if let steady, steady.rate != nil, let steadyNetwork {  // settled, and the bytes in place span two seconds since
+        // Settled, and the bytes in place span two seconds since:
+        if let steady, steady.rate != nil, let steadyNetwork {
             // Until the network's window spans its seconds, at least the previous attempt's rate (below).
             let floor = steadyNetwork.spansWindow ? 0 : carriedFloor
             let toFetch = steadyNetwork.timeRemaining(total: total, counted: counted, at: time, atLeast: floor)
             // The frames fetched and not in place are placed after the network's last byte at the latest; the
             // install, when it is the slower, needs its time for everything not in place.
             let waiting = Double(max(0, (fetched.fetchedBytes ?? counted) - counted))
-            let (afterFetch, toPlace) = placing > 0 ? (waiting / placing, Double(max(0, total - counted)) / placing) : (0, 0)
+            let notPlaced = Double(max(0, total - counted))
+            let (afterFetch, toPlace) = placing > 0 ? (waiting / placing, notPlaced / placing) : (0, 0)
             // A stall of the install, or of the network: the windows below say what is known.
             if toFetch >= 0, steady.timeRemaining(total: total, counted: counted, at: time) >= 0 {
                 return max(toFetch + afterFetch, toPlace, end)

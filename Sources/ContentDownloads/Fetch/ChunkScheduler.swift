@@ -110,7 +110,7 @@ final class ChunkScheduler: EngineTransfer {
         tuner = ConnectionTuner(initial: settings.initialConnections, maximum: settings.maxConnections)
         install = ChunkInstallPipeline(
             package: package, stage: loop, startOffset: placedAtStart, memory: memory, keeping: request.planned?.keeping,
-            onDurable: wake)
+            wake: wake)
         queue = FetchQueue(
             chunks: plan.fetch.filter { !done.contains($0) || loop.recheck.contains($0) },
             frames: package.chunks.map { $0.offset..<($0.offset + $0.length) })
@@ -192,7 +192,8 @@ final class ChunkScheduler: EngineTransfer {
                 penalize: true, stalled: true)
         }
         tuner.observe(bytes: submitted, now: now, busy: hasWork)
-        let drain = hasWork ? 0 : TailSplit.drainSeconds(slowest: connections.compactMap { $0.drainSeconds(now: now) }.max() ?? 0)
+        let slowest = connections.compactMap { $0.drainSeconds(now: now) }.max() ?? 0
+        let drain = hasWork ? 0 : TailSplit.drainSeconds(slowest: slowest)
         let outlook = tuner.outlook(
             connectionRates: connections.compactMap { $0.deliveryRate(now: now) }, busy: hasWork, cap: rate)
         let failed = reports.poll(

@@ -72,7 +72,7 @@ final class ChunkInstallPipeline: Sendable {
     private let stopped = DispatchSemaphore(value: 0)
     /// Told each time the durable offset moves, the attempt's first chunk is placed, a frame is rejected or a failure
     /// arrives (the engine wakes its loop, which reports them).
-    private let onDurable: @Sendable () -> Void
+    private let wake: @Sendable () -> Void
 
     /// Verified chunks in flight: being decoded into, being written.
     static let chunkBuffers = 2
@@ -88,9 +88,10 @@ final class ChunkInstallPipeline: Sendable {
     /// `startOffset`; the segments of each frame decoded go back to `memory`. With `keeping` (a plan handed over
     /// before it was durable) the installer places nothing until it is settled: frames arriving meanwhile are
     /// decoded and held, and a plan that could not be made durable fails the download before any byte is placed.
+    /// `wake` wakes the engine's loop (any thread), which then reports what changed.
     init(
         package: ChunkedPackage, stage: any ChunkInstallStage, startOffset: Int64, memory: FrameMemory,
-        keeping: PlanKeeping? = nil, onDurable: @escaping @Sendable () -> Void
+        keeping: PlanKeeping? = nil, wake: @escaping @Sendable () -> Void
     ) {
         shared = Mutex(Shared(durableOffset: startOffset))
         placed = Atomic(startOffset)
@@ -104,7 +105,7 @@ final class ChunkInstallPipeline: Sendable {
         self.memory = memory
         buffers = chunkBuffers
         for buffer in chunkBuffers { decodedSpare.send(buffer) }
-        self.onDurable = onDurable
+        self.wake = wake
         NamedThread.start("iap-verify") { [self] in verify(package: package) }
         NamedThread.start("iap-install") { [self] in
             if let failure = keeping?.wait() { record(.failure(failure)) }
@@ -221,15 +222,16 @@ final class ChunkInstallPipeline: Sendable {
             case .chunk(let index, let buffer, let length, let source):
                 if failure == nil {
                     let began = MonotonicTime.now()
-                    let result = loop.install(index: index, bytes: UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<length]))
+                    let bytes = UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<length])
+                    let result = loop.install(index: index, bytes: bytes)
                     installBusy.add(Int64((MonotonicTime.now() - began) * 1e6), ordering: .relaxed)
                     switch result {
                     case .installed(let offset):
-                        let first = placed.exchange(loop.installedBytes, ordering: .acquiringAndReleasing) == startOffset
+                        let before = placed.exchange(loop.installedBytes, ordering: .acquiringAndReleasing)
                         record(.success(offset))
                         // The attempt's first bytes in place are its first news: told now, not when the network
                         // next wakes the transfer loop (a server pacing its replies may leave it asleep for a second).
-                        if first, offset == nil { onDurable() }
+                        if before == startOffset, offset == nil { wake() }
                     case .rejected(let error): reject(RejectedFrame(index: index, source: source, reason: error.description))
                     case .failed(let error): record(.failure(error))
                     }
@@ -258,7 +260,7 @@ final class ChunkInstallPipeline: Sendable {
     /// Hands a frame that failed verification to the scheduler (``takeRejected()``).
     private func reject(_ frame: RejectedFrame) {
         shared.withLock { $0.rejected.append(frame) }
-        onDurable()
+        wake()
     }
 
     /// Publishes a new durable offset or the first failure.
@@ -274,7 +276,7 @@ final class ChunkInstallPipeline: Sendable {
                 return true
             }
         }
-        if moved { onDurable() }
+        if moved { wake() }
     }
 }
 
