@@ -50,14 +50,17 @@ struct ChunkedFixture {
 
     /// Keeps `data` (default: the real manifest) in the store as the download's manifest and plans the install
     /// from nothing as the queue does (every check made before any archive byte is fetched): throws the refusal.
-    func keepManifest(_ data: Data? = nil) throws {
+    /// Returns the checked package and its plan.
+    @discardableResult
+    func keepManifest(_ data: Data? = nil) throws -> (package: ChunkedPackage, plan: ChunkPlan) {
         let bytes = data ?? manifestData
         let product = product(manifest: bytes)
         try store.keepManifest(bytes, of: product, reference: product.manifest!, from: "test")
         let version = manifest.contentVersion.description
         let package = try Planner.checkedPackage(
             manifestPath: store.manifestFile(productID: manifest.productID, version: version).path, product: product)
-        _ = try PlanBuilder(package: package, installed: nil, treePath: tree.path, archiveLength: product.length).run()
+        let plan = try PlanBuilder(package: package, installed: nil, treePath: tree.path, archiveLength: product.length).run()
+        return (package, plan)
     }
 
     /// The tree the download installs into.

@@ -14,12 +14,7 @@ import TestSupport
 struct PlacementWakeTests {
     @Test func theFirstChunkPlacedAfterThePlanIsKeptWakesTheLoop() throws {
         let fixture = try ChunkedFixture.standard(megabytes: 3)
-        let product = fixture.product()
-        try fixture.store.keepManifest(fixture.manifestData, of: product, reference: product.manifest!, from: "test")
-        let manifestPath = fixture.store.manifestFile(
-            productID: fixture.manifest.productID, version: fixture.manifest.contentVersion.description).path
-        let package = try Planner.checkedPackage(manifestPath: manifestPath, product: product)
-        let plan = try PlanBuilder(package: package, installed: nil, treePath: fixture.tree.path, archiveLength: product.length).run()
+        let (package, plan) = try fixture.keepManifest()
         let placed = try PlacedChunks(treePath: fixture.tree.path, chunkCount: package.chunks.count)
         let loop = try PlacementLoop(package: package, plan: plan, treePath: fixture.tree.path, placed: placed, settings: TransferSettings())
         let memory = FrameMemory(budgetBytes: 16 << 20, queuedBytes: 16 << 20, wake: {})
