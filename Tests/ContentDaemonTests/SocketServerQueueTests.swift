@@ -53,18 +53,25 @@ struct SocketServerQueueTests {
 
         // 4 000 state changes of 2 KiB, 32 at a time as the reader keeps up: far more than the sleeper's socket
         // buffers and its 64 queued lines, never more than that for the reader.
-        let readCount = Mutex(0)
-        let reading = Task.detached {
-            var seen: [Int] = []
-            while seen.count < 4000, let message = reader.readMessage(timeout: 20) {
-                if let n = (message["params"] as? [String: Any])?["n"] as? Int { seen.append(n) }
-                readCount.withLock { $0 = seen.count }
+        // The reader has a thread of its own: a busy cooperative pool must not make it the slow client. Once it
+        // stops (dropped, or a read timed out), the producer stops waiting for it.
+        let readCount = Mutex((seen: 0, reading: true))
+        let reading = Task {
+            await OwnThread.run {
+                var seen: [Int] = []
+                while seen.count < 4000, let message = reader.readMessage(timeout: 20) {
+                    if let n = (message["params"] as? [String: Any])?["n"] as? Int { seen.append(n) }
+                    readCount.withLock { $0.seen = seen.count }
+                }
+                readCount.withLock { $0.reading = false }
+                return seen
             }
-            return seen
         }
         for batch in stride(from: 0, to: 4000, by: 32) {
-            let deadline = Date().addingTimeInterval(20)
-            while readCount.withLock({ $0 }) < batch - 32, Date() < deadline { usleep(1000) }
+            let deadline = ContinuousClock.now + .seconds(20)
+            while readCount.withLock({ $0.reading && $0.seen < batch - 32 }), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(1))
+            }
             for index in batch..<min(batch + 32, 4000) { server.post(.broadcast(Self.line(index, pad: 2048), progressOf: nil)) }
         }
         #expect(await reading.value == Array(0..<4000), "the reading client lost or reordered a state change")
