@@ -53,11 +53,11 @@ struct SocketServerQueueTests {
 
         // 4 000 state changes of 2 KiB, 32 at a time as the reader keeps up: far more than the sleeper's socket
         // buffers and its 64 queued lines, never more than that for the reader.
-        // The reader has a thread of its own: a busy cooperative pool must not make it the slow client. Once it
-        // stops (dropped, or a read timed out), the producer stops waiting for it.
+        // The reader has a thread of its own (offPool): a busy cooperative pool must not make it the slow
+        // client. Once it stops (dropped, or a read timed out), the producer stops waiting for it.
         let readCount = Mutex((seen: 0, reading: true))
         let reading = Task {
-            await OwnThread.run {
+            try await offPool {
                 var seen: [Int] = []
                 while seen.count < 4000, let message = reader.readMessage(timeout: 20) {
                     if let n = (message["params"] as? [String: Any])?["n"] as? Int { seen.append(n) }
@@ -74,7 +74,7 @@ struct SocketServerQueueTests {
             }
             for index in batch..<min(batch + 32, 4000) { server.post(.broadcast(Self.line(index, pad: 2048), progressOf: nil)) }
         }
-        #expect(await reading.value == Array(0..<4000), "the reading client lost or reordered a state change")
+        #expect(try await reading.value == Array(0..<4000), "the reading client lost or reordered a state change")
         #expect(sleeper.waitForClose(timeout: 20), "the client that never reads was not dropped")
         let lines = log.lines.withLock { $0 }
         #expect(lines.contains { $0.hasPrefix("warning daemon socket: dropped client ") && $0.contains("messages unread") }, "\(lines)")

@@ -44,25 +44,7 @@ func iapcontent(_ arguments: [String], timeout: Double = 60) throws -> (status: 
 /// Runs the binary to completion on a thread of its own, so waiting for it holds no thread of Swift's cooperative
 /// pool (other suites keep running meanwhile).
 func iapcontentOffPool(_ arguments: [String], timeout: Double = 60) async throws -> (status: Int32, output: String) {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try iapcontent(arguments, timeout: timeout) }) }.start()
-    }
-}
-
-/// Runs blocking work (packing gigabytes, comparing files) on a thread of its own, so it holds no thread of Swift's
-/// cooperative pool: on two cores that pool has two threads, and the suites running alongside need them.
-func offPool<T>(_ work: @escaping () throws -> T) async throws -> T {
-    let handover = OffPoolWork(work: work)
-    return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-        Thread {
-            do { continuation.resume(returning: try handover.work()) } catch { continuation.resume(throwing: error) }
-        }.start()
-    }
-}
-
-/// Blocking work handed to the one thread that runs it (hence `@unchecked Sendable`).
-private struct OffPoolWork<T>: @unchecked Sendable {
-    let work: () throws -> T
+    try await offPool { try iapcontent(arguments, timeout: timeout) }
 }
 
 /// `status --json` of one product (the download's wire form: `error` as `{code, message}`).
