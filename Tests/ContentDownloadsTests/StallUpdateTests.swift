@@ -68,7 +68,7 @@ struct StallUpdateTests {
         var iterator = manager.updates.makeAsyncIterator()
         try await manager.start()
         let watchdog = Task {
-            try await Task.sleep(for: .seconds(30))
+            try await Task.sleep(for: .seconds(120))
             await manager.shutdown()  // ends the updates: the expectations below then fail
         }
         defer { watchdog.cancel() }
