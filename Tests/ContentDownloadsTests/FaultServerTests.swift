@@ -58,7 +58,7 @@ final class FaultServerTests {
         // The server would stay silent for 40 s and then send the rest: a second request from the first MiB proves
         // the download noticed the stall (libcurl's low-speed check, 1 s here) and resumed before the server went on.
         // The watchdog is not that bound: the manager's retry runs on Swift's cooperative pool, which other suites'
-        // blocking waits can hold for tens of seconds on two cores (a 20 s watchdog fired first once in CI).
+        // blocking waits can hold for tens of seconds on two cores, so a watchdog near the retry's own time fails it.
         let r = try await run([.stall(at: mib, seconds: 40)], options: fastOptions(stall: 1), timeout: 120)
         #expect(r.final?.state == .finished)
         try expectVerified(r.record)
