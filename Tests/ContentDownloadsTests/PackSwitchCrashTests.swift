@@ -66,6 +66,31 @@ struct PackSwitchCrashTests {
         #expect(try Data(contentsOf: switched.appendingPathComponent("Contents/Voices/intro.ogg")) == product.files["Contents/Voices#language=fr/intro.ogg"])
     }
 
+    /// A switch killed on its way to French, then a request for the German installed now: the next process resumes
+    /// the French switch when it opens, so the request must cancel it rather than see nothing to do and let it swap
+    /// French in. German stays, `verify` is clean, and nothing is left to resume or in `transfers/`.
+    @Test func aRequestForTheInstalledSelectionCancelsAnInterruptedSwitch() async throws {
+        let killed = try await VoicedProduct.switchToFrenchKilled(at: "extract")
+        let (fixture, product, store) = (killed.fixture, killed.product, killed.store)
+        let id = VoicedProduct.productID
+        let back = ["packs", id, "--select", "language=de", "--catalog", fixture.catalogURL, "--store", store.path]
+        let run = try await iapcontentOffPool(back)
+        #expect(run.status == 0, "\(run.output)")
+
+        let content = try #require(try Store(root: store).contentURL(forProductID: id))
+        let voice = try Data(contentsOf: content.appendingPathComponent("Contents/Voices/intro.ogg"))
+        #expect(voice == product.files["Contents/Voices#language=de/intro.ogg"], "the interrupted switch to French swapped in")
+        #expect(try Store(root: store).installedSelection(productID: id)?.profile.languages.first == "de")
+        #expect(try await iapcontentOffPool(["verify", id, "--store", store.path]).status == 0)
+        let manager = try DownloadManager(store: try Store(root: store))
+        try await manager.start()
+        let pending = await manager.snapshots().filter { $0.state != .cancelled && $0.state != .finished }
+        await manager.shutdown()
+        #expect(pending.isEmpty, "the next process would resume \(pending.map { "\($0.productID) \($0.state)" })")
+        let left = try FileManager.default.contentsOfDirectory(atPath: store.appendingPathComponent("transfers").path)
+        #expect(left.isEmpty, "transfers/ keeps \(left)")
+    }
+
     /// kill -9 at random instants of switches back and forth (`IAPCONTENT_SWITCH_KILLS` of them, 5 by default;
     /// `tools/pack-switch-soak` runs 100): after each, the folder is exactly German or French and `verify` is clean.
     @Test func killSwitchesAtRandomInstants() async throws {

@@ -38,12 +38,11 @@ final class PrivateCATests {
         certificates.remove()
     }
 
-    func download(catalog: String, _ extra: [String]) async throws -> (status: Int32, output: String, seconds: Double, store: URL) {
+    func download(catalog: String, _ extra: [String]) async throws -> (status: Int32, output: String, store: URL) {
         let store = work.url.appendingPathComponent("store-\(UUID().uuidString)")
-        let start = Date()
         let run = try await iapcontentOffPool(
             ["download", "com.example.privateca", "--catalog", catalog, "--store", store.path, "--http2"] + extra, timeout: 60)
-        return (run.status, run.output, Date().timeIntervalSince(start), store)
+        return (run.status, run.output, store)
     }
 
     @Test func installsWithTheCAFile() async throws {
@@ -64,6 +63,10 @@ final class PrivateCATests {
         #expect(run.status != 0, "\(run.output)")
         #expect(run.output.contains("--ca-file PATH"), "\(run.output)")
         #expect(run.output.contains("certificate"), "\(run.output)")
-        #expect(run.seconds < 5, "took \(run.seconds) s: \(run.output)")
+        // "At once": no retry. A certificate no authority signed is a question of trust, not of the network, so the
+        // archive's transfer gives up after its first attempt (the catalog's fetch is a single request anyway).
+        // Counted rather than timed: on a loaded machine the process alone can take seconds to start.
+        if untrusted == "archive" { #expect(run.output.contains("gave up after 1 attempt)"), "\(run.output)") }
+        #expect(!run.output.contains("attempts)"), "\(run.output)")
     }
 }

@@ -81,7 +81,7 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
     package static func network(_ error: CurlError, attempts: Int) -> DownloadError {
         DownloadError(
             code: .network,
-            message: "\(error) (gave up after \(attempts) attempts); \(error.trustAdvice ?? "check the connection and run the command again — it resumes from the bytes on disk")")
+            message: "\(error) (gave up after \(attempts) attempt\(attempts == 1 ? "" : "s")); \(error.trustAdvice ?? "check the connection and run the command again — it resumes from the bytes on disk")")
     }
 
     /// Not enough free space.

@@ -40,6 +40,7 @@ extension ContentQueue {
             throw DownloadError(code: .install, message: "\(productID) has no pack '\(unknown)'; its packs are \(current.map(\.id).joined(separator: ", "))")
         }
         guard let version = store.installedVersion(forProductID: productID) else { return }
+        await settleInterruptedChange(productID: productID, version: version, toward: selection)
         if store.installedSelection(productID: productID) == selection { return }
         let product = try repairableProduct(productID, version: version)
         let (plan, handover) = try await planSameVersion(product, selection: selection, unplannable: "(see the log); try again later")
@@ -48,6 +49,30 @@ extension ContentQueue {
         ])
         try await fetchSameVersion(product, plan: plan, handover: handover)
         if let now = try? packs(productID: productID) { await deliver(.packsChanged(productID: productID, packs: now)) }
+    }
+
+    /// Settles a change of `productID`'s installed `version` that an earlier process left unfinished (`open`
+    /// resumed it) before another change starts: one toward `selection` is waited for; any other is cancelled and
+    /// its files deleted. Without this, a switch killed on its way to `de`, followed by a request for the installed
+    /// `fr`, would see nothing to do and the resumed switch would then swap `de` in; a change to a third selection
+    /// would build its tree where the resumed one is still writing.
+    private func settleInterruptedChange(productID: String, version: ContentVersion, toward selection: PackSelection) async {
+        let changes = manager.updates  // listen first: the download may end before the loop starts
+        guard let pending = await manager.snapshot(of: productID), pending.contentVersion == version.description,
+              [.waiting, .active, .paused, .failed].contains(pending.state)
+        else { return }
+        let tree = store.updateTreeDirectory(productID: productID, version: version.description).path
+        let target = ChunkPlan.load(treePath: tree).map { $0.selection ?? PackSelection() }
+        guard target == selection, pending.state != .failed else {
+            DownloadLog.queue.debug("cancelling an interrupted change for another", metadata: [
+                "product": "\(productID)", "state": "\(pending.state)",
+            ])
+            return await manager.cancelAndWait(productID)
+        }
+        if pending.state == .paused { await manager.resume(productID) }
+        for await snapshot in changes where snapshot.productID == productID && snapshot.contentVersion == version.description {
+            if [.finished, .failed, .cancelled].contains(snapshot.state) { return }  // a failure: the caller plans anew
+        }
     }
 
     /// Starts installing the prefetch packs of `productID` that are not installed, once its transaction's
