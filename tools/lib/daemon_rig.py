@@ -7,7 +7,11 @@ def start_daemon(args, bench):
     """Starts `args.bin daemon` with args.store, args.socket, args.catalog and args.daemon_arg; returns it and a
     connection to its socket once it listens (at most 10 s)."""
     command = [args.bin, "daemon", "--store", args.store, "--socket", args.socket, "--catalog", args.catalog] + args.daemon_arg
-    daemon = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = subprocess.DEVNULL
+    if args.daemon_log:  # debug logging (the connection count, mirrors, stalls) appended, one start after another
+        command.append("--verbose")
+        log = open(args.daemon_log, "ab")
+    daemon = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
     for _ in range(400):
         try:
             conn = socket.socket(socket.AF_UNIX); conn.connect(args.socket)
@@ -32,6 +36,7 @@ def parser(at):
     arguments.add_argument("--at", type=float, default=at); arguments.add_argument("--down-for", type=float, default=3)
     arguments.add_argument("--daemon-arg", action="append", default=[]); arguments.add_argument("--samples")
     arguments.add_argument("--timeout", type=float, default=900)
+    arguments.add_argument("--daemon-log", help="append the daemon's debug log to this file")
     return arguments
 
 

@@ -20,6 +20,8 @@ struct ConnectionTuner: Sendable {
     private var windowBytes: Int64 = 0
     private var previous: (rate: Double, target: Int)?
     private(set) var growing = true
+    /// The throughput of the last window measured (bytes a second; 0 before the first), for the log.
+    private(set) var lastRate: Double = 0
 
     /// The window over which throughput is measured before deciding.
     static let window = 1.0
@@ -29,7 +31,8 @@ struct ConnectionTuner: Sendable {
         target = min(max(1, initial), self.maximum)
     }
 
-    /// Feeds the total bytes received so far at time `now` (seconds); may change ``target``. `busy` says
+    /// Feeds the total bytes received so far at time `now` (seconds), counted as they arrive (whole frames are too
+    /// coarse for a one-second window); may change ``target``. `busy` says
     /// whether the current connections all had work (growing is pointless otherwise).
     mutating func observe(bytes: Int64, now: Double, busy: Bool) {
         guard let start = windowStart else {
@@ -39,6 +42,7 @@ struct ConnectionTuner: Sendable {
         }
         guard now - start >= Self.window else { return }
         let rate = Double(bytes - windowBytes) / (now - start)
+        lastRate = rate
         windowStart = now
         windowBytes = bytes
         guard growing, busy else { return }
