@@ -91,6 +91,24 @@ struct PackSwitchCrashTests {
         #expect(left.isEmpty, "transfers/ keeps \(left)")
     }
 
+    /// A switch killed on its way to French, then a pack requested (`--add hires`): the request starts from the
+    /// switch that was asked for last, so French is installed with the pack, not German.
+    @Test func aPackRequestedAfterAnInterruptedSwitchKeepsTheSwitch() async throws {
+        let killed = try await VoicedProduct.switchToFrenchKilled(at: "extract")
+        let (fixture, product, store) = (killed.fixture, killed.product, killed.store)
+        let id = VoicedProduct.productID
+        let run = try await iapcontentOffPool(["packs", id, "--add", "hires", "--catalog", fixture.catalogURL, "--store", store.path])
+        #expect(run.status == 0, "\(run.output)")
+
+        let content = try #require(try Store(root: store).contentURL(forProductID: id))
+        let voice = try Data(contentsOf: content.appendingPathComponent("Contents/Voices/intro.ogg"))
+        #expect(voice == product.files["Contents/Voices#language=fr/intro.ogg"], "the pack request undid the switch to French")
+        #expect(try Data(contentsOf: content.appendingPathComponent("Contents/HiRes/textures.bin")) == product.files["Contents/HiRes/textures.bin"])
+        #expect(try await iapcontentOffPool(["verify", id, "--store", store.path]).status == 0)
+        let left = try FileManager.default.contentsOfDirectory(atPath: store.appendingPathComponent("transfers").path)
+        #expect(left.isEmpty, "transfers/ keeps \(left)")
+    }
+
     /// kill -9 at random instants of switches back and forth (`IAPCONTENT_SWITCH_KILLS` of them, 5 by default;
     /// `tools/pack-switch-soak` runs 100): after each, the folder is exactly German or French and `verify` is clean.
     @Test func killSwitchesAtRandomInstants() async throws {

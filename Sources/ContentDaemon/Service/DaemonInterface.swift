@@ -72,7 +72,9 @@ enum DaemonInterface {
                 Changes what an installed product holds in one atomic swap that fetches only chunks not on disk: \
                 packs added, packs removed (essential packs stay), and this device's values per variant axis, \
                 most preferred first ({"language": ["fr"]}). Answers once installed, with the packs; on failure the \
-                old selection stays. A change an earlier daemon left unfinished (a crash) is replaced by this one,                 or awaited when it goes to the same selection. Notified like requestPacks.
+                old selection stays. A change an earlier daemon left unfinished (a crash) is replaced by this one, \
+                or awaited when it goes to the same selection; packs and values not given are taken from where that \
+                change was going. Notified like requestPacks.
                 """,
                    params: [productID, param("packs", array(string), required: false), param("remove", array(string), required: false),
                             param("select", ["type": "object", "additionalProperties": array(string)], required: false)],

@@ -19,7 +19,7 @@ extension DaemonMethods {
             return try await queue.packs(productID: params.productID)
         case "changeSelection":
             let params = try request.decodeParams(MethodParams.ChangeSelection.self)
-            let selection = try await Self.selection(params, from: queue.selection(for: params.productID))
+            let selection = try await Self.selection(params, from: queue.changeBase(for: params.productID))
             try await queue.changeSelection(productID: params.productID, to: selection)
             return try await queue.packs(productID: params.productID)
         default:

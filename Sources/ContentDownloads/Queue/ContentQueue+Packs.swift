@@ -12,6 +12,24 @@ extension ContentQueue {
         store.installedSelection(productID: productID) ?? PackSelection(profile: options.deviceProfile)
     }
 
+    /// The selection a change of `productID` starts from: where a change that an earlier process left unfinished is
+    /// going (a client asked for it last; `open` resumed it), else ``selection(for:)``. So a pack requested, or a
+    /// pack removed, after a switch to `fr` that a crash interrupted keeps `fr` instead of undoing the switch.
+    package func changeBase(for productID: String) async -> PackSelection {
+        await interruptedChange(of: productID)?.target ?? selection(for: productID)
+    }
+
+    /// The unfinished download of `productID`'s installed version (a change or a repair an earlier process left,
+    /// which `open` resumed): its state, and the selection its kept plan builds (`nil` before its plan was durable).
+    private func interruptedChange(of productID: String) async -> (state: DownloadState, target: PackSelection?)? {
+        guard let version = store.installedVersion(forProductID: productID),
+              let pending = await manager.snapshot(of: productID), pending.contentVersion == version.description,
+              [.waiting, .active, .paused, .failed].contains(pending.state)
+        else { return nil }
+        let tree = store.updateTreeDirectory(productID: productID, version: version.description).path
+        return (pending.state, ChunkPlan.load(treePath: tree).map { $0.selection ?? PackSelection() })
+    }
+
     /// The packs of installed `productID`, the core pack first (``Store/packStatus(productID:defaultProfile:)``).
     /// - Throws: ``DownloadError`` when the product is not installed from a chunk-indexed archive.
     public func packs(productID: String) throws -> [PackStatus] {
@@ -22,7 +40,7 @@ extension ContentQueue {
     /// keeping every pack and variant installed now. Returns when they are installed.
     /// - Throws: ``DownloadError`` for an unknown pack, a product not installed, or a failed download.
     public func requestPacks(_ ids: Set<String>, productID: String) async throws {
-        var selection = selection(for: productID)
+        var selection = await changeBase(for: productID)
         selection.packs.formUnion(ids)
         try await changeSelection(productID: productID, to: selection)
     }
@@ -58,12 +76,8 @@ extension ContentQueue {
     /// would build its tree where the resumed one is still writing.
     private func settleInterruptedChange(productID: String, version: ContentVersion, toward selection: PackSelection) async {
         let changes = manager.updates  // listen first: the download may end before the loop starts
-        guard let pending = await manager.snapshot(of: productID), pending.contentVersion == version.description,
-              [.waiting, .active, .paused, .failed].contains(pending.state)
-        else { return }
-        let tree = store.updateTreeDirectory(productID: productID, version: version.description).path
-        let target = ChunkPlan.load(treePath: tree).map { $0.selection ?? PackSelection() }
-        guard target == selection, pending.state != .failed else {
+        guard let pending = await interruptedChange(of: productID) else { return }
+        guard pending.target == selection, pending.state != .failed else {
             DownloadLog.queue.debug("cancelling an interrupted change for another", metadata: [
                 "product": "\(productID)", "state": "\(pending.state)",
             ])

@@ -42,7 +42,7 @@ extension IAPContent {
             do {
                 if changes {
                     _ = try await queue.open()
-                    var selection = store.installedSelection(productID: productID) ?? PackSelection(profile: DeviceProfile.system())
+                    var selection = await queue.changeBase(for: productID)
                     selection.packs.formUnion(add)
                     selection.packs.subtract(remove)
                     selection.profile = transfer.applyingSelect(to: selection.profile)
