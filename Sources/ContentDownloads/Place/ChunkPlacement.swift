@@ -73,7 +73,7 @@ final class ChunkPlacement {
                 let part = UnsafeRawBufferPointer(rebasing: bytes[partRange])
                 // Files are created at their full size, so zeros are holes already.
                 if !Self.isAllZero(part) {
-                    try tree.write(part, to: try descriptor(of: written[position]), at: offset, display: package.installPath(written[position]))
+                    try tree.write(part, to: try descriptor(of: written[position]), at: offset, display: package.displayPath(written[position]))
                 }
                 try hash(offset..<(offset + Int64(part.count)), of: written[position], continued: digest.continued[written[position]])
             } catch {
@@ -126,7 +126,7 @@ final class ChunkPlacement {
         hashing[index] = nil
         guard state.hasher.finish() == file.sha256.lowercased() else {
             Store.discardPlan(treePath: tree.path)  // the next attempt builds the tree again
-            throw .archiveMismatch(path: tree.path + "/" + package.installPath(index), reason: "does not match the signed manifest's SHA-256 once written; the download starts over")
+            throw .archiveMismatch(path: tree.path + "/" + package.displayPath(index), reason: "does not match the signed manifest's SHA-256 once written; the download starts over")
         }
         verified.insert(index)
     }
@@ -141,7 +141,7 @@ final class ChunkPlacement {
             let count = pread(fd, buffer.baseAddress, Int(min(Int64(buffer.count), range.upperBound - position)), off_t(position))
             if count < 0, errno == EINTR { continue }
             guard count > 0 else {
-                throw .system(operation: "read", path: tree.path + "/" + package.installPath(index), errno: count < 0 ? errno : EIO)
+                throw .system(operation: "read", path: tree.path + "/" + package.displayPath(index), errno: count < 0 ? errno : EIO)
             }
             hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             position += Int64(count)
@@ -152,7 +152,7 @@ final class ChunkPlacement {
     func release() throws(InstallError) {
         guard let open else { return }
         self.open = nil
-        try tree.finish(open.fd, size: package.files[open.index].size, relative: package.installPath(open.index))
+        try tree.finish(open.fd, size: package.files[open.index].size, relative: package.displayPath(open.index))
     }
 
     /// Whether every byte is zero: the first is, and each equals the next (glibc's `memcmp` runs at memory speed).
@@ -175,12 +175,12 @@ final class ChunkPlacement {
     private func descriptor(of index: Int) throws(InstallError) -> Int32 {
         if let open, open.index == index { return open.fd }
         try release()
-        let path = package.installPath(index)
+        let path = try package.installPath(index)
         let fd = try tree.openFile(path, truncate: false)
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_nlink == 1 else {
             close(fd)
-            throw .archiveMismatch(path: tree.path + "/" + path, reason: "is shared with another file (\(info.st_nlink) links); the update starts over")
+            throw .archiveMismatch(path: tree.path + "/" + path.string, reason: "is shared with another file (\(info.st_nlink) links); the update starts over")
         }
         open = (index, fd)
         return fd

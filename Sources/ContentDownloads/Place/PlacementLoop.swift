@@ -106,11 +106,11 @@ final class PlacementLoop: ChunkInstallStage, @unchecked Sendable {
             try placed.markDurable()
             let folder = try InstalledFolder(path: tree.path, seal: nil)
             for index in plan.written where !placement.verified.contains(index)
-                && !folder.holds(package.files[index], at: package.installPath(index))
+                && !folder.holds(package.files[index], at: package.displayPath(index))
             {
                 Store.discardPlan(treePath: tree.path)  // the next attempt builds the tree again
                 throw .archiveMismatch(
-                    path: tree.path + "/" + package.installPath(index),
+                    path: tree.path + "/" + package.displayPath(index),
                     reason: "does not match the signed manifest's SHA-256 once written; the download starts over")
             }
             return .success(())

@@ -1,3 +1,4 @@
+internal import ContentPackaging
 internal import SystemSupport
 internal import CLinuxSystem
 import Glibc
@@ -47,17 +48,17 @@ final class StagingTree {
     }
 
     /// Makes the folder `relative` (and its parents) if missing.
-    func makeDirectory(_ relative: String) throws(InstallError) {
-        close(try openFolder(relative.split(separator: "/").map(String.init)[...]))
+    func makeDirectory(_ relative: InstallPath) throws(InstallError) {
+        close(try openFolder(relative.components.map(String.init)[...]))
     }
 
     /// Opens the file `relative` for writing and reading back (created `0644` if missing; emptied when `truncate`); the
     /// caller owns the descriptor.
-    func openFile(_ relative: String, truncate: Bool) throws(InstallError) -> Int32 {
-        let components = relative.split(separator: "/").map(String.init)
+    func openFile(_ relative: InstallPath, truncate: Bool) throws(InstallError) -> Int32 {
+        let components = relative.components.map(String.init)
         let folder = components.dropLast()
         let parentFD = try parentFolder(folder)
-        let display = path + "/" + relative
+        let display = path + "/" + relative.string
         var file = openat(parentFD, components.last!, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         if file >= 0 {
             changedFolders.insert(folder.joined(separator: "/"))
@@ -71,12 +72,12 @@ final class StagingTree {
 
     /// Makes `relative` a second link to the file `name` in the open folder `directory` (an unchanged file of
     /// the installed version: same file system, no copy).
-    func link(_ name: String, in directory: Int32, as relative: String) throws(InstallError) {
-        let components = relative.split(separator: "/").map(String.init)
+    func link(_ name: String, in directory: Int32, as relative: InstallPath) throws(InstallError) {
+        let components = relative.components.map(String.init)
         let folder = components.dropLast()
         let parentFD = try parentFolder(folder)
         guard linkat(directory, name, parentFD, components.last!, 0) == 0 else {
-            throw spaceError(errno) ?? .system(operation: "link", path: path + "/" + relative, errno: errno)
+            throw spaceError(errno) ?? .system(operation: "link", path: path + "/" + relative.string, errno: errno)
         }
         changedFolders.insert(folder.joined(separator: "/"))
     }
@@ -121,15 +122,15 @@ final class StagingTree {
     /// it, and closes it. The next ``sync()`` makes every file created so far durable with one `syncfs` of the tree's
     /// file system instead of an fsync each: a plan creates every file it writes before the first chunk arrives,
     /// and an fsync of a new file is a journal commit of its own.
-    func create(_ relative: String, size: Int64) throws(InstallError) {
+    func create(_ relative: InstallPath, size: Int64) throws(InstallError) {
         let file = try openFile(relative, truncate: true)
         createdSinceSync = true
         if ftruncate(file, off_t(size)) != 0 {
             let code = errno
             close(file)
-            throw spaceError(code) ?? .system(operation: "truncate", path: path + "/" + relative, errno: code)
+            throw spaceError(code) ?? .system(operation: "truncate", path: path + "/" + relative.string, errno: code)
         }
-        if close(file) != 0 { throw .system(operation: "close", path: path + "/" + relative, errno: errno) }
+        if close(file) != 0 { throw .system(operation: "close", path: path + "/" + relative.string, errno: errno) }
     }
 
     /// Makes everything written so far durable: the created files (one `syncfs`), the finished files, `open`
@@ -165,6 +166,12 @@ final class StagingTree {
             let parentRelative = relative
             relative = relative.isEmpty ? component : relative + "/" + component
             let display = path + "/" + relative
+            // Every path arrives as an ``InstallPath``; this holds the walk itself to the same rule, so no
+            // component can lead out of the tree whoever calls it.
+            guard !component.isEmpty, component != ".", component != "..", !component.utf8.contains(0) else {
+                close(current)
+                throw .refusedManifest(path: display, reason: "has an empty, '.' or '..' component; nothing is written outside the tree")
+            }
             var next: Int32?
             do throws(InstallError) {
                 next = try FileSystemCalls.openDirectory(in: current, component, display: display)

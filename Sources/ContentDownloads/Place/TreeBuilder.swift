@@ -83,17 +83,23 @@ struct TreeBuilder {
     /// Makes the tree's folders, links every unchanged file to the installed one, and creates every written file
     /// at its full size.
     private func populate(_ tree: StagingTree) throws(InstallError) {
-        for directory in decision.directories { try tree.makeDirectory(directory) }
+        for directory in decision.directories {
+            let checked: InstallPath
+            do { checked = try InstallPath(directory) } catch {
+                throw .refusedManifest(path: package.manifestDisplay, reason: "lists the folder \(error); the publisher must pack and publish it again")
+            }
+            try tree.makeDirectory(checked)
+        }
         for link in decision.draft.links {
             guard let (chunks, folder) = installed else { break }
             let installedPath = chunks.manifest.files[link.installedFile].path
             let made: Void? = try folder.withParent(of: installedPath) { parent, name throws(InstallError) in
-                try tree.link(name, in: parent, as: package.installPath(link.file))
+                try tree.link(name, in: parent, as: try package.installPath(link.file))
             }
             guard made != nil else { throw .system(operation: "link", path: folder.path + "/" + installedPath, errno: ENOENT) }
         }
         for index in decision.draft.written {
-            try tree.create(package.installPath(index), size: package.files[index].size)
+            try tree.create(try package.installPath(index), size: package.files[index].size)
         }
     }
 

@@ -20,14 +20,16 @@ struct ChunkedPackage: Sendable {
     let largestFrame: Int
     /// The longest chunk, which sizes the decode buffer.
     let largestChunk: Int
+    /// The manifest as messages name it.
+    let manifestDisplay: String
     /// The packs and variants this download installs (``select(_:)``); `nil`: every file, at its path.
     private(set) var selection: PackSelection?
     /// The files the selection installs (indices, stream order), or `nil` for every file.
     private(set) var selectedFiles: [Int]?
     /// The folders the selection installs, at their install paths (`nil` with ``selectedFiles``).
     private(set) var selectedDirectories: [String]?
-    /// The install path of each selected file whose path names a variant.
-    private var installPaths: [Int: String] = [:]
+    /// The install path of each selected file whose path names a variant, checked when the selection was applied.
+    private var installPaths: [Int: InstallPath] = [:]
 
     /// Checks `manifest` against the archive the catalog promised (`expectedLength`, `expectedSHA256`).
     /// - Throws: ``InstallError/archiveMismatch(path:reason:)`` naming the first problem and what to do.
@@ -54,6 +56,7 @@ struct ChunkedPackage: Sendable {
             throw refuse("\(file.path)'s data offset \(file.dataOffset!) is not on a 512-byte tar block")
         }
         self.manifest = manifest
+        manifestDisplay = display
         self.chunks = chunks
         self.files = files
         streamLength = chunks.last!.uncompressedOffset + chunks.last!.uncompressedLength
@@ -62,8 +65,18 @@ struct ChunkedPackage: Sendable {
     }
 
     /// Where file `index` is written in the tree: its install path (`Contents/Voices/a.ogg` for
-    /// `Contents/Voices#language=de/a.ogg`), which is its path for a product without variants.
-    func installPath(_ index: Int) -> String { installPaths[index] ?? files[index].path }
+    /// `Contents/Voices#language=de/a.ogg`), which is its path for a product without variants. Checked here, right
+    /// before a writer uses it, whatever check the manifest's decoder or the selection made before.
+    /// - Throws: ``InstallError/refusedManifest(path:reason:)`` for a path that is not an ``InstallPath``.
+    func installPath(_ index: Int) throws(InstallError) -> InstallPath {
+        if let mapped = installPaths[index] { return mapped }
+        do { return try InstallPath(files[index].path) } catch {
+            throw .refusedManifest(path: manifestDisplay, reason: "lists \(error); the publisher must pack and publish it again")
+        }
+    }
+
+    /// File `index`'s install path as messages show it (not checked: never handed to a writer).
+    func displayPath(_ index: Int) -> String { installPaths[index]?.string ?? files[index].path }
 
     /// Applies `selection` to a manifest that declares packs or variants (one without is installed whole, as
     /// always): from here on the plan writes only the selected files, at their install paths.
@@ -75,9 +88,15 @@ struct ChunkedPackage: Sendable {
         if let problem = content.problems.first {
             throw .refusedManifest(path: display, reason: "declares packs or variants this client refuses: \(problem); the publisher must fix ContentInfo.plist, pack and publish again")
         }
+        var checked: [Int: InstallPath] = [:]
+        for (index, path) in content.installPaths {
+            do { checked[index] = try InstallPath(path) } catch {
+                throw .refusedManifest(path: display, reason: "maps \(files[index].path) to \(error); the publisher must rename it, pack and publish again")
+            }
+        }
         self.selection = selection
         selectedFiles = content.files
-        installPaths = content.installPaths
+        installPaths = checked
         selectedDirectories = manifest.selecting(content).directories
     }
 

@@ -55,43 +55,68 @@ extension PackDeclaration {
 
 extension PackDeclaration.Axis {
     /// A fallback cycle, as the values met on it (first value repeated at the end), or `nil`.
+    ///
+    /// A depth-first walk with an explicit stack, not recursion: a chain as long as a manifest can hold (hundreds of
+    /// thousands of steps) must be refused, not overflow the thread's stack.
     public func fallbackCycle() -> [String]? {
         var state: [String: Bool] = [:]  // false: on the current path, true: done
         var path: [String] = []
-        func visit(_ value: String) -> [String]? {
-            if state[value] == true { return nil }
-            if state[value] == false {
-                return Array(path[path.firstIndex(of: value)!...]) + [value]
+        var stack: [(value: String, next: Int)] = []  // each value on the path and the next target to visit
+        for start in fallback.keys.sorted() where state[start] == nil {
+            state[start] = false
+            path.append(start)
+            stack.append((start, 0))
+            while let top = stack.last {
+                let targets = fallback[top.value] ?? []
+                guard top.next < targets.count else {
+                    stack.removeLast()
+                    path.removeLast()
+                    state[top.value] = true
+                    continue
+                }
+                stack[stack.count - 1].next += 1
+                let next = targets[top.next]
+                switch state[next] {
+                case true?: continue
+                case false?: return Array(path[path.firstIndex(of: next)!...]) + [next]
+                case nil:
+                    state[next] = false
+                    path.append(next)
+                    stack.append((next, 0))
+                }
             }
-            state[value] = false
-            path.append(value)
-            for next in fallback[value] ?? [] { if let cycle = visit(next) { return cycle } }
-            path.removeLast()
-            state[value] = true
-            return nil
         }
-        for value in fallback.keys.sorted() { if let cycle = visit(value) { return cycle } }
         return nil
     }
 
     /// The values to try, in order, for a device preferring `preferred`: each preferred value, its declared
     /// fallbacks (depth first), and for `language` its shorter forms (`pt-BR` → `pt`); then the default. Values
     /// compare case-insensitively, and `_` is `-` for languages (`pt_BR` is `pt-BR`).
+    ///
+    /// An explicit stack, not recursion, and each value once: any declaration, however deep, gives a chain no
+    /// longer than its distinct values.
     public func chain(preferring preferred: [String]) -> [String] {
         var chain: [String] = []
         var seen = Set<String>()
-        func add(_ value: String) {
+        var table: [String: [String]] = [:]
+        for (from, targets) in fallback.sorted(by: { $0.key < $1.key }) { table[normalized(from)] = table[normalized(from)] ?? targets }
+        // Values still to add, last first; a value's followers are pushed in reverse so they come out in order.
+        var pending: [String] = []
+        func expand(_ value: String) {
             let key = normalized(value)
             guard seen.insert(key).inserted else { return }
             chain.append(value)
-            for next in fallback.first(where: { normalized($0.key) == key })?.value ?? [] { add(next) }
+            var followers = table[key] ?? []
             if name == "language" {
                 let parts = key.split(separator: "-")
-                if parts.count > 1 { add(parts.dropLast().joined(separator: "-")) }
+                if parts.count > 1 { followers.append(parts.dropLast().joined(separator: "-")) }
             }
+            pending.append(contentsOf: followers.reversed())
         }
-        for value in preferred { add(value) }
-        if let defaultValue { add(defaultValue) }
+        for value in preferred + [defaultValue].compactMap({ $0 }) {
+            expand(value)
+            while let next = pending.popLast() { expand(next) }
+        }
         return chain
     }
 

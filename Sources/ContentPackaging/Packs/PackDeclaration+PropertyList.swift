@@ -40,7 +40,8 @@ extension PackDeclaration {
             }
         }
         let declaration = PackDeclaration(packs: packs, axes: axes)
-        problems += declaration.overlapProblems()
+        let sizes = declaration.sizeProblems().filter { $0.key != "Packs" }  // the pack count is reported above
+        problems += sizes.isEmpty ? declaration.overlapProblems() : sizes
         return (declaration, problems)
     }
 
@@ -112,15 +113,29 @@ extension PackDeclaration {
     }
 
     /// Two declared paths where one is the other or lies below it: a file would belong to two packs.
+    ///
+    /// Each path's ancestors are looked up in a table of every declared path, so the cost is the paths' total
+    /// length, not their count squared.
     func overlapProblems() -> [PackProblem] {
         var problems: [PackProblem] = []
-        let all = packs.flatMap { pack in pack.paths.map { (pack.id, $0) } }.sorted { $0.1 < $1.1 }
-        for (index, (id, path)) in all.enumerated() {
-            for (otherID, other) in all[(index + 1)...] where Self.isWithin(Substring(other), path) {
-                let what = other == path ? "is listed twice" : "holds \(other)"
+        let all = packs.flatMap { pack in pack.paths.map { (id: pack.id, path: $0) } }.sorted { $0.path < $1.path }
+        var owners: [String: [String]] = [:]
+        for (id, path) in all { owners[path, default: []].append(id) }
+        var reportedTwice = Set<String>()
+        for (id, path) in all {
+            if let ids = owners[path], ids.count > 1, reportedTwice.insert(path).inserted {
                 problems.append(PackProblem(
-                    key: "Packs.\(id).Paths",
-                    message: "\(path) \(what) (pack \(otherID)); packs may not overlap — list each folder in one pack"))
+                    key: "Packs.\(ids[0]).Paths",
+                    message: "\(path) is listed twice (pack \(ids[1])); packs may not overlap — list each folder in one pack"))
+            }
+            var ancestor = Substring(path)
+            while let slash = ancestor.lastIndex(of: "/") {
+                ancestor = ancestor[..<slash]
+                for outer in owners[String(ancestor)] ?? [] {
+                    problems.append(PackProblem(
+                        key: "Packs.\(outer).Paths",
+                        message: "\(ancestor) holds \(path) (pack \(id)); packs may not overlap — list each folder in one pack"))
+                }
             }
         }
         return problems

@@ -54,6 +54,14 @@ public struct SelectedContent: Sendable {
     /// core pack without variants, whatever its names hold: every file, at its path.
     public init(manifest: PackageManifest, selection: PackSelection) {
         let declaration = manifest.packs ?? PackDeclaration()
+        // A declaration a client refuses is not applied: nothing it says (a pack declared twice, a chain of any
+        // depth) is walked, and the problems say why the manifest is refused.
+        let declared = declaration.problems()
+        guard declared.isEmpty else {
+            (files, installPaths, chosen, packs, problems) = ([], [:], [:], [], declared)
+            layout = VariantLayout(paths: [], declaration: PackDeclaration())
+            return
+        }
         var paths = manifest.files.map { (path: $0.path, isFolder: false) }
         paths += (manifest.directories ?? []).map { (path: $0, isFolder: true) }
         let layout = manifest.packs == nil ? VariantLayout(paths: [], declaration: declaration) : VariantLayout(paths: paths, declaration: declaration)
@@ -71,7 +79,7 @@ public struct SelectedContent: Sendable {
         }
         let wanted = selection.installedPacks(of: declaration)
         var files: [Int] = [], renamed: [Int: String] = [:]
-        var sizes = Dictionary(uniqueKeysWithValues: declaration.packIDs.map { ($0, (files: 0, bytes: Int64(0))) })
+        var sizes = Dictionary(declaration.packIDs.map { ($0, (files: 0, bytes: Int64(0))) }, uniquingKeysWith: { first, _ in first })
         for (index, file) in manifest.files.enumerated() {
             let placement = layout.placement(of: file.path)
             guard placement.choices.allSatisfy({ chosen[$0.group] == .some($0.value) }) else { continue }
@@ -89,7 +97,7 @@ public struct SelectedContent: Sendable {
             let size = sizes[id] ?? (0, 0)
             return PackSize(id: id, policy: declaration.policy(ofPack: id) ?? .essential, selected: wanted.contains(id), files: size.files, bytes: size.bytes)
         }
-        problems = declaration.problems() + layout.problems
+        problems = layout.problems
         self.layout = layout
     }
 

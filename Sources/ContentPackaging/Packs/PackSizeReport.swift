@@ -41,7 +41,7 @@ public struct PackSizeReport: Sendable, Equatable, Codable {
             entry.chunks.formUnion(manifest.chunkIndices(holding: index).filter { counting?.contains($0) ?? true })
             groups[key] = entry
         }
-        let order = Dictionary(uniqueKeysWithValues: declaration.packIDs.enumerated().map { ($1, $0) })
+        let order = Dictionary(declaration.packIDs.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         lines = groups.values.sorted { lhs, rhs in
             (order[lhs.pack] ?? 0, lhs.variant ?? "") < (order[rhs.pack] ?? 0, rhs.variant ?? "")
         }.map { entry in

@@ -38,6 +38,7 @@ struct VariantLayout: Sendable {
         for (path, _) in paths {
             for (key, value) in placement(of: path).choices where value == nil { groups[key]?.hasUntagged = true }
         }
+        checkInstallPaths(paths.lazy.map(\.path))
         checkPacks(paths: paths.lazy.filter { !$0.isFolder }.map(\.path), declaration: declaration)
     }
 
@@ -62,7 +63,13 @@ struct VariantLayout: Sendable {
         for (index, component) in components.enumerated() {
             let (name, tag) = VariantTag.split(component: component)
             install += install.isEmpty ? String(name) : "/" + name
-            guard let tag else { continue }
+            guard let tag else {
+                if let problem = Self.malformedTag(component, declaration: declaration) {
+                    problems.append(PackProblem(key: nil, path: path, message: problem))
+                    return
+                }
+                continue
+            }
             guard index >= 1, components[0] == "Contents" else {
                 problems.append(PackProblem(key: nil, path: path, message: "only paths below Contents/ can be variants; ContentInfo.plist and Contents itself are the same for every device"))
                 return
@@ -78,11 +85,56 @@ struct VariantLayout: Sendable {
                     problems.append(PackProblem(key: nil, path: path, message: "collides: variants of \(install) use \(what); one path's variants share one axis and one kind"))
                     return
                 }
-                group.values[Self.compared(tag.value, tag.axis)] = group.values[Self.compared(tag.value, tag.axis)] ?? tag.value
+                let compared = Self.compared(tag.value, tag.axis)
+                if let spelled = group.values[compared], spelled != tag.value {
+                    problems.append(PackProblem(key: nil, path: path, message: "collides with the variant '\(tag.axis)=\(spelled)' of \(install): a device reads '\(tag.value)' and '\(spelled)' as one value; keep one spelling"))
+                    return
+                }
+                group.values[compared] = tag.value
                 groups[install] = group
             } else {
                 groups[install] = Group(axis: tag.axis, values: [Self.compared(tag.value, tag.axis): tag.value], isFolder: folder)
             }
+        }
+    }
+
+    /// A component that reads as a variant tag of a known axis but is not a well-formed one (`Voices#language=..`,
+    /// `#language=de`): a name the author surely meant as a variant, which would otherwise install under its
+    /// literal name. `nil` for a well-formed tag or a name with no such suffix (a `#` elsewhere is a character).
+    static func malformedTag(_ component: Substring, declaration: PackDeclaration) -> String? {
+        guard let hash = component.lastIndex(of: "#") else { return nil }
+        let name = component[..<hash], suffix = component[component.index(after: hash)...]
+        let parts = suffix.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, declaration.axis(named: String(parts[0])) != nil else { return nil }
+        if name.isEmpty { return "'\(component)' names a variant of nothing: put the install name before '#', e.g. Voices#\(suffix)" }
+        return "'\(component)' is not a variant name: '\(parts[1])' is not a value (1 to 64 letters, digits, '-', '_' or '.', not '.' or '..')"
+    }
+
+    /// Every path's install path must be one (``InstallPath``: no `.` or `..` component — `..#language=de` maps to
+    /// `..` —, inside `Contents/`), and no two paths may install at one place for the same choices, or at places a
+    /// case-insensitive or normalizing file system takes for one (``PathRules/collisionKey(_:)``).
+    private mutating func checkInstallPaths(_ paths: some Sequence<String>) {
+        var spellings: [String: String] = [:]  // collision key of an install path → its first spelling
+        var owners: [String: String] = [:]  // install path and choices → the path that installs there
+        for path in paths {
+            let placement = placement(of: path)
+            if placement.installPath != path, let problem = InstallPath.problem(placement.installPath) {
+                problems.append(PackProblem(key: nil, path: path, message: "installs at '\(placement.installPath)', which \(problem); rename it"))
+                continue
+            }
+            let key = PathRules.collisionKey(placement.installPath)
+            if let other = spellings[key], other != placement.installPath {
+                problems.append(PackProblem(key: nil, path: path, message: "installs at '\(placement.installPath)', which collides with '\(other)' on case-insensitive or normalizing file systems; rename one"))
+                continue
+            }
+            spellings[key] = placement.installPath
+            guard placement.installPath != path else { continue }  // as packed: the folder's own check passed it
+            let choices = placement.choices.map { "\($0.group)\u{0}\($0.value ?? "")" }.joined(separator: "\u{0}")
+            if let other = owners[key + "\u{1}" + choices], other != path {
+                problems.append(PackProblem(key: nil, path: path, message: "installs at '\(placement.installPath)' for the same choice as \(other); rename one"))
+                continue
+            }
+            owners[key + "\u{1}" + choices] = path
         }
     }
 
