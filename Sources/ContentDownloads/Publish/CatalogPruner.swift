@@ -7,9 +7,12 @@ internal import SystemSupport
 /// `catalogs/` and `probes/` that neither the live `catalog.json` nor the last `keep` published catalogs (by
 /// catalogVersion, from the history `catalogs/<sha256>.json` the publisher keeps) reference.
 ///
-/// Never touches `catalog.json` or `catalog.json.sig`, nor an object written less than ``minimumAge`` ago (a
-/// publish under way may have sent it and not switched yet). It reads the live catalog again just before
-/// deleting and stops when a publish switched it meanwhile.
+/// Never deletes `catalog.json`, `catalog.json.sig`, the live catalog's `signatures/<sha256>.sig` and
+/// `catalogs/<sha256>.json`, anything the live catalog or the last `keep` catalogs name, nor an object written less
+/// than ``minimumAge`` ago (a publish under way may have sent it and not switched yet); nor anything outside the
+/// five folders (the listing refuses a key that is not under the folder asked for, see
+/// ``ObjectStoreClient/list(_:)``). The protected names are checked again right before each DELETE, whatever the
+/// listing said. It reads the live catalog again just before deleting and stops when a publish switched it meanwhile.
 package struct CatalogPruner {
     /// The object store.
     package let client: ObjectStoreClient
@@ -38,6 +41,40 @@ package struct CatalogPruner {
         package var deletedBytes: Int64 = 0
         /// Unreferenced objects kept because they are younger than the minimum age.
         package var youngObjects = 0
+    }
+
+    /// The folders under the prefix whose unreferenced objects are deleted.
+    static let folders = ["archives/", "manifests/", "signatures/", "catalogs/", ConditionalWriteProbe.folder]
+
+    /// The last check before a DELETE, whatever the listing and the reference sets said: the object is in one of
+    /// ``CatalogPruner/folders``, its full key is `prefix/` + its name, its name has no empty, `.` or `..` segment,
+    /// and it is none of the protected names (the two catalog files, the live catalog's signature and history
+    /// entry, and everything a kept catalog names).
+    struct DeletionGuard {
+        /// Names never deleted.
+        let protected: Set<String>
+        /// `prefix/` (empty at the bucket's root).
+        let keyPrefix: String
+
+        /// - Throws: ``PublishError`` naming the object and why it stays; the prune stops there.
+        func check(_ object: ObjectStoreClient.ListedObject, location: ObjectStoreLocation) throws(PublishError) {
+            let name = object.name
+            let reason: String?
+            if protected.contains(name) {
+                reason = "the live catalog or a kept one needs it"
+            } else if object.key != keyPrefix + name {
+                reason = "its listed key \(ObjectStoreClient.quoted(object.key)) is not the prefix and its name"
+            } else if !CatalogPruner.folders.contains(where: { name.utf8.starts(with: $0.utf8) && name.utf8.count > $0.utf8.count }) {
+                reason = "it is not in \(CatalogPruner.folders.joined(separator: ", "))"
+            } else if let problem = ObjectStoreClient.keyProblem(object.key, under: keyPrefix) {
+                reason = "its key \(problem)"
+            } else {
+                reason = nil
+            }
+            if let reason {
+                throw PublishError("prune refuses to delete s3://\(location.bucket)/\(ObjectStoreClient.quoted(object.key).dropFirst().dropLast()): \(reason); stopped there (check the endpoint \(location.serverName))")
+            }
+        }
     }
 
     /// Prunes.
@@ -69,9 +106,19 @@ package struct CatalogPruner {
                 if let manifest = product.manifest { referenced.insert(manifest.path) }
             }
         }
+        let liveSHA = SHA256.hash(data: live.data).lowercaseHex
+        var protected: Set<String> = [
+            Catalog.fileName, Catalog.signatureFileName,
+            Catalog.signaturePath(catalogSHA256: liveSHA), Catalog.historyPath(catalogSHA256: liveSHA),
+        ]
+        for product in liveCatalog.products {
+            protected.insert(product.path)
+            if let manifest = product.manifest { protected.insert(manifest.path) }
+        }
+        let guardRail = DeletionGuard(protected: protected.union(referenced), keyPrefix: location.key(""))
         var summary = Summary(keptCatalogs: Set(kept.map(\.0)).count)
         var doomed: [ObjectStoreClient.ListedObject] = []
-        for folder in ["archives/", "manifests/", "signatures/", "catalogs/", ConditionalWriteProbe.folder] {
+        for folder in Self.folders {
             for object in try client.list(folder) where !referenced.contains(object.name) {
                 guard let written = object.lastModified, now.timeIntervalSince(written) >= minimumAge else {
                     summary.youngObjects += 1
@@ -80,11 +127,16 @@ package struct CatalogPruner {
                 doomed.append(object)
             }
         }
+        // Every deletion is checked before the first one: a refusal deletes nothing.
+        for object in doomed { try guardRail.check(object, location: location) }
         guard try client.get(Catalog.fileName)?.data == live.data else {
             throw PublishError("\(location.displayName(Catalog.fileName)) changed while prune read the bucket (a publish ran); nothing was deleted: run prune again")
         }
         for object in doomed {
-            if !dryRun { try client.delete(object.name) }
+            if !dryRun {
+                try guardRail.check(object, location: location)
+                try client.delete(object.name)
+            }
             summary.deletedObjects += 1
             summary.deletedBytes += max(object.length, 0)
             onDelete(object)

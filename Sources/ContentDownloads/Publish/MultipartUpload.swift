@@ -21,7 +21,9 @@ struct MultipartUpload {
         let what = location.displayName(name)
         let started = try client.send(ObjectRequest(
             .post, url: location.url(name, query: [("uploads", "")]), headers: headers, what: what))
-        guard started.isSuccess, let uploadID = XMLFields.first("UploadId", in: String(decoding: started.body, as: UTF8.self)) else {
+        guard started.isSuccess, case .success(let result) = S3XML.parse(started.body),
+              result.name == "InitiateMultipartUploadResult", let uploadID = result.value("UploadId"), !uploadID.isEmpty
+        else {
             throw client.refusal(started, "POST (start multipart upload)", name)
         }
         let etags: [String]
@@ -33,7 +35,7 @@ struct MultipartUpload {
         }
         var xml = "<CompleteMultipartUpload>"
         for (index, etag) in etags.enumerated() {
-            xml += "<Part><PartNumber>\(index + 1)</PartNumber><ETag>\(XMLFields.escape(etag))</ETag></Part>"
+            xml += "<Part><PartNumber>\(index + 1)</PartNumber><ETag>\(S3XML.escape(etag))</ETag></Part>"
         }
         xml += "</CompleteMultipartUpload>"
         let completeURL = location.url(name, query: [("uploadId", uploadID)])
@@ -48,16 +50,16 @@ struct MultipartUpload {
             abort(name, uploadID: uploadID)
             return .preconditionFailed
         }
-        let text = String(decoding: done.body, as: UTF8.self)
-        // S3 may answer 200 and still fail the completion, in the body.
-        guard done.isSuccess, !text.contains("<Error>") else {
+        // S3 may answer 200 and still fail the completion, in the body: only a CompleteMultipartUploadResult is success.
+        guard done.isSuccess, case .success(let result) = S3XML.parse(done.body), result.name == "CompleteMultipartUploadResult" else {
             abort(name, uploadID: uploadID)
             throw client.refusal(done, "POST (complete multipart upload)", name)
         }
-        return .written(etag: XMLFields.first("ETag", in: text))
+        return .written(etag: result.value("ETag"))
     }
 
-    /// Sends every part, `parallel` at a time, each retried up to three times; their ETags in part order.
+    /// Sends every part, `parallel` at a time, each retried up to three times (not after a timeout); their ETags in
+    /// part order.
     private func sendParts(_ name: String, uploadID: String, path: String, length: Int64) throws(PublishError) -> [String] {
         let location = client.location
         let count = Int((length + partSize - 1) / partSize)
@@ -97,7 +99,8 @@ struct MultipartUpload {
                 }
                 let failure = result == CURLE_OK
                     ? client.refusal(response, "PUT (part \(part + 1))", name) : transfer.failure(result)
-                guard attempts[part] < 4, result != CURLE_OK || ObjectStoreClient.isTransient(response.status) else {
+                // A part that timed out is not retried (as every request of the client): the message says which timeout.
+                guard attempts[part] < 4, !transfer.timedOut, result != CURLE_OK || ObjectStoreClient.isTransient(response.status) else {
                     throw failure
                 }
                 Thread.sleep(forTimeInterval: 0.25 * Double(1 << attempts[part]))

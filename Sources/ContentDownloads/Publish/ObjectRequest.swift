@@ -65,13 +65,7 @@ package struct ObjectResponse: Sendable {
 
     /// The S3 error `Code` and `Message` of an XML error body, for messages (`HTTP <status>` when there are none).
     package var errorSummary: String {
-        let text = String(decoding: body.prefix(4096), as: UTF8.self)
-        let code = XMLFields.first("Code", in: text)
-        let message = XMLFields.first("Message", in: text)
-        switch (code, message) {
-        case let (code?, message?): return "HTTP \(status) \(code): \(message)"
-        case let (code?, nil): return "HTTP \(status) \(code)"
-        default: return "HTTP \(status)"
-        }
+        guard let error = S3XML.error(in: body.prefix(64 << 10)) else { return "HTTP \(status)" }
+        return "HTTP \(status) \(error.code)" + (error.message.map { ": \($0)" } ?? "")
     }
 }

@@ -1,10 +1,12 @@
-internal import Foundation
+package import Foundation
 
 /// The object-store calls a publisher makes, each one blocking request on the caller's thread: read (GET, HEAD),
 /// conditional writes (create-only `If-None-Match: *`, compare-and-swap `If-Match`), delete and list.
 ///
 /// Transient failures (connection errors, 5xx, 429) are retried three times with growing pauses; a retried
 /// conditional write that had in fact landed comes back as 412, which every caller checks against what it wrote.
+/// Every request has a connect timeout (``connectTimeout``) and a stall timeout (``stallTimeout``); a request
+/// that hits one fails at once with a message saying which, and is not retried.
 ///
 /// - Important: Not thread-safe; one thread uses it (the multipart upload runs its parts in one multi handle
 ///   on that same thread).
@@ -19,6 +21,17 @@ package final class ObjectStoreClient {
     let caFile: String?
     /// The largest body read from an answer (a catalog, a listing page, an error document).
     static let responseLimit = 16 << 20
+    /// Seconds a connection may take to open before the request fails (15 by default; a test sets 1).
+    package var connectTimeout: TimeInterval = 15
+    /// Seconds a request may move less than one byte a second before it fails as stalled (30 by default; a
+    /// test sets 1). Together with ``connectTimeout``, a server that never answers stops a command with a message
+    /// naming it instead of holding it forever.
+    package var stallTimeout: TimeInterval = 30
+    /// Pages one listing may take (10 000 by default, ten million objects at S3's 1 000 a page): a server that
+    /// answers "more follows" forever is refused, not followed.
+    package var maximumListPages = 10_000
+    /// Objects one listing may hold (one million by default, about 200 MB of names in memory); more is refused.
+    package var maximumListedObjects = 1_000_000
 
     /// A client for `location`, signing with `credentials`, trusting `caFile` (else the system's CAs) for https;
     /// `afterRequest` sees every request once done.
@@ -44,7 +57,9 @@ package final class ObjectStoreClient {
             switch outcome {
             case .success(let response) where !Self.isTransient(response.status) || attempt >= 4:
                 return response
-            case .failure(let error) where attempt >= 4:
+            case .failure(let error) where attempt >= 4 || transfer.timedOut:
+                // A timeout is not retried: a server that does not answer for the connect or stall time is
+                // reported at once, not after four times that.
                 throw error
             default:
                 Thread.sleep(forTimeInterval: 0.25 * Double(1 << attempt))
@@ -69,7 +84,7 @@ package final class ObjectStoreClient {
     func get(_ name: String) throws(PublishError) -> (data: Data, etag: String?)? {
         let response = try send(ObjectRequest(.get, url: location.url(name), what: location.displayName(name)))
         if response.status == 404 { return nil }
-        if response.status == 403, XMLFields.first("Code", in: String(decoding: response.body, as: UTF8.self)) == "AccessDenied" {
+        if response.status == 403, S3XML.error(in: response.body)?.code == "AccessDenied" {
             return nil
         }
         guard response.isSuccess else { throw refusal(response, "GET", name) }

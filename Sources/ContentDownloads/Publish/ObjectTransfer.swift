@@ -18,12 +18,18 @@ final class ObjectTransfer {
     private(set) var sent: Int64 = 0
     private let reader: BodyReader
     private let sink: ResponseSink
+    /// The client's connect timeout, for the message of a request that timed out.
+    private let connectTimeout: TimeInterval
+    /// The client's stall timeout, likewise.
+    private let stallTimeout: TimeInterval
 
     /// Prepares `request` for `client`'s region, endpoint and credentials, keeping at most `limit` body bytes.
     init(_ request: ObjectRequest, client: ObjectStoreClient, limit: Int) throws(PublishError) {
         self.request = request
         reader = try BodyReader(request.body, what: request.what)
         sink = ResponseSink(limit: limit)
+        connectTimeout = max(client.connectTimeout, 0.001)
+        stallTimeout = max(client.stallTimeout, 1)
         do {
             easy = try EasyHandle()
             try configure(location: client.location, credentials: client.credentials, caFile: client.caFile)
@@ -45,9 +51,11 @@ final class ObjectTransfer {
         var headers = ["x-amz-content-sha256: UNSIGNED-PAYLOAD"] + request.headers
         if let token = credentials.sessionToken { headers.append("x-amz-security-token: \(token)") }
         try easy.set(CURLOPT_NOSIGNAL, 1)
-        try easy.set(CURLOPT_CONNECTTIMEOUT, 30)
+        // A server that never accepts, or accepts and never answers, fails the request with a message instead of
+        // holding the command: below 1 byte/s for the stall time is a stall.
+        try easy.set(CURLOPT_CONNECTTIMEOUT_MS, Int((connectTimeout * 1000).rounded(.up)))
         try easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
-        try easy.set(CURLOPT_LOW_SPEED_TIME, 60)
+        try easy.set(CURLOPT_LOW_SPEED_TIME, Int(stallTimeout.rounded(.up)))
         let me = Unmanaged.passUnretained(self).toOpaque()
         switch request.method {
         case .head:
@@ -90,11 +98,33 @@ final class ObjectTransfer {
     }
 
     /// Runs the request to its end on this thread.
+    /// - Throws: ``PublishError``; ``timedOut`` tells a timeout (which the client does not retry) from other failures.
     func perform() throws(PublishError) -> ObjectResponse {
         do { try easy.perform() } catch {
+            if error.code == .operationTimedOut { throw timeout() }
             throw PublishError("\(request.method.rawValue) \(request.what) failed: \(error); check the endpoint and the network")
         }
         return response
+    }
+
+    /// Whether the transfer ended on one of the timeouts (see ``timeout()``).
+    private(set) var timedOut = false
+
+    /// The message of a request that hit the connect or the stall timeout: which one, after how long, and what to do.
+    private func timeout() -> PublishError {
+        timedOut = true
+        let server = request.url.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false).prefix(3).joined(separator: "/")
+        var connectTime: curl_off_t = 0
+        _ = CCurl_easy_getinfo_off(easy.raw, CURLINFO_CONNECT_TIME_T, &connectTime)
+        if connectTime == 0 {
+            return PublishError("\(request.method.rawValue) \(request.what) timed out: no connection to \(server) within \(Self.seconds(connectTimeout)) (connect timeout); check the endpoint, the network and any firewall, then run the command again")
+        }
+        return PublishError("\(request.method.rawValue) \(request.what) stalled: \(server) moved less than 1 byte a second for \(Self.seconds(stallTimeout)) (stall timeout); check that the endpoint is an S3 server and the network is up, then run the command again (what was written stays)")
+    }
+
+    /// `15 s`, `1.5 s`.
+    private static func seconds(_ value: TimeInterval) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
 
     /// The answer (after the transfer finished).
@@ -102,7 +132,8 @@ final class ObjectTransfer {
 
     /// The message of a transfer that ended with `code` (in a multi handle).
     func failure(_ code: CURLcode) -> PublishError {
-        PublishError("\(request.method.rawValue) \(request.what) failed: \(easy.error(for: code)); check the endpoint and the network")
+        if code == CURLE_OPERATION_TIMEDOUT { return timeout() }
+        return PublishError("\(request.method.rawValue) \(request.what) failed: \(easy.error(for: code)); check the endpoint and the network")
     }
 }
 
