@@ -28,8 +28,8 @@ package struct ObjectStoreLocation: Sendable, Equatable {
         let rest = argument.dropFirst("s3://".count)
         let parts = rest.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         bucket = String(parts[0])
-        guard !bucket.isEmpty, bucket.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_" }) else {
-            throw PublishError("\(argument) names no valid bucket; give it as s3://bucket/prefix")
+        if let problem = Self.bucketProblem(bucket) {
+            throw PublishError("\(argument) names no valid bucket: \(ObjectStoreClient.quoted(bucket)) \(problem) (S3 bucket names are 3 to 63 lowercase letters, digits, '.' and '-', starting and ending with a letter or digit); give it as s3://bucket/prefix")
         }
         prefix = parts.count > 1 ? String(parts[1]).trimmingCharacters(in: CharacterSet(charactersIn: "/")) : ""
         guard !prefix.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0.isEmpty || $0 == "." || $0 == ".." })
@@ -49,6 +49,25 @@ package struct ObjectStoreLocation: Sendable, Equatable {
             self.endpoint = nil
         }
         self.region = region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
+    }
+
+    /// Why `name` is not an S3 bucket name, or `nil` when it is one: 3 to 63 characters, lowercase ASCII letters,
+    /// digits, `.` and `-`, starting and ending with a letter or digit, no `..`, not an IPv4 address. Strict because
+    /// a bucket is a path segment of every request URL: `.` or `..` there would send the request somewhere other
+    /// than the message says. (AWS, R2, B2, MinIO and SeaweedFS all create buckets under these rules.)
+    static func bucketProblem(_ name: String) -> String? {
+        guard (3...63).contains(name.utf8.count) else { return "is not 3 to 63 characters long" }
+        guard name.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D }) else {
+            return "holds a character other than a lowercase letter, a digit, '.' and '-'"
+        }
+        let isAlphanumeric: (UInt8) -> Bool = { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) }
+        guard isAlphanumeric(name.utf8.first!), isAlphanumeric(name.utf8.last!) else {
+            return "does not start and end with a letter or a digit"
+        }
+        guard !name.contains("..") else { return "holds '..'" }
+        let octets = name.split(separator: ".", omittingEmptySubsequences: false)
+        if octets.count == 4, octets.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isNumber) }) { return "is an IP address" }
+        return nil
     }
 
     /// The server as messages name it: the endpoint, or AWS's regional host.
