@@ -101,4 +101,48 @@ struct HostilePackManifestTests {
         #expect(output.contains("declares a download policy 'sideload' this client does not know") && output.contains("update iapcontent"), "\(output)")
         #expect(!output.contains("DecodingError") && !output.contains("codingPath"), "\(output)")
     }
+    @Test("a variant folder named '..#axis=value' is refused and nothing is written outside the store")
+    func aDotDotVariantIsRefused() async throws {
+        let marker = "pwned-\(UUID().uuidString).txt"
+        let output = try await Self.refusal(.json) { manifest in
+            let index = manifest.files.firstIndex { $0.path == "Contents/Voices#language=de/intro.ogg" }!
+            manifest.files[index].path = "Contents/..#language=de/..#texture=astc/\(marker)"
+            manifest.directories = (manifest.directories ?? []).filter { $0 != "Contents/Voices#language=de" }
+                + ["Contents/..#language=de", "Contents/..#language=de/..#texture=astc"]
+            manifest.directories?.sort { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            manifest.entryCount += 1
+        }
+        #expect(output.contains("'..' component"), "\(output)")
+        let found = FileManager.default.enumerator(atPath: FileManager.default.temporaryDirectory.path)?
+            .compactMap { $0 as? String }.filter { $0.hasSuffix(marker) } ?? []
+        #expect(found.isEmpty, "written outside: \(found)")
+    }
+
+    @Test("a pack declared twice is refused in words, not a crash")
+    func aPackDeclaredTwiceIsRefused() async throws {
+        let output = try await Self.refusal(.compact) { manifest in
+            manifest.packs?.packs.append(PackDeclaration.Pack(id: "hires", policy: .onDemand, paths: ["Contents/Other"]))
+        }
+        #expect(output.contains("Packs.hires") && output.contains("declared twice"), "\(output)")
+        #expect(!output.contains("Fatal error"), "\(output)")
+    }
+
+    @Test("a pack declared as core is refused in words, not a crash")
+    func aCorePackIsRefused() async throws {
+        let output = try await Self.refusal(.compact) { manifest in
+            manifest.packs?.packs.append(PackDeclaration.Pack(id: "core", policy: .onDemand, paths: ["Contents/Other"]))
+        }
+        #expect(output.contains("Packs.core") && output.contains("not a pack identifier"), "\(output)")
+        #expect(!output.contains("Fatal error"), "\(output)")
+    }
+
+    @Test("a fallback chain of 40 000 steps (what fits in a manifest) is refused by its size, not by a stack overflow")
+    func aDeepFallbackChainIsRefused() async throws {
+        let output = try await Self.refusal(.compact) { manifest in
+            var fallback: [String: [String]] = [:]
+            for step in 0..<40_000 { fallback["v\(step)"] = ["v\(step + 1)"] }
+            manifest.packs?.axes = [PackDeclaration.Axis(name: "language", defaultValue: "en", fallback: fallback)]
+        }
+        #expect(output.contains("Variants.language.Fallback") && output.contains("at most 256"), "\(output)")
+    }
 }

@@ -131,8 +131,22 @@ struct ManifestBodyReader {
     mutating func string(_ field: @autoclosure () -> String, atMost limit: Int) throws(ManifestFormatError) -> String {
         let length = try count(field(), atMost: Int64(limit))
         let start = position
-        let slice = try raw(field(), count: Int(length))
-        guard let text = String(validating: slice, as: UTF8.self) else {
+        guard Int(length) > ManifestBodyInflater.largestField else {
+            let slice = try raw(field(), count: Int(length))
+            guard let text = String(validating: slice, as: UTF8.self) else {
+                throw error(field(), at: start, "is not valid UTF-8; the manifest is damaged — pack it again")
+            }
+            return text
+        }
+        // Longer than an inflater's window holds at once (a pack declaration may be up to 1 MiB): copied piece by
+        // piece, since a window never holds more than one field of ``ManifestBodyInflater/largestField`` bytes.
+        var copy: [UInt8] = []
+        copy.reserveCapacity(Int(length))
+        while copy.count < Int(length) {
+            let piece = try raw(field(), count: min(Int(length) - copy.count, ManifestBodyInflater.largestField))
+            copy.append(contentsOf: piece)
+        }
+        guard let text = String(validating: copy, as: UTF8.self) else {
             throw error(field(), at: start, "is not valid UTF-8; the manifest is damaged — pack it again")
         }
         return text
