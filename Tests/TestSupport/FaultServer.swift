@@ -34,6 +34,8 @@ public final class FaultServer: Sendable {
         case longerBody(extra: Int)
         /// Reply 416 with `Content-Range: bytes */<length>`.
         case rangeNotSatisfiable
+        /// Reply 302 with `Location: <location>` (a mirror that sends the client elsewhere).
+        case redirect(String)
     }
 
     /// What the server saw and did for one request.
@@ -222,6 +224,10 @@ public final class FaultServer: Sendable {
         case .rangeNotSatisfiable:
             status(416)
             send(fd, unsatisfiable)
+            return 0
+        case .redirect(let location):
+            status(302)
+            send(fd, "HTTP/1.1 302 Found\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
             return 0
         default: break
         }

@@ -1,12 +1,21 @@
 internal import CCurl
 internal import Foundation
+import Glibc
 
 extension EasyHandle {
-    /// Applies what every request shares, archive, manifest or catalog: the HTTP version, redirects, the connect timeout, TLS
+    /// Applies what every request shares, archive, manifest or catalog: the schemes it and its redirects may use
+    /// (``OriginRule``), the HTTP version, redirects, the connect timeout, TLS
     /// checks and trust (CA file, client certificate and key), the proxy, the User-Agent, and the `own` headers
     /// followed by the service's ``TransferSettings/headers``. Call after ``setURL(_:)`` (errors name the URL).
     func configureTransport(_ settings: TransferSettings, headers own: [String]) throws(CurlError) {
         try set(CURLOPT_NOSIGNAL, 1)
+        // The URL rule (``OriginRule``), on every handle: the URL's own scheme only (http(s), or file for a URL a
+        // local catalog named), and redirects to http(s) only.
+        try set(CURLOPT_PROTOCOLS_STR, OriginRule.curlProtocols(for: url))
+        if let problem = Self.localFileProblem(url) {
+            throw CurlError(code: .fileCouldNotReadFile, message: problem, url: url)
+        }
+        try set(CURLOPT_REDIR_PROTOCOLS_STR, OriginRule.redirectProtocols)
         try set(CURLOPT_FOLLOWLOCATION, 1)
         try set(CURLOPT_MAXREDIRS, settings.maxRedirects)
         try set(CURLOPT_CONNECTTIMEOUT, settings.connectTimeout)
@@ -24,6 +33,21 @@ extension EasyHandle {
         if let proxy = settings.proxy { try setProxy(proxy, shown: settings.displayedProxy) }
         if !settings.userAgent.isEmpty { try set(CURLOPT_USERAGENT, settings.userAgent) }
         try setHeaders(own + settings.checkedHeaders(url: url))
+    }
+}
+
+extension EasyHandle {
+    /// Why the `file://` URL `url` must not be read, or `nil` (also for any other URL): only a regular file is, since
+    /// libcurl would block in `open()` on a FIFO — deaf to SIGTERM and SIGINT — and read a device (`/dev/zero`) or
+    /// fail on a folder with a message that names neither. Checked with `stat` (following links, as libcurl opens).
+    static func localFileProblem(_ url: String) -> String? {
+        guard url.lowercased().hasPrefix("file:"), let path = URL(string: url)?.path else { return nil }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }  // missing: libcurl's own error (37) says so
+        let kind = info.st_mode & S_IFMT
+        guard kind != S_IFREG else { return nil }
+        let what = kind == S_IFIFO ? "a FIFO" : kind == S_IFDIR ? "a folder" : kind == S_IFCHR || kind == S_IFBLK ? "a device" : "not a regular file"
+        return "\(path) is \(what); a local catalog's archive or manifest must be a regular file — check the catalog folder"
     }
 }
 

@@ -77,6 +77,16 @@ final class ChunkConnection {
     /// (``FetchQueue/Run/probe``): a `HEAD` for its ranges, whose reply head alone says what the server does.
     /// `part`: the run is the later part of a split frame, its one chunk's bytes from `part`'s start.
     func start(_ run: FetchQueue.Run, url: String, settings: TransferSettings, rate: Int64, part: Range<Int64>? = nil) throws(CurlError) {
+        do { try configure(run, url: url, settings: settings, rate: rate, part: part) } catch {
+            // A handle that failed to configure is never handed to the multi handle (which takes every connection
+            // with a run): it could send a half-set request (a FIFO a refused file URL names would block libcurl).
+            self.run = nil
+            throw error
+        }
+    }
+
+    /// ``start(_:url:settings:rate:part:)``'s work: the connection's state for `run`, then the handle's options.
+    private func configure(_ run: FetchQueue.Run, url: String, settings: TransferSettings, rate: Int64, part: Range<Int64>?) throws(CurlError) {
         self.run = run
         self.part = part.map { (run.chunks[0], $0) }
         nextInRun = 0

@@ -83,7 +83,9 @@ struct ManifestFetch: Sendable {
             }
         }
         if let url = URL(string: reference.path, relativeTo: catalog.location)?.absoluteURL, !urls.contains(url) { urls.append(url) }
-        return urls
+        // The URL rule (``OriginRule``): a remote catalog's manifest is never read from this machine's disk.
+        let permitted = Set(catalog.permitted(urls.map(\.absoluteString), what: "manifest \(reference.path)"))
+        return urls.filter { permitted.contains($0.absoluteString) }
     }
 
     /// The manifest at `url`, at most the `length` bytes the signed catalog names, fetched off the cooperative

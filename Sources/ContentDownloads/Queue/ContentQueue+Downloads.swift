@@ -25,9 +25,17 @@ extension ContentQueue {
             return
         }
         // Mirrors: every candidate the current catalog gives for this exact archive, else the URL recorded with the purchase.
+        // Without the catalog, the recorded URL is fetched only over http(s): the URL rule (``OriginRule``) lets a
+        // local catalog name files, and which catalog recorded it is not known here.
         let candidates = catalog.flatMap { source in
             source.catalog.product(row.productID).flatMap { $0.sha256 == product.sha256 ? source.archiveURLCandidates(for: $0) : nil }
-        } ?? [row.url]
+        } ?? [row.url].filter { OriginRule.curlProtocols(for: $0) != "file" }
+        guard !candidates.isEmpty else {
+            localFailures[row.productID] = catalog?.archiveURLRefusal(for: product) ?? DownloadError(
+                code: .catalog, message: "no URL to fetch \(row.productID) from: \(row.url) is not http(s) and no catalog is given; pass the catalog it came from")
+            await deliverDownload(row)
+            return
+        }
         overlapped.register(product)
         var fetched = product  // an update's download is the bytes it fetches
         if let update { fetched.length = update.fetchBytes }

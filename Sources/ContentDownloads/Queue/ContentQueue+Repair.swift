@@ -65,6 +65,7 @@ extension ContentQueue {
         fetched.length = plan.fetchBytes
         let changes = manager.updates  // listen first: the download may end before the loop starts
         let candidates = catalog.map { $0.archiveURLCandidates(for: product) } ?? []
+        if candidates.isEmpty, let refusal = catalog?.archiveURLRefusal(for: product) { throw refusal }
         _ = try await manager.enqueue(fetched, candidates: candidates, catalogURL: catalog?.location.absoluteString, plan: .chunks, planned: handover)
         let version = product.contentVersion.description
         for await snapshot in changes where snapshot.productID == product.productID && snapshot.contentVersion == version {

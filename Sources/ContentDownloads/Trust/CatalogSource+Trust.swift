@@ -1,4 +1,5 @@
 public import ContentDelivery
+internal import Logging
 public import Foundation
 
 extension CatalogSource {
@@ -109,8 +110,30 @@ extension CatalogSource {
 
     /// Every URL the product's archive may come from, best first: the pinned url, each mirror, the
     /// catalog's own folder (see `Catalog.archiveURLs(for:catalogURL:)`).
+    ///
+    /// Only the URLs the URL rule permits (``OriginRule``: http(s), and `file` for a local catalog); a refused one
+    /// is logged and left out. When none is left, ``archiveURLRefusal(for:)`` says why and the download fails with it.
     public func archiveURLCandidates(for product: CatalogProduct) -> [String] {
         let candidates = catalog.archiveURLs(for: product, catalogURL: location).map(\.absoluteString)
-        return candidates.isEmpty ? [archiveURL(for: product)] : candidates
+        return permitted(candidates.isEmpty ? [archiveURL(for: product)] : candidates, what: "archive of \(product.productID)")
+    }
+
+    /// Why no URL the catalog names for `product`'s archive may be fetched (``OriginRule``), or `nil` when one may.
+    package func archiveURLRefusal(for product: CatalogProduct) -> DownloadError? {
+        let candidates = catalog.archiveURLs(for: product, catalogURL: location).map(\.absoluteString)
+        let all = candidates.isEmpty ? [archiveURL(for: product)] : candidates
+        guard let first = all.first, all.allSatisfy({ OriginRule.refusal($0, catalog: location) != nil }) else { return nil }
+        return DownloadError(
+            code: .catalog,
+            message: "the catalog names no archive URL for \(product.productID) a client may fetch: \(OriginRule.refusal(first, catalog: location)!); the publisher must name http(s) URLs")
+    }
+
+    /// `urls` without those the URL rule refuses, each refused one logged with its reason.
+    func permitted(_ urls: [String], what: String) -> [String] {
+        urls.filter { url in
+            guard let refusal = OriginRule.refusal(url, catalog: location) else { return true }
+            DownloadLog.transfer.notice("a URL the catalog names is refused", metadata: ["for": "\(what)", "reason": "\(refusal)"])
+            return false
+        }
     }
 }

@@ -32,6 +32,10 @@ extension IAPContent.Download {
                     Output.error("\(product.productID): \(error.description)")
                     throw ExitStatus.failure
                 }
+                if let refusal = source.archiveURLRefusal(for: product) {
+                    Output.error("\(product.productID): \(refusal.description)")
+                    throw ExitStatus.failure
+                }
                 try await manager.enqueue(
                     product, candidates: source.archiveURLCandidates(for: product), catalogURL: source.location.absoluteString,
                     plan: .wholeArchive)  // the verified archive is what `--no-install` keeps
