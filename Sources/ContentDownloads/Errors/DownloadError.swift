@@ -1,3 +1,5 @@
+import Glibc
+
 /// Why a download failed, with a message that says what to do next.
 ///
 /// Shaped like Hummingbird's `PersistError`: a struct with a stable ``code`` and static
@@ -27,6 +29,9 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
         /// The process driving the download ended without stopping it (killed, crashed, power lost): it waits for
         /// the next driver, which resumes it from its last checkpoint.
         public static let interrupted = Code(rawValue: "interrupted")
+        /// Planning the download stopped the process several times in a row without ending (`Store`'s planning
+        /// guard): it failed so that a daemon resuming it at every start serves the rest of its queue.
+        public static let stoppedPlanning = Code(rawValue: "stoppedPlanning")
     }
 
     /// The kind.
@@ -100,6 +105,6 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
 
     /// A local file operation failed.
     public static func io(operation: String, path: String, errno: Int32) -> DownloadError {
-        DownloadError(code: .io, message: "\(operation) failed for \(path) (errno \(errno)); check permissions and free space, then run the command again")
+        DownloadError(code: .io, message: "\(operation) failed for \(path): \(String(cString: strerror(errno))) (errno \(errno)); check permissions and free space, then run the command again")
     }
 }

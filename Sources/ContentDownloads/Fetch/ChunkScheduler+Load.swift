@@ -10,6 +10,13 @@ extension ChunkScheduler {
             Store.discardPlan(treePath: target.treePath)
             throw .install(.archiveMismatch(path: target.treePath, reason: "the download's plan beside it is missing or does not match the download; run it again to plan it anew"))
         }
+        // The planning guard (`Store.beginPlanning`): a resumed plan whose manifest killed the process while it was
+        // read is refused after a few starts instead of killing every start of a daemon that resumes it.
+        if let refusal = Store.beginPlanning(treePath: target.treePath) {
+            throw .install(.refusedManifest(path: target.manifestPath, reason: refusal))
+        }
+        defer { Store.endPlanning(treePath: target.treePath) }
+        CrashHook.reach(.plan)
         let manifest: PackageManifest
         do { manifest = try PackageManifest.decode(contentsOfFile: target.manifestPath) } catch {
             throw .install(.archiveMismatch(path: target.manifestPath, reason: "cannot read the package manifest: \(error); run the download again to fetch it"))

@@ -29,6 +29,20 @@ extension ContentQueue {
     /// `selection` is the packs and variants to install (`nil`: the installed folder's, else the device profile's
     /// defaults); a kept plan of another selection is not followed.
     func plan(_ product: CatalogProduct, distrusting damaged: Set<String> = [], selection: PackSelection? = nil) async -> PlanOutcome {
+        // The planning guard (`Store.beginPlanning`): a manifest that killed the process while planning is refused
+        // after a few starts instead of killing every start.
+        let tree = store.updateTreeDirectory(productID: product.productID, version: product.contentVersion.description).path
+        if let refusal = Store.beginPlanning(treePath: tree) {
+            return .refused(DownloadError(code: .stoppedPlanning, message: "cannot install \(product.productID) \(product.contentVersion): \(refusal)"))
+        }
+        CrashHook.reach(.plan)
+        let outcome = await planGuarded(product, distrusting: damaged, selection: selection)
+        Store.endPlanning(treePath: tree)
+        return outcome
+    }
+
+    /// ``plan(_:distrusting:selection:)``'s work, inside the planning guard.
+    private func planGuarded(_ product: CatalogProduct, distrusting damaged: Set<String>, selection: PackSelection?) async -> PlanOutcome {
         let selection = selection ?? self.selection(for: product.productID)
         let id = product.productID, version = product.contentVersion.description
         let manifestKept: Bool

@@ -24,10 +24,13 @@ extension Store {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = (try? encoder.encode(selection)) ?? Data()
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw .system(operation: "mkdir", path: directory.path, errno: EIO)
+        // The real reason when `selections/` cannot be a folder (a file in its place, no permission), not a guess.
+        if mkdir(directory.path, 0o755) != 0, errno != EEXIST {
+            throw .system(operation: "mkdir", path: directory.path, errno: errno)
+        }
+        var folder = stat()
+        guard stat(directory.path, &folder) == 0, folder.st_mode & S_IFMT == S_IFDIR else {
+            throw .system(operation: "mkdir", path: directory.path, errno: ENOTDIR)
         }
         let file = directory.appendingPathComponent(recordName(productID, device: info.st_dev, inode: info.st_ino), isDirectory: false)
         do { try DurableFile.write(data, to: file) } catch {

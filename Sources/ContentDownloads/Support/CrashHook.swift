@@ -1,7 +1,7 @@
 import Glibc
 
-/// Test-only: `IAPCONTENT_TEST_CRASH_AT=prepare|verify|extract|swap|unkept` kills the process with SIGKILL at that
-/// point (`prepare`: an update's tree is built from the installed version, its plan not yet kept; `unkept`: the
+/// Test-only: `IAPCONTENT_TEST_CRASH_AT=prepare|verify|extract|swap|unkept|plan` kills the process with SIGKILL at that
+/// point (`plan`: a download's manifest is about to be read and applied, in planning or in loading a resumed plan; `prepare`: an update's tree is built from the installed version, its plan not yet kept; `unkept`: the
 /// first fetched frame arrived while the plan is not durable — the planning thread holds its ``TreeBuilder/keep(_:)``
 /// back so that this is so).
 ///
@@ -9,7 +9,7 @@ import Glibc
 /// that `recover` plus a reinstall leave a whole, byte-identical version.
 enum CrashHook {
     /// Points the installer passes.
-    enum Point: String { case prepare, verify, extract, swap, unkept }
+    enum Point: String { case prepare, verify, extract, swap, unkept, plan }
 
     /// Read once: `ProcessInfo.environment` builds a whole dictionary per call, and this runs for
     /// every package (3.5 % of the CPU of 200 small installs in `perf`).
