@@ -19,6 +19,7 @@ extension DaemonMethods {
             return try await queue.packs(productID: params.productID)
         case "changeSelection":
             let params = try request.decodeParams(MethodParams.ChangeSelection.self)
+            try await queue.checkChange(productID: params.productID, removing: params.remove ?? [], selects: !(params.select ?? [:]).isEmpty)
             let selection = try await Self.selection(params, from: queue.changeBase(for: params.productID))
             try await queue.changeSelection(productID: params.productID, to: selection)
             return try await queue.packs(productID: params.productID)

@@ -15,6 +15,7 @@ extension ContentQueue {
         if let installed = store.installedVersion(forProductID: row.productID), installed >= product.contentVersion {
             return
         }
+        if store.installedVersion(forProductID: row.productID) == nil { firstInstalls.insert(row.productID) }
         var update: ChunkPlan?, handover: PlannedFetch?
         switch await plan(product) {
         case .planned(let plan, let planned): (update, handover) = (plan, planned)
@@ -145,7 +146,7 @@ extension ContentQueue {
             let url = snapshot.state == .finished ? store.contentURL(forProductID: snapshot.productID) : nil
             return await deliver(.downloads([ContentDownload(transactionID: ContentDownload.noTransaction, snapshot: snapshot, contentURL: url)]))
         }
-        if snapshot.state == .finished { schedulePrefetch(of: snapshot.productID) }
+        if snapshot.state == .finished, firstInstalls.remove(snapshot.productID) != nil { schedulePrefetch(of: snapshot.productID) }
         var downloads: [ContentDownload] = []
         for row in served.sorted(by: { $0.id < $1.id }) {
             let url = snapshot.state == .finished ? store.contentURL(forProductID: row.productID) : nil

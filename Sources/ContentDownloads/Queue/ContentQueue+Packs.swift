@@ -36,10 +36,30 @@ extension ContentQueue {
         try store.packStatus(productID: productID, defaultProfile: options.deviceProfile)
     }
 
+    /// Refuses a change that removes `removed` packs and keeps every axis (`selects` false) of `productID` before
+    /// anything is fetched: an essential pack (`core` among them) stays installed with the product, so asking to
+    /// remove one is answered with that rule instead of a success that changed nothing; and a change that keeps the
+    /// axes of a folder whose selection cannot be known would pick them anew (``Store/requireKnownSelection(productID:)``).
+    /// - Throws: ``DownloadError`` (`.install`) naming the pack or the unreadable record; nothing changed.
+    package func checkChange(productID: String, removing removed: [String], selects: Bool) throws {
+        if !selects { try store.requireKnownSelection(productID: productID) }
+        guard !removed.isEmpty else { return }
+        let current = try packs(productID: productID)
+        for id in removed {
+            guard let pack = current.first(where: { $0.id == id }) else {
+                throw DownloadError(code: .install, message: "\(productID) has no pack '\(id)'; its packs are \(current.map(\.id).joined(separator: ", ")); nothing changed")
+            }
+            if pack.policy == .essential {
+                throw DownloadError(code: .install, message: "'\(id)' is an essential pack of \(productID): essential packs stay installed with the product and cannot be removed; nothing changed")
+            }
+        }
+    }
+
     /// Installs the packs `ids` of installed `productID` in one download (a batch: one plan, one fetch, one swap),
     /// keeping every pack and variant installed now. Returns when they are installed.
     /// - Throws: ``DownloadError`` for an unknown pack, a product not installed, or a failed download.
     public func requestPacks(_ ids: Set<String>, productID: String) async throws {
+        try store.requireKnownSelection(productID: productID)  // adding to an unknown selection would drop its variants
         var selection = await changeBase(for: productID)
         selection.packs.formUnion(ids)
         try await changeSelection(productID: productID, to: selection)

@@ -43,6 +43,11 @@ extension ContentQueue {
 
     /// ``plan(_:distrusting:selection:)``'s work, inside the planning guard.
     private func planGuarded(_ product: CatalogProduct, distrusting damaged: Set<String>, selection: PackSelection?) async -> PlanOutcome {
+        // An update or repair keeps what the installed folder holds; when that cannot be known, a default would
+        // switch the language or drop a pack, so nothing is planned (an explicit selection is the way out).
+        if selection == nil, case .unreadable(let reason) = store.installedSelectionState(productID: product.productID) {
+            return .refused(DownloadError(code: .install, message: reason))
+        }
         let selection = selection ?? self.selection(for: product.productID)
         let id = product.productID, version = product.contentVersion.description
         let manifestKept: Bool

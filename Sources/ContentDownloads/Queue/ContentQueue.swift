@@ -40,6 +40,10 @@ public actor ContentQueue {
     var updatePreparations: [String: Task<PlanOutcome, Never>] = [:]
     /// The prefetch packs being installed after a purchase's essential ones, by product.
     var prefetches: [String: Task<Void, Never>] = [:]
+    /// Products whose download under way installs them where nothing was installed (a purchase, or a restore on a
+    /// device without them): only such an install is followed by its prefetch packs. An update keeps exactly the
+    /// installed selection, so a pack the user left out (`--no-prefetch`, or removed) stays out.
+    var firstInstalls: Set<String> = []
     var observer: (any ContentQueueObserver)?
     /// The last download state delivered per transaction (so a finish never overtakes it).
     var deliveredStates: [String: DownloadState] = [:]

@@ -52,6 +52,7 @@ extension Store {
         guard let url = contentURL(forProductID: productID), let version = installedVersion(forProductID: productID) else {
             throw DownloadError(code: .install, message: "\(productID) is not installed in \(root.path); nothing to verify")
         }
+        try requireKnownSelection(productID: productID)
         let manifestPath = installedManifestFile(productID: productID).path
         guard let manifest = (try? PackageManifest.decode(contentsOfFile: manifestPath)).map({ installedView(of: $0, productID: productID) }) else {
             throw DownloadError(code: .install, message: "\(productID) \(version) has no manifest in \(installedManifestsDirectory.path) (it was installed from a one-frame archive); download it again from a chunk-indexed catalog to make it verifiable")

@@ -42,6 +42,7 @@ extension IAPContent {
             do {
                 if changes {
                     _ = try await queue.open()
+                    try await queue.checkChange(productID: productID, removing: remove, selects: !transfer.select.isEmpty)
                     var selection = await queue.changeBase(for: productID)
                     selection.packs.formUnion(add)
                     selection.packs.subtract(remove)

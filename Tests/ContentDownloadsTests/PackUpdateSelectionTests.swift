@@ -1,0 +1,35 @@
+import ContentDelivery
+import ContentDownloads
+import ContentPackaging
+import Foundation
+import Testing
+import TestSupport
+
+/// An update covers exactly the installed selection: a prefetch pack the user left out stays out, the variant chosen
+/// stays chosen, and only the changed bytes of the selected packs are fetched (nginx's access log).
+@Suite("Packs: an update keeps the installed selection")
+struct PackUpdateSelectionTests {
+    @Test("installed with --no-prefetch in German, an update to 2.0 brings no HiRes and keeps German")
+    func updateKeepsTheSelection() async throws {
+        let fixture = try QueueFixture()
+        let store = try await VoicedProduct.installGerman(try VoicedProduct(fixture), fixture)
+        let changed = try VoicedProduct(fixture, changed: true)
+        try fixture.publish([changed.folder], chunked: true)
+        let sentBefore = fixture.nginx.requests().filter { $0.request.contains(".tar.zst") }.map(\.bodyBytesSent).reduce(0, +)
+        let restore = try await iapcontentOffPool(["restore", "--catalog", fixture.catalogURL, "--store", store.path])
+        #expect(restore.status == 0, "\(restore.output)")
+        let folder = store.appendingPathComponent("content/\(VoicedProduct.productID)/Contents")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("HiRes").path), "a pack left out came in with the update")
+        let voice = try Data(contentsOf: folder.appendingPathComponent("Voices/intro.ogg"))
+        #expect(voice == changed.files["Contents/Voices#language=de/intro.ogg"], "German 2.0 installed")
+        let packs = try await iapcontentOffPool(["packs", VoicedProduct.productID, "--store", store.path, "--json"])
+        let list = try JSONSerialization.jsonObject(with: Data(packs.output.utf8)) as? [[String: Any]] ?? []
+        #expect(list.first { $0["id"] as? String == "hires" }?["installed"] as? Bool == false, "\(packs.output)")
+        // What it fetched: the German intro changed (3 MiB of incompressible bytes), nothing of HiRes or French.
+        let sent = fixture.nginx.requests().filter { $0.request.contains(".tar.zst") }.map(\.bodyBytesSent).reduce(0, +) - sentBefore
+        #expect(sent < Int(Double(3 << 20) * 1.1) + (64 << 10), "fetched \(sent) bytes for a 3 MiB change")
+        let verify = try await iapcontentOffPool(["verify", VoicedProduct.productID, "--store", store.path])
+        #expect(verify.status == 0, "\(verify.output)")
+        withExtendedLifetime(fixture) {}
+    }
+}
