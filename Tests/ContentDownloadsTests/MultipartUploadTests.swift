@@ -3,12 +3,14 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The multipart upload against a real SeaweedFS: parts in parallel from one multi handle, completed create-only,
-/// so a second upload of the same name is refused at completion and aborted, leaving the first intact.
-@Suite("Publish: multipart upload", .serialized, .needsSeaweedFS)
+/// The multipart upload against each real S3 server (SeaweedFS, moto): parts in parallel from one multi handle,
+/// completed create-only, so a second upload of the same name is refused at completion and aborted, leaving the
+/// first intact.
+@Suite("Publish: multipart upload", .serialized)
 struct MultipartUploadTests {
-    @Test func secondCompletionOfTheSameNameIsRefusedAndTheFirstStays() throws {
-        let weed = try SeaweedFS()
+    @Test(arguments: PublishBackend.available)
+    func secondCompletionOfTheSameNameIsRefusedAndTheFirstStays(_ backend: PublishBackend) throws {
+        let weed: any PublishTestServer = backend == .seaweedFS ? try SeaweedFS() : try MotoServer()
         defer { weed.stop() }
         let folder = try TemporaryDirectory("multipart")
         let file = folder.url.appendingPathComponent("object.bin")

@@ -4,24 +4,79 @@ import Foundation
 import Testing
 import TestSupport
 
-/// A real SeaweedFS, a signing key, and signed catalog folders built with the real `iapcontent pack` and
-/// `catalog`, for the `publish` and `prune` tests; readers fetch through the filer's anonymous URLs.
+/// An S3 server the publish and prune tests run against: its endpoint, bucket, the environment a publisher signs
+/// with, the anonymous URL clients read an object from, and how it stops.
+protocol PublishTestServer: AnyObject, Sendable {
+    /// `http://127.0.0.1:<port>`.
+    var endpoint: String { get }
+    /// The bucket.
+    var bucket: String { get }
+    /// `AWS_*` variables for a publisher.
+    var credentials: [String: String] { get }
+    /// The anonymous read URL of `key`.
+    func publicURL(_ key: String) -> String
+    /// Stops the server.
+    func stop()
+}
+
+extension SeaweedFS: PublishTestServer {}
+extension MotoServer: PublishTestServer {}
+
+/// The S3 servers the publish and prune tests run against.
+enum PublishBackend: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// SeaweedFS (`weed mini`); clients read through its filer.
+    case seaweedFS
+    /// moto (`moto_server`); clients read the public-read bucket.
+    case moto
+
+    var description: String { rawValue }
+
+    /// The servers installed here (every one under `CI`, where a missing server fails its tests).
+    static var available: [PublishBackend] {
+        allCases.filter { backend in
+            switch backend {
+            case .seaweedFS: SeaweedFS.testsRun
+            case .moto: MotoServer.testsRun
+            }
+        }
+    }
+}
+
+/// A real S3 server (SeaweedFS or moto), a signing key, and signed catalog folders built with the real
+/// `iapcontent pack` and `catalog`, for the `publish` and `prune` tests; readers fetch through the server's
+/// anonymous URLs.
 final class PublishFixture: @unchecked Sendable {
     let root: TemporaryDirectory
-    let weed: SeaweedFS
+    /// The server.
+    let server: any PublishTestServer
     let keyFile: URL
     let publicKey: String
 
-    init() throws {
+    init(_ backend: PublishBackend = .seaweedFS) throws {
         root = try TemporaryDirectory("publish")
-        weed = try SeaweedFS()
-        keyFile = root.url.appendingPathComponent("sign.key")
-        let keygen = try CommandRunner.iapcontent(["keygen", "--output", keyFile.path])
-        guard keygen.status == 0, let key = keygen.stdoutLines.first else { throw TestSupportError("keygen failed: \(keygen.stderr)") }
-        publicKey = key
+        switch backend {
+        case .seaweedFS: server = try SeaweedFS()
+        case .moto: server = try MotoServer()
+        }
+        (keyFile, publicKey) = try Self.signingKey(in: root)
     }
 
-    deinit { weed.stop() }
+    /// A fixture publishing to `server` (a test's own stand-in server), stopped with the fixture.
+    init(server: any PublishTestServer) throws {
+        root = try TemporaryDirectory("publish")
+        self.server = server
+        (keyFile, publicKey) = try Self.signingKey(in: root)
+    }
+
+    /// A new signing key in `root`: its file and its public key.
+    private static func signingKey(in root: TemporaryDirectory) throws -> (URL, String) {
+        let keyFile = root.url.appendingPathComponent("sign.key")
+        let keygen = try CommandRunner.iapcontent(["keygen", "--output", keyFile.path])
+        guard keygen.status == 0, let key = keygen.stdoutLines.first else { throw TestSupportError("keygen failed: \(keygen.stderr)") }
+        return (keyFile, key)
+    }
+
+    deinit { server.stop() }
 
     /// A product of the site: its identifier, version and one file of `size` pseudo-random bytes from `seed`.
     struct Product {
@@ -51,19 +106,19 @@ final class PublishFixture: @unchecked Sendable {
         return site
     }
 
-    /// Runs `iapcontent publish site s3://bucket/prefix` against SeaweedFS.
+    /// Runs `iapcontent publish site s3://bucket/prefix` against the server.
     func publish(_ site: URL, prefix: String, arguments: [String] = [], environment: [String: String] = [:]) throws -> CommandRunner.Result {
         try CommandRunner.iapcontent(
-            ["publish", site.path, "s3://\(weed.bucket)/\(prefix)", "--endpoint", weed.endpoint] + arguments,
-            environment: weed.credentials.merging(environment) { _, new in new })
+            ["publish", site.path, "s3://\(server.bucket)/\(prefix)", "--endpoint", server.endpoint] + arguments,
+            environment: server.credentials.merging(environment) { _, new in new })
     }
 
     /// Starts `iapcontent publish` without waiting; its stdout and stderr go to `<log>.out` / `<log>.err`.
     func startPublish(_ site: URL, prefix: String, log: URL, environment: [String: String]) throws -> Process {
         let process = Process()
         process.executableURL = try CommandRunner.builtExecutable()
-        process.arguments = ["publish", site.path, "s3://\(weed.bucket)/\(prefix)", "--endpoint", weed.endpoint]
-        process.environment = ProcessInfo.processInfo.environment.merging(weed.credentials.merging(environment) { _, new in new }) { _, new in new }
+        process.arguments = ["publish", site.path, "s3://\(server.bucket)/\(prefix)", "--endpoint", server.endpoint]
+        process.environment = ProcessInfo.processInfo.environment.merging(server.credentials.merging(environment) { _, new in new }) { _, new in new }
         _ = FileManager.default.createFile(atPath: log.path + ".out", contents: nil)
         _ = FileManager.default.createFile(atPath: log.path + ".err", contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log.path + ".out"))
@@ -73,7 +128,7 @@ final class PublishFixture: @unchecked Sendable {
     }
 
     /// The anonymous URL of `catalog.json` under `prefix`.
-    func catalogURL(_ prefix: String) -> String { weed.publicURL("\(prefix)/\(Catalog.fileName)") }
+    func catalogURL(_ prefix: String) -> String { server.publicURL("\(prefix)/\(Catalog.fileName)") }
 
     /// The status and body of an anonymous GET through the filer.
     func fetch(_ url: String) throws -> (status: Int, body: Data) {
@@ -94,7 +149,7 @@ final class PublishFixture: @unchecked Sendable {
             var paths = [(product.path, product.length)]
             if let manifest = product.manifest { paths.append((manifest.path, manifest.length)) }
             for (path, length) in paths {
-                let (status, body) = try fetch(weed.publicURL("\(prefix)/\(path)"))
+                let (status, body) = try fetch(server.publicURL("\(prefix)/\(path)"))
                 guard status == 200, body.count == length else {
                     throw TestSupportError("\(prefix)/\(path) of catalogVersion \(source.catalog.catalogVersion): HTTP \(status), \(body.count) bytes, not \(length)")
                 }
@@ -106,7 +161,7 @@ final class PublishFixture: @unchecked Sendable {
     /// Whether `catalog.json.sig` beside the live catalog verifies it (what clients that predate `signatures/` read).
     func legacySignatureMatches(_ prefix: String) throws -> Bool {
         let catalog = try fetch(catalogURL(prefix)).body
-        let signature = try fetch(weed.publicURL("\(prefix)/\(Catalog.signatureFileName)")).body
+        let signature = try fetch(server.publicURL("\(prefix)/\(Catalog.signatureFileName)")).body
         let verifier = try CatalogVerifier(pinnedPublicKeys: [publicKey])
         return (try? verifier.verify(catalogData: catalog, signatureData: signature, highestSeenVersion: nil, now: Date())) != nil
     }

@@ -4,12 +4,13 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `iapcontent publish` to a real SeaweedFS, then real clients reading the bucket through the filer.
-@Suite("Publish to S3-compatible storage", .serialized, .needsSeaweedFS)
+/// `iapcontent publish` to each real S3 server (SeaweedFS, moto), then real clients reading the bucket anonymously.
+@Suite("Publish to S3-compatible storage", .serialized)
 struct PublishS3Tests {
     /// Publish (one archive by multipart upload), download with the real CLI, then a rerun that sends nothing.
-    @Test func publishThenDownloadThenRerunSendsNothing() throws {
-        let fixture = try PublishFixture()
+    @Test(arguments: PublishBackend.available)
+    func publishThenDownloadThenRerunSendsNothing(_ backend: PublishBackend) throws {
+        let fixture = try PublishFixture(backend)
         let site = try fixture.site("v1", catalogVersion: 1, products: [
             .init(id: "com.example.big", size: 12 << 20, seed: 1),
             .init(id: "com.example.small", size: 40_000, seed: 2),
@@ -39,8 +40,9 @@ struct PublishS3Tests {
 
     /// A second catalog on top of the first: the old one's archives stay, the new one switches in, and a
     /// catalogVersion not above the live one is refused before any write.
-    @Test func secondPublishSwitchesAndLowerVersionIsRefused() throws {
-        let fixture = try PublishFixture()
+    @Test(arguments: PublishBackend.available)
+    func secondPublishSwitchesAndLowerVersionIsRefused(_ backend: PublishBackend) throws {
+        let fixture = try PublishFixture(backend)
         let v1 = try fixture.site("v1", catalogVersion: 5, products: [.init(id: "com.example.a", size: 30_000, seed: 1)])
         let v2 = try fixture.site("v2", catalogVersion: 6, products: [.init(id: "com.example.a", version: "2.0", size: 30_000, seed: 2)])
         let older = try fixture.site("old", catalogVersion: 4, products: [.init(id: "com.example.a", size: 30_000, seed: 3)])
@@ -57,14 +59,14 @@ struct PublishS3Tests {
     }
 
     /// A server that ignores `If-None-Match` is refused, naming it, before anything but the probe is written.
-    @Test func serverIgnoringConditionalWritesIsRefusedBeforeAnyWrite() throws {
+    @Test(.needsSeaweedFS) func serverIgnoringConditionalWritesIsRefusedBeforeAnyWrite() throws {
         let fixture = try PublishFixture()
         let site = try fixture.site("v1", catalogVersion: 1, products: [.init(id: "com.example.a", size: 30_000, seed: 1)])
         let server = try UnconditionalObjectStore()
         defer { server.stop() }
         let result = try CommandRunner.iapcontent(
             ["publish", site.path, "s3://bucket/store", "--endpoint", server.endpoint],
-            environment: fixture.weed.credentials)
+            environment: fixture.server.credentials)
         #expect(result.status == 1)
         #expect(result.stderr.contains("the server at \(server.endpoint) ignores If-None-Match"), "\(result.stderr)")
         let writes = server.records.filter { $0.method != "GET" && $0.method != "HEAD" }

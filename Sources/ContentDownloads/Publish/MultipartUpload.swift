@@ -19,8 +19,8 @@ struct MultipartUpload {
     func upload(_ name: String, path: String, length: Int64, headers: [String]) throws(PublishError) -> ObjectStoreClient.WriteOutcome {
         let location = client.location
         let what = location.displayName(name)
-        let started = try client.send(ObjectRequest(
-            .post, url: location.url(name, query: [("uploads", "")]), headers: headers, what: what))
+        let started = try client.send(.createMultipartUpload(
+            url: location.url(name, query: [("uploads", "")]), headers: headers, what: what))
         guard started.isSuccess, case .success(let result) = S3XML.parse(started.body),
               result.name == "InitiateMultipartUploadResult", let uploadID = result.value("UploadId"), !uploadID.isEmpty
         else {
@@ -39,19 +39,22 @@ struct MultipartUpload {
         }
         xml += "</CompleteMultipartUpload>"
         let completeURL = location.url(name, query: [("uploadId", uploadID)])
-        var done = try client.send(ObjectRequest(
-            .post, url: completeURL, headers: ["If-None-Match: *"], body: .data(Data(xml.utf8)), what: what))
+        var done = try client.send(.completeMultipartUpload(
+            url: completeURL, xml: xml, conditions: ObjectStoreClient.Condition.createOnly.header, what: what))
         if done.status == 501 {
             // A server that cannot complete conditionally: the HEAD before the upload found no object, so
             // complete plainly (content-addressed: a concurrent writer of this name writes the same bytes).
-            done = try client.send(ObjectRequest(.post, url: completeURL, body: .data(Data(xml.utf8)), what: what))
+            done = try client.send(.completeMultipartUpload(url: completeURL, xml: xml, conditions: [], what: what))
         }
         if done.status == 412 {
             abort(name, uploadID: uploadID)
             return .preconditionFailed
         }
-        // S3 may answer 200 and still fail the completion, in the body: only a CompleteMultipartUploadResult is success.
-        guard done.isSuccess, case .success(let result) = S3XML.parse(done.body), result.name == "CompleteMultipartUploadResult" else {
+        // S3 may answer 200 and still fail the completion, in the body: only a CompleteMultipartUploadResult is
+        // success (moto names the same document CompleteMultipartUploadResponse).
+        guard done.isSuccess, case .success(let result) = S3XML.parse(done.body),
+              ["CompleteMultipartUploadResult", "CompleteMultipartUploadResponse"].contains(result.name)
+        else {
             abort(name, uploadID: uploadID)
             throw client.refusal(done, "POST (complete multipart upload)", name)
         }
@@ -78,8 +81,8 @@ struct MultipartUpload {
                 let part = pending.removeFirst()
                 attempts[part] += 1
                 let offset = Int64(part) * partSize
-                let request = ObjectRequest(
-                    .put, url: location.url(name, query: [("partNumber", String(part + 1)), ("uploadId", uploadID)]),
+                let request = ObjectRequest.uploadPart(
+                    url: location.url(name, query: [("partNumber", String(part + 1)), ("uploadId", uploadID)]),
                     body: .file(path: path, offset: offset, length: min(partSize, length - offset)),
                     what: "\(location.displayName(name)) part \(part + 1) of \(count)")
                 let transfer = try ObjectTransfer(request, client: client, limit: 64 << 10)
@@ -100,7 +103,7 @@ struct MultipartUpload {
                 let failure = result == CURLE_OK
                     ? client.refusal(response, "PUT (part \(part + 1))", name) : transfer.failure(result)
                 // A part that timed out is not retried (as every request of the client): the message says which timeout.
-                guard attempts[part] < 4, !transfer.timedOut, result != CURLE_OK || ObjectStoreClient.isTransient(response.status) else {
+                guard attempts[part] < 4, !transfer.isFinal, result != CURLE_OK || ObjectStoreClient.isTransient(response.status) else {
                     throw failure
                 }
                 Thread.sleep(forTimeInterval: 0.25 * Double(1 << attempts[part]))
@@ -116,7 +119,7 @@ struct MultipartUpload {
     /// lifecycle rule for incomplete uploads).
     private func abort(_ name: String, uploadID: String) {
         let location = client.location
-        _ = try? client.send(ObjectRequest(
-            .delete, url: location.url(name, query: [("uploadId", uploadID)]), what: location.displayName(name)))
+        _ = try? client.send(.abortMultipartUpload(
+            url: location.url(name, query: [("uploadId", uploadID)]), what: location.displayName(name)))
     }
 }

@@ -39,8 +39,8 @@ extension ObjectStoreClient {
             }
             var query = [("list-type", "2"), ("prefix", keyPrefix)]
             if let token { query.append(("continuation-token", token)) }
-            let response = try send(ObjectRequest(
-                .get, url: location.url("", query: query, bucketOnly: true), what: "s3://\(location.bucket)/\(keyPrefix)*"))
+            let response = try send(.listObjectsV2(
+                url: location.url("", query: query, bucketOnly: true), what: "s3://\(location.bucket)/\(keyPrefix)*"))
             guard response.isSuccess else {
                 throw PublishError("listing s3://\(location.bucket)/\(keyPrefix) was refused: \(response.errorSummary); prune needs s3:ListBucket on the bucket")
             }

@@ -57,9 +57,9 @@ package final class ObjectStoreClient {
             switch outcome {
             case .success(let response) where !Self.isTransient(response.status) || attempt >= 4:
                 return response
-            case .failure(let error) where attempt >= 4 || transfer.timedOut:
+            case .failure(let error) where attempt >= 4 || transfer.isFinal:
                 // A timeout is not retried: a server that does not answer for the connect or stall time is
-                // reported at once, not after four times that.
+                // reported at once, not after four times that; nor is a failure of trust (certificate, CA file).
                 throw error
             default:
                 Thread.sleep(forTimeInterval: 0.25 * Double(1 << attempt))
@@ -74,7 +74,7 @@ package final class ObjectStoreClient {
     /// missing object to credentials without `s3:ListBucket` (publishing needs none; a real refusal shows at the
     /// write that follows, which is conditional).
     func head(_ name: String) throws(PublishError) -> (length: Int64, etag: String?)? {
-        let response = try send(ObjectRequest(.head, url: location.url(name), what: location.displayName(name)))
+        let response = try send(.headObject(url: location.url(name), what: location.displayName(name)))
         if response.status == 404 || response.status == 403 { return nil }
         guard response.isSuccess else { throw refusal(response, "HEAD", name) }
         return (response.contentLength ?? -1, response.etag)
@@ -82,7 +82,7 @@ package final class ObjectStoreClient {
 
     /// GET of `name`: its bytes and ETag, or `nil` when there is none: 404, or 403 `AccessDenied` (see ``head(_:)``).
     func get(_ name: String) throws(PublishError) -> (data: Data, etag: String?)? {
-        let response = try send(ObjectRequest(.get, url: location.url(name), what: location.displayName(name)))
+        let response = try send(.getObject(url: location.url(name), what: location.displayName(name)))
         if response.status == 404 { return nil }
         if response.status == 403, S3XML.error(in: response.body)?.code == "AccessDenied" {
             return nil
@@ -119,8 +119,8 @@ package final class ObjectStoreClient {
 
     /// PUT of `body` as `name` under `condition`, with the object's `Cache-Control` and `Content-Type`.
     func put(_ name: String, body: ObjectRequest.Body, condition: Condition, headers: [String]) throws(PublishError) -> WriteOutcome {
-        let request = ObjectRequest(
-            .put, url: location.url(name), headers: condition.header + headers, body: body, what: location.displayName(name))
+        let request = ObjectRequest.putObject(
+            url: location.url(name), conditions: condition.header, headers: headers, body: body, what: location.displayName(name))
         let response = try send(request)
         if response.status == 412 { return .preconditionFailed }
         guard response.isSuccess else { throw refusal(response, "PUT", name) }
@@ -129,7 +129,7 @@ package final class ObjectStoreClient {
 
     /// DELETE of `name` (a missing object is fine).
     func delete(_ name: String) throws(PublishError) {
-        let response = try send(ObjectRequest(.delete, url: location.url(name), what: location.displayName(name)))
+        let response = try send(.deleteObject(url: location.url(name), what: location.displayName(name)))
         guard response.isSuccess || response.status == 404 else { throw refusal(response, "DELETE", name) }
     }
 

@@ -22,6 +22,8 @@ final class ObjectTransfer {
     private let connectTimeout: TimeInterval
     /// The client's stall timeout, likewise.
     private let stallTimeout: TimeInterval
+    /// The CA file https is checked against (`--ca-file`, `AWS_CA_BUNDLE`), for the message of a failed handshake.
+    private let caFile: String?
 
     /// Prepares `request` for `client`'s region, endpoint and credentials, keeping at most `limit` body bytes.
     init(_ request: ObjectRequest, client: ObjectStoreClient, limit: Int) throws(PublishError) {
@@ -30,6 +32,7 @@ final class ObjectTransfer {
         sink = ResponseSink(limit: limit)
         connectTimeout = max(client.connectTimeout, 0.001)
         stallTimeout = max(client.stallTimeout, 1)
+        caFile = client.caFile
         do {
             easy = try EasyHandle()
             try configure(location: client.location, credentials: client.credentials, caFile: client.caFile)
@@ -48,7 +51,7 @@ final class ObjectTransfer {
         try easy.set(CURLOPT_PASSWORD, credentials.secretAccessKey)
         // libcurl signs every header given here; with this one it signs "UNSIGNED-PAYLOAD" as the payload hash
         // (S3 requires the header; the body is then not hashed twice, and TLS guards it on the way).
-        var headers = ["x-amz-content-sha256: UNSIGNED-PAYLOAD"] + request.headers
+        var headers = ["x-amz-content-sha256: UNSIGNED-PAYLOAD"] + request.wireHeaders
         if let token = credentials.sessionToken { headers.append("x-amz-security-token: \(token)") }
         try easy.set(CURLOPT_NOSIGNAL, 1)
         // A server that never accepts, or accepts and never answers, fails the request with a message instead of
@@ -102,13 +105,18 @@ final class ObjectTransfer {
     func perform() throws(PublishError) -> ObjectResponse {
         do { try easy.perform() } catch {
             if error.code == .operationTimedOut { throw timeout() }
-            throw PublishError("\(request.method.rawValue) \(request.what) failed: \(error); check the endpoint and the network")
+            throw failure(error)
         }
         return response
     }
 
     /// Whether the transfer ended on one of the timeouts (see ``timeout()``).
     private(set) var timedOut = false
+    /// Whether the transfer failed on trust (the server's certificate, the CA file): retrying never helps.
+    private(set) var trustFailed = false
+
+    /// Whether the failure is one the client does not retry: a timeout, or a failure of trust.
+    var isFinal: Bool { timedOut || trustFailed }
 
     /// The message of a request that hit the connect or the stall timeout: which one, after how long, and what to do.
     private func timeout() -> PublishError {
@@ -133,7 +141,22 @@ final class ObjectTransfer {
     /// The message of a transfer that ended with `code` (in a multi handle).
     func failure(_ code: CURLcode) -> PublishError {
         if code == CURLE_OPERATION_TIMEDOUT { return timeout() }
-        return PublishError("\(request.method.rawValue) \(request.what) failed: \(easy.error(for: code)); check the endpoint and the network")
+        return failure(easy.error(for: code))
+    }
+
+    /// The message of a transfer that failed with `error`: a failure of trust (the server's certificate, the CA
+    /// file) names the CA file in use and the option that sets it, since checking the network never helps there.
+    private func failure(_ error: CurlError) -> PublishError {
+        let prefix = "\(request.method.rawValue) \(request.what) failed: \(error)"
+        guard error.trustAdvice != nil else { return PublishError("\(prefix); check the endpoint and the network") }
+        trustFailed = true
+        let trusted = caFile.map { "the CA file \($0) (--ca-file, AWS_CA_BUNDLE)" } ?? "the system's certificate authorities"
+        switch error.code {
+        case .unreadableCAFile:
+            return PublishError("\(prefix); the CA file \(caFile ?? "") cannot be used: pass a readable PEM file of certificate authorities with --ca-file PATH (or AWS_CA_BUNDLE)")
+        default:
+            return PublishError("\(prefix); the server's certificate is not signed by \(trusted): pass the PEM file of the authority that signed it with --ca-file PATH (or AWS_CA_BUNDLE)")
+        }
     }
 }
 
