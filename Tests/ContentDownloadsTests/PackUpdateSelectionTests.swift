@@ -7,7 +7,7 @@ import TestSupport
 
 /// An update covers exactly the installed selection: a prefetch pack the user left out stays out, the variant chosen
 /// stays chosen, and only the changed bytes of the selected packs are fetched (nginx's access log).
-@Suite("Packs: an update keeps the installed selection")
+@Suite("Packs: an update keeps the installed selection, and a device is told what it has")
 struct PackUpdateSelectionTests {
     @Test("installed with --no-prefetch in German, an update to 2.0 brings no HiRes and keeps German")
     func updateKeepsTheSelection() async throws {
@@ -30,6 +30,24 @@ struct PackUpdateSelectionTests {
         #expect(sent < Int(Double(3 << 20) * 1.1) + (64 << 10), "fetched \(sent) bytes for a 3 MiB change")
         let verify = try await iapcontentOffPool(["verify", VoicedProduct.productID, "--store", store.path])
         #expect(verify.status == 0, "\(verify.output)")
+        withExtendedLifetime(fixture) {}
+    }
+    @Test("packs --json and status --json say which variant is installed, and what is offered")
+    func theInstalledVariantIsShown() async throws {
+        let fixture = try QueueFixture()
+        let store = try await VoicedProduct.installGerman(try VoicedProduct(fixture), fixture)
+        let packs = try await iapcontentOffPool(["packs", VoicedProduct.productID, "--store", store.path, "--json"])
+        let list = try JSONSerialization.jsonObject(with: Data(packs.output.utf8)) as? [[String: Any]] ?? []
+        let voices = try #require(list.first { $0["id"] as? String == "voices" }, "\(packs.output)")
+        let variant = try #require((voices["variants"] as? [[String: Any]])?.first, "\(voices)")
+        #expect(variant["path"] as? String == "Contents/Voices" && variant["axis"] as? String == "language", "\(variant)")
+        #expect(variant["installed"] as? String == "de", "\(variant)")
+        #expect(variant["values"] as? [String] == ["de", "en", "fr"], "\(variant)")
+        #expect(variant.keys.contains("preferred"), "\(variant)")
+        let text = try await iapcontentOffPool(["packs", VoicedProduct.productID, "--store", store.path])
+        #expect(text.output.contains("Contents/Voices language: de installed"), "\(text.output)")
+        let status = try await iapcontentOffPool(["status", "--json", "--store", store.path])
+        #expect(status.output.contains("\"installed\" : \"de\"") || status.output.contains("\"installed\":\"de\""), "\(status.output)")
         withExtendedLifetime(fixture) {}
     }
 }

@@ -46,6 +46,14 @@ extension DaemonInterface {
             "PackStatus": object([
                 "id": string, "policy": ["type": "string", "enum": ["essential", "prefetch", "onDemand"]], "installed": boolean,
                 "bytes": integer, "bytesToFetch": ["type": "integer", "description": "archive bytes installing it fetches at most; 0 when installed"],
+                "variants": array(ref("VariantChoice")),
+            ]),
+            "VariantChoice": object([
+                "path": ["type": "string", "description": "where the variants install, e.g. Contents/Voices"],
+                "axis": string,
+                "installed": nullable(["type": "string", "description": "the value installed; null for the untagged folder or a pack not installed"]),
+                "preferred": nullable(["type": "string", "description": "the value this device's profile chooses now; null for the untagged folder"]),
+                "values": array(string),
             ]),
             "Installed": object(["productID": string, "version": nullable(string), "contentURL": nullable(string)]),
             "Status": object(["transactions": array(ref("Transaction")), "installed": array(ref("Installed"))]),

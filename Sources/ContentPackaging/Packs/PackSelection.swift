@@ -101,6 +101,12 @@ public struct SelectedContent: Sendable {
         self.layout = layout
     }
 
+    /// Each variant group (its install path, e.g. `Contents/Voices`): its axis and the values the manifest offers,
+    /// sorted; what a status report shows beside the value chosen (``chosen``).
+    public var variantGroups: [String: (axis: String, values: [String])] {
+        layout.groups.mapValues { ($0.axis, $0.values.values.sorted()) }
+    }
+
     /// The install path of the manifest's file `index`.
     public func installPath(of index: Int, in manifest: PackageManifest) -> String {
         installPaths[index] ?? manifest.files[index].path

@@ -70,6 +70,11 @@ extension IAPContent {
                 Output.line(
                     column(pack.id, 14) + column(pack.policy.rawValue, 11) + column(pack.installed ? "installed" : "not installed", 15)
                         + column(Formatting.bytes(pack.bytes), 12) + (pack.installed ? "-" : "≤ " + Formatting.bytes(pack.bytesToFetch)))
+                for variant in pack.variants {
+                    let installed = pack.installed ? "\(variant.installed ?? "(untagged)") installed" : "not installed"
+                    let preferred = variant.preferred == variant.installed && pack.installed ? "" : ", this device prefers \(variant.preferred ?? "(untagged)")"
+                    Output.line("  \(variant.path) \(variant.axis): \(installed)\(preferred); offered: \(variant.values.joined(separator: ", "))")
+                }
             }
         }
     }
