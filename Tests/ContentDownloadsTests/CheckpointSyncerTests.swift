@@ -81,8 +81,8 @@ struct CheckpointSyncerTests {
             maxBytesPerSecond: rate))
         var checkpoints: [Int64] = []
         var verified = false
-        for await event in engine.events {
-            switch event {
+        for await report in engine.events {
+            switch report.event {
             case .checkpoint(_, let offset, _): checkpoints.append(offset)
             case .verified: verified = true
             case .failed(_, let failure, _): Issue.record("failed: \(failure)")

@@ -17,10 +17,11 @@ extension DownloadManager {
         await waitUntilStopped(productID)
     }
 
-    /// Returns once a transfer of `productID` that was told to stop (pause or cancel) has reported its stop; at
-    /// once when none is stopping.
+    /// Returns once a transfer of `productID` that was told to stop (pause or cancel, or replaced by another
+    /// archive's download) has reported its stop; at once when none is stopping.
     package func waitUntilStopped(_ productID: String) async {
-        guard active.contains(productID), live[productID]?.stopIntent != nil else { return }
+        let replacing = attempts[productID].map { replaced[$0] != nil } ?? false
+        guard active.contains(productID), live[productID]?.stopIntent != nil || replacing else { return }
         await withCheckedContinuation { stopWaiters[productID, default: []].append($0) }
     }
 

@@ -6,13 +6,13 @@ extension DownloadManager {
         guard var record = records[productID] else { return }
         let wasActive = record.downloadState == .active
         guard record.apply(.pause) else { return }
-        if wasActive {
+        if wasActive, let attempt = attempts[productID] {
             // Paused at once for observers here; the journal row changes when the engine reports the
             // stop with its final checkpoint (`stopped`), so another process never reads "paused"
             // with an offset that then still moves. A crash in those milliseconds leaves it active.
             records[productID] = record
             live[productID]?.stopIntent = .pause
-            engine.pause(productID)
+            engine.pause(productID, attempt: attempt)
         } else {
             save(&record)
         }
@@ -36,7 +36,7 @@ extension DownloadManager {
         planned[productID] = nil
         if wasActive {
             live[productID]?.stopIntent = .cancel
-            engine.cancel(productID)  // the fetch deletes what it wrote when it stops
+            if let attempt = attempts[productID] { engine.cancel(productID, attempt: attempt) }  // the fetch deletes what it wrote when it stops
         } else {
             store.discardTransfer(productID: productID, version: record.contentVersion, partialPath: record.partialPath)
         }

@@ -74,7 +74,7 @@ extension DownloadManager {
     /// (then the engine already reported it stopped, or a newer authorization is on its way).
     private func authorized(_ request: TransferRequest, generation: Int, result: Result<URL, any Error>) {
         let id = request.id
-        guard routes[id]?.authorization == generation, active.contains(id), !isShutDown,
+        guard routes[id]?.authorization == generation, attempts[id] == request.attemptID, !isShutDown,
               var record = records[id], record.downloadState == .active
         else {
             request.feed?.abandon()
@@ -88,6 +88,7 @@ extension DownloadManager {
         case .failure(let error):
             request.feed?.abandon()
             active.remove(id)
+            attempts[id] = nil
             live[id]?.pace.stop()
             let failure = DownloadError.authorizerFailed(productID: id, url: record.url, error: error)
             record.fail(with: failure)

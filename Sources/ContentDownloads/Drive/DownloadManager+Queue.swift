@@ -27,6 +27,8 @@ extension DownloadManager {
             record.downloadState = .active
             save(&record)
             active.insert(id)
+            lastAttemptID += 1
+            attempts[id] = lastAttemptID
             live[id, default: LiveState()].retryAt = nil
             live[id]?.stopIntent = nil
             live[id]?.downloadedBytes = record.durableOffset
@@ -44,6 +46,7 @@ extension DownloadManager {
                 expectedSHA256: record.expectedSHA256, validator: record.validator,
                 maxBytesPerSecond: rateCap(for: record),
                 chunked: record.planKind == .chunks ? store.chunkedTarget(productID: id, version: record.contentVersion) : nil)
+            request.attemptID = lastAttemptID
             request.mirrors = mirrors(of: id, first: record.url)
             request.planned = planned.removeValue(forKey: id).flatMap { record.planKind == .chunks ? $0 : nil }
             submit(request)
@@ -102,8 +105,17 @@ extension DownloadManager {
         live[id]?.pace.cap = Double(cap)
     }
 
-    /// Applies one engine event.
-    func handle(_ event: TransferEvent) async {
+    /// Applies one engine event of the attempt running now; an event of an attempt whose end was applied (a stop
+    /// answered for an attempt that had ended already) is dropped, and one of a replaced attempt only ends it.
+    func handle(_ report: AttemptEvent) async {
+        let event = report.event, id = event.id
+        guard attempts[id] == report.attemptID else { return }
+        if event.endsAttempt { attempts[id] = nil }
+        if let old = replaced[report.attemptID] {
+            guard event.endsAttempt else { return }  // the download it fetched for is gone: nothing of it is told
+            endReplaced(id, old, attempt: report.attemptID, event: event)
+            return
+        }
         let now = MonotonicTime.now()
         switch event {
         case .started(let id, let offset, let restartedFromZero):
@@ -163,6 +175,22 @@ extension DownloadManager {
         DownloadMetrics.active(active.count)
     }
 
+    /// A replaced attempt has ended: what it wrote (and a tree or archive it finished) is deleted, and the download
+    /// that replaced it may start.
+    private func endReplaced(_ id: String, _ old: ReplacedAttempt, attempt: UInt64, event: TransferEvent) {
+        replaced[attempt] = nil
+        active.remove(id)
+        let current = records[id]?.contentVersion
+        if case .verified(_, let archivePath) = event, old.version != current {
+            store.discardPartial(productID: id, partialPath: archivePath)
+        }
+        discardReplaced(id, old, by: current)
+        DownloadLog.transfer.debug("a replaced attempt ended", metadata: ["product": "\(id)", "version": "\(old.version)"])
+        releaseStopWaiters(id)
+        admit()
+        DownloadMetrics.active(active.count)
+    }
+
     /// Journals a durable offset (the bytes below it are fsynced).
     private func checkpointed(_ id: String, offset: Int64, validator: Validator?, at now: Double) {
         guard var record = records[id], record.downloadState != .cancelled else { return }
@@ -201,7 +229,8 @@ extension DownloadManager {
                     productID: id, contentIdentifier: record.contentIdentifier,
                     contentVersion: record.contentVersion, archivePath: archivePath, plan: record.planKind ?? .wholeArchive))
             } catch {
-                guard var current = records[id] else { return }
+                // A download that replaced this one meanwhile (another archive) is not what failed to install.
+                guard var current = records[id], current.expectedSHA256 == record.expectedSHA256 else { return }
                 let failure = error as? DownloadError ?? DownloadError(code: .io, message: "\(error)")
                 DownloadMetrics.failed(code: failure.code.rawValue)
                 current.fail(with: failure)
@@ -210,7 +239,7 @@ extension DownloadManager {
                 return
             }
         }
-        guard var current = records[id], current.downloadState != .cancelled else { return }
+        guard var current = records[id], current.expectedSHA256 == record.expectedSHA256, current.downloadState != .cancelled else { return }
         current.downloadState = .finished
         DownloadMetrics.finished()
         if postVerify != nil { current.transferPhase = .installed }

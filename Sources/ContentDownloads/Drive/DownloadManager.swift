@@ -31,6 +31,15 @@ package actor DownloadManager {
     var records: [String: TransferRecord] = [:]
     var live: [String: LiveState] = [:]
     var active: Set<String> = []
+    /// The attempt (``TransferRequest/attemptID``) the engine runs for each download in ``active``: an event of any
+    /// other attempt is about one that has ended and whose end was applied, and is dropped.
+    var attempts: [String: UInt64] = [:]
+    /// The last attempt number given (each admission takes the next).
+    var lastAttemptID: UInt64 = 0
+    /// Running attempts whose download ``enqueue(_:url:transactionID:plan:planned:)`` replaced with another
+    /// archive's: the engine was told to stop them, and what each wrote is deleted when it reports its end — by
+    /// that end alone, so the replacement's files (planned already, fetched once it ends) are never touched.
+    var replaced: [UInt64: ReplacedAttempt] = [:]
     var postVerify: PostVerifyStep?
     /// Gives each transfer attempt a feed an overlapped install follows (`nil`: nobody follows).
     var feedProvider: (@Sendable (TransferRequest) -> GrowingArchive?)?
@@ -63,6 +72,14 @@ package actor DownloadManager {
 
     /// Why a stop was sent to the engine.
     enum StopIntent { case pause, cancel }
+
+    /// What a replaced attempt wrote, deleted when it ends (see ``replaced``).
+    struct ReplacedAttempt {
+        /// The version it fetched: its tree, plan and manifest are named by it.
+        let version: String
+        /// Its partial archive.
+        let partialPath: String
+    }
 
     /// Creates the engine over `store` (no thread, no lock yet); writes go through the store's one
     /// journal connection, shared with the ``ContentQueue`` and everything else in this process.
@@ -151,6 +168,7 @@ package actor DownloadManager {
             save(&record)
         }
         active.removeAll()
+        attempts.removeAll()
         published.finish()
         lock = nil
     }
@@ -193,14 +211,17 @@ package actor DownloadManager {
             admit()
             return snapshot(of: id)!
         }
-        if records[id] != nil, active.contains(id) {
-            engine.cancel(id)
-            live[id]?.stopIntent = .cancel
-        }
         let partial = store.partialFile(productID: id).path
-        store.discardPartial(productID: id, partialPath: partial)
-        if let existing = records[id], existing.contentVersion != product.contentVersion.description {
-            store.discardUpdate(productID: id, version: existing.contentVersion)
+        if let existing = records[id], let attempt = attempts[id] {
+            // Still running: stopped, and what it wrote is deleted when its end arrives; the new download is
+            // admitted only then.
+            replaced[attempt] = ReplacedAttempt(version: existing.contentVersion, partialPath: existing.partialPath)
+            engine.cancel(id, attempt: attempt)
+        } else if let existing = records[id] {
+            discardReplaced(id, ReplacedAttempt(version: existing.contentVersion, partialPath: existing.partialPath),
+                            by: product.contentVersion.description)
+        } else {
+            store.discardPartial(productID: id, partialPath: partial)
         }
         var record = TransferRecord(product, url: url, partialPath: partial, transactionID: transactionID, plan: plan)
         records[id] = record
@@ -209,6 +230,15 @@ package actor DownloadManager {
         emit(id, force: true)
         admit()
         return snapshot(of: id)!
+    }
+
+    /// Deletes what a replaced download wrote: its partial archive, and its tree, plan and manifest unless the
+    /// download replacing it is of the same version (then they are the new download's, planned already).
+    func discardReplaced(_ id: String, _ old: ReplacedAttempt, by version: String?) {
+        store.discardPartial(productID: id, partialPath: old.partialPath)
+        guard old.version != version else { return }
+        store.discardUpdate(productID: id, version: old.version)
+        store.discardManifest(productID: id, version: old.version)
     }
 
     /// Caps the total receive rate in bytes per second (0 = none), divided among the running transfers like

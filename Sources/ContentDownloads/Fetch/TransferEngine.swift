@@ -7,22 +7,23 @@ internal import Glibc
 
 /// Runs every download on one libcurl multi handle owned by one thread, `iap-curl`.
 ///
-/// Other code posts commands (``submit(_:)``, ``pause(_:)``, ``cancel(_:)``, ``setRate(_:bytesPerSecond:)``)
+/// Other code posts commands (``submit(_:)``, ``pause(_:attempt:)``, ``cancel(_:attempt:)``, ``setRate(_:bytesPerSecond:)``)
 /// to a mutex-guarded inbox and wakes the thread with `curl_multi_wakeup`; results come back, in
-/// order, through ``events``. Nothing outside the thread touches a curl handle.
+/// order, through ``events``, each tagged with the attempt it belongs to (``TransferRequest/attemptID``).
+/// Nothing outside the thread touches a curl handle.
 ///
 /// Lifecycle: ``start()`` once, ``shutdown()`` once (it pauses and checkpoints every transfer).
 package final class TransferEngine: Sendable {
     enum Command: Sendable {
         case submit(TransferRequest)
-        case stop(id: String, delete: Bool)
+        case stop(id: String, attempt: UInt64, delete: Bool)
         case setRate(id: String, bytesPerSecond: Int64)
         case shutdown(CheckedContinuation<Void, Never>)
     }
 
-    /// Every event of every transfer, in the order the thread produced them.
-    package let events: AsyncStream<TransferEvent>
-    private let continuation: AsyncStream<TransferEvent>.Continuation
+    /// Every event of every transfer, in the order the thread produced them, with the attempt each belongs to.
+    package let events: AsyncStream<AttemptEvent>
+    private let continuation: AsyncStream<AttemptEvent>.Continuation
     private let inbox = Mutex<[Command]>([])
     private let multi: MultiHandle
     private let settings: TransferSettings
@@ -35,7 +36,7 @@ package final class TransferEngine: Sendable {
         // behind the first six (measured: eight connections under a 4 MiB/s-per-connection cap got 25 MiB/s, runs
         // of the queued two took twice as long).
         multi = try MultiHandle(maxConnectionsPerHost: max(6, settings.maxConnections))
-        (events, continuation) = AsyncStream.makeStream(of: TransferEvent.self, bufferingPolicy: .unbounded)
+        (events, continuation) = AsyncStream.makeStream(of: AttemptEvent.self, bufferingPolicy: .unbounded)
     }
 
     /// Starts the transfer thread.
@@ -56,10 +57,13 @@ package final class TransferEngine: Sendable {
 
     /// Queues a download (or resumes one from `request.offset`).
     package func submit(_ request: TransferRequest) { post(.submit(request)) }
-    /// Takes a transfer off the multi handle keeping the partial file; reports `.stopped`.
-    package func pause(_ id: String) { post(.stop(id: id, delete: false)) }
-    /// Stops a transfer and deletes its partial file; reports `.stopped(deleted: true)`.
-    package func cancel(_ id: String) { post(.stop(id: id, delete: true)) }
+    /// Takes attempt `attempt` of transfer `id` off the multi handle keeping the partial file; reports `.stopped`
+    /// for that attempt (at once, with offset -1, when it has ended already or another attempt runs: a stop never
+    /// reaches an attempt it was not sent to).
+    package func pause(_ id: String, attempt: UInt64) { post(.stop(id: id, attempt: attempt, delete: false)) }
+    /// Stops attempt `attempt` of transfer `id` and deletes its partial file; reports `.stopped(deleted: true)`
+    /// for that attempt (as ``pause(_:attempt:)`` does when it is not running).
+    package func cancel(_ id: String, attempt: UInt64) { post(.stop(id: id, attempt: attempt, delete: true)) }
     /// Changes a running transfer's receive-rate cap (0 = none).
     package func setRate(_ id: String, bytesPerSecond: Int64) { post(.setRate(id: id, bytesPerSecond: bytesPerSecond)) }
 
@@ -93,7 +97,7 @@ package final class TransferEngine: Sendable {
 private final class EngineLoop {
     private let multi: MultiHandle
     private let settings: TransferSettings
-    private let emit: @Sendable (TransferEvent) -> Void
+    private let emit: @Sendable (AttemptEvent) -> Void
     private var byID: [String: any EngineTransfer] = [:]
     private var byHandle: [UnsafeMutableRawPointer: any EngineTransfer] = [:]
     /// The handles of each transfer now on the multi handle.
@@ -106,7 +110,7 @@ private final class EngineLoop {
     /// The memory every chunk plan this engine runs receives its frames into.
     private let frameMemory: FrameMemory
 
-    init(multi: MultiHandle, settings: TransferSettings, emit: @escaping @Sendable (TransferEvent) -> Void) {
+    init(multi: MultiHandle, settings: TransferSettings, emit: @escaping @Sendable (AttemptEvent) -> Void) {
         self.multi = multi
         self.settings = settings
         self.emit = emit
@@ -121,14 +125,14 @@ private final class EngineLoop {
             for command in take() {
                 switch command {
                 case .submit(let request): add(request)
-                case .stop(let id, let delete): stop(id, delete: delete)
+                case .stop(let id, let attempt, let delete): stop(id, attempt: attempt, delete: delete)
                 case .setRate(let id, let rate):
                     if let transfer = byID[id] {
                         transfer.setRate(rate)
                         reconcile(transfer)
                     }
                 case .shutdown(let done):
-                    for id in Array(byID.keys) { stop(id, delete: false) }
+                    for (id, transfer) in Array(byID) { stop(id, attempt: transfer.request.attemptID, delete: false) }
                     syncer.stop()
                     done.resume()
                     return
@@ -159,16 +163,18 @@ private final class EngineLoop {
             request.feed?.abandon()
             return
         }
+        let attempt = request.attemptID, emit = self.emit
+        let tagged: @Sendable (TransferEvent) -> Void = { emit(AttemptEvent(attemptID: attempt, event: $0)) }
         do {
             let transfer: any EngineTransfer
             if let target = request.chunked {
                 transfer = try ChunkScheduler(
                     request: request, target: target, settings: settings, rangeSupport: rangeSupport,
-                    refusing: refusingMirrors, memory: frameMemory, wake: { [multi] in multi.wakeup() }, emit: emit)
+                    refusing: refusingMirrors, memory: frameMemory, wake: { [multi] in multi.wakeup() }, emit: tagged)
             } else {
                 transfer = try Transfer(
                     request: request, settings: settings, syncer: syncer,
-                    deliverSyncs: { [unowned self] in self.deliverSyncs() }, emit: emit)
+                    deliverSyncs: { [unowned self] in self.deliverSyncs() }, emit: tagged)
             }
             byID[request.id] = transfer
             attached[request.id] = []
@@ -176,7 +182,7 @@ private final class EngineLoop {
             if transfer.hasEnded { end(transfer) }
         } catch {
             request.feed?.abandon()
-            emit(.failed(id: request.id, failure: error, offset: 0))
+            tagged(.failed(id: request.id, failure: error, offset: 0))
         }
     }
 
@@ -193,7 +199,9 @@ private final class EngineLoop {
         }
         for easy in wanted where !now.contains(easy.raw) {
             guard multi.add(easy) else {
-                emit(.failed(id: id, failure: .io(operation: "curl_multi_add_handle", path: transfer.request.url, errno: 0), offset: transfer.request.offset))
+                emit(AttemptEvent(
+                    attemptID: transfer.request.attemptID,
+                    event: .failed(id: id, failure: .io(operation: "curl_multi_add_handle", path: transfer.request.url, errno: 0), offset: transfer.request.offset)))
                 continue
             }
             byHandle[easy.raw] = transfer
@@ -221,9 +229,12 @@ private final class EngineLoop {
         for synced in syncer.takeCompleted() { byID[synced.id]?.checkpointSynced(synced) }
     }
 
-    private func stop(_ id: String, delete: Bool) {
-        guard let transfer = byID[id] else {
-            emit(.stopped(id: id, offset: -1, deleted: false))
+    /// Stops `attempt` of `id`. An attempt that has ended (its own end is reported already) or been followed by
+    /// another gets a `.stopped` of its own, so a stop is always answered and never stops an attempt it was not
+    /// sent to.
+    private func stop(_ id: String, attempt: UInt64, delete: Bool) {
+        guard let transfer = byID[id], transfer.request.attemptID == attempt else {
+            emit(AttemptEvent(attemptID: attempt, event: .stopped(id: id, offset: -1, deleted: false)))
             return
         }
         end(transfer)

@@ -22,6 +22,35 @@ package enum TransferEvent: Sendable, Equatable {
     case stopped(id: String, offset: Int64, deleted: Bool)
 }
 
+/// An event of one attempt of a download: the engine runs attempts of one product one after another, and an
+/// event of an attempt that was stopped and followed by another must never be taken for the later one's (its
+/// end, its checkpoints, its files).
+package struct AttemptEvent: Sendable, Equatable {
+    /// The attempt (``TransferRequest/attemptID``) the event belongs to.
+    package let attemptID: UInt64
+    /// What happened.
+    package let event: TransferEvent
+}
+
+extension TransferEvent {
+    /// The download (product identifier) the event is about.
+    var id: String {
+        switch self {
+        case .started(let id, _, _), .progress(let id, _, _, _, _, _), .checkpoint(let id, _, _), .verified(let id, _),
+             .failed(let id, _, _), .stopped(let id, _, _):
+            id
+        }
+    }
+
+    /// Whether the event ends its attempt (nothing of that attempt follows it).
+    var endsAttempt: Bool {
+        switch self {
+        case .verified, .failed, .stopped: true
+        case .started, .progress, .checkpoint: false
+        }
+    }
+}
+
 /// Why a transfer ended without a verified archive, classified for the retry policy.
 package enum TransferFailure: Sendable, Equatable {
     /// Network trouble worth retrying (reset, refused, timeout, stall).

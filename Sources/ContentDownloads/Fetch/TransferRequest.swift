@@ -4,6 +4,9 @@
 package struct TransferRequest: Sendable, Equatable {
     /// The download's key (the product identifier).
     package var id: String
+    /// Which attempt of the download this is, unique for the engine's life (the manager numbers them): every
+    /// event the attempt causes carries it (``AttemptEvent``), and a stop names the attempt it is for.
+    package var attemptID: UInt64 = 0
     /// The archive URL (`http`, `https` or `file`).
     package var url: String
     /// The partial file the bytes go to.
