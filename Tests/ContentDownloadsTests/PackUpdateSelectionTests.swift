@@ -50,4 +50,24 @@ struct PackUpdateSelectionTests {
         #expect(status.output.contains("\"installed\" : \"de\"") || status.output.contains("\"installed\":\"de\""), "\(status.output)")
         withExtendedLifetime(fixture) {}
     }
+    @Test("two selection changes at once both succeed, one after the other; the later one is what stays", arguments: 0..<3)
+    func concurrentChangesQueue(_ round: Int) async throws {
+        let fixture = try QueueFixture()
+        _ = try await VoicedProduct.installGerman(try VoicedProduct(fixture), fixture)
+        let queue = try fixture.queue()
+        _ = try await queue.open()
+        let french = PackSelection(profile: DeviceProfile(values: ["language": ["fr"]]))
+        let english = PackSelection(profile: DeviceProfile(values: ["language": ["en"]]))
+        async let first: Void = queue.changeSelection(productID: VoicedProduct.productID, to: french)
+        async let second: Void = queue.changeSelection(productID: VoicedProduct.productID, to: english)
+        var errors: [String] = []
+        do { try await first } catch { errors.append("fr: \(error)") }
+        do { try await second } catch { errors.append("en: \(error)") }
+        #expect(errors.isEmpty, "round \(round): \(errors)")
+        let installed = fixture.store.installedSelection(productID: VoicedProduct.productID)
+        #expect(installed == french || installed == english, "round \(round): \(String(describing: installed))")
+        let verification = try fixture.store.verifyContent(productID: VoicedProduct.productID)
+        #expect(verification.isIntact, "round \(round): \(verification)")
+        await queue.close()
+    }
 }

@@ -71,7 +71,24 @@ extension ContentQueue {
     /// the download shows in ``updates`` like a repair's, then ``ContentQueueUpdate/packsChanged(productID:packs:)``.
     /// - Throws: ``DownloadError`` for an unknown pack, a product not installed from a chunk-indexed archive, a
     ///   catalog that no longer offers the installed version, or a failed download (the old selection stays).
+    ///
+    /// Changes of one product run one after another: a call made while another runs waits for it, then starts from
+    /// what it installed (two at once would plan two trees over one set of transfer files).
     public func changeSelection(productID: String, to selection: PackSelection) async throws {
+        let before = selectionChanges[productID]
+        let change = Task {
+            _ = await before?.result  // the earlier change's outcome is its caller's; this one starts after it
+            try await self.changeSelectionNow(productID: productID, to: selection)
+        }
+        let tail = Task { _ = await change.result }
+        selectionChanges[productID] = tail
+        let outcome = await change.result
+        if selectionChanges[productID] == tail { selectionChanges[productID] = nil }
+        try outcome.get()
+    }
+
+    /// ``changeSelection(productID:to:)``'s work, once no other change of the product runs.
+    private func changeSelectionNow(productID: String, to selection: PackSelection) async throws {
         guard isOpen else { throw QueueError.closed(productID: productID) }
         let current = try packs(productID: productID)
         if let unknown = selection.packs.subtracting(current.map(\.id)).sorted().first {

@@ -44,6 +44,8 @@ public actor ContentQueue {
     /// device without them): only such an install is followed by its prefetch packs. An update keeps exactly the
     /// installed selection, so a pack the user left out (`--no-prefetch`, or removed) stays out.
     var firstInstalls: Set<String> = []
+    /// The last selection change asked for, by product: the next one waits for it (``changeSelection(productID:to:)``).
+    var selectionChanges: [String: Task<Void, Never>] = [:]
     var observer: (any ContentQueueObserver)?
     /// The last download state delivered per transaction (so a finish never overtakes it).
     var deliveredStates: [String: DownloadState] = [:]
