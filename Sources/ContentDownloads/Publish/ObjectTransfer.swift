@@ -153,7 +153,7 @@ final class ObjectTransfer {
         let trusted = caFile.map { "the CA file \($0) (--ca-file, AWS_CA_BUNDLE)" } ?? "the system's certificate authorities"
         switch error.code {
         case .unreadableCAFile:
-            return PublishError("\(prefix); the CA file \(caFile ?? "") cannot be used: pass a readable PEM file of certificate authorities with --ca-file PATH (or AWS_CA_BUNDLE)")
+            return PublishError("\(prefix); the CA file\(caFile.map { " \($0)" } ?? "") cannot be used: pass a readable PEM file of certificate authorities with --ca-file PATH (or AWS_CA_BUNDLE)")
         default:
             return PublishError("\(prefix); the server's certificate is not signed by \(trusted): pass the PEM file of the authority that signed it with --ca-file PATH (or AWS_CA_BUNDLE)")
         }
