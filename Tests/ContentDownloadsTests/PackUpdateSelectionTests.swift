@@ -16,6 +16,8 @@ struct PackUpdateSelectionTests {
         let changed = try VoicedProduct(fixture, changed: true)
         try fixture.publish([changed.folder], chunked: true)
         let sentBefore = fixture.nginx.requests().filter { $0.request.contains(".tar.zst") }.map(\.bodyBytesSent).reduce(0, +)
+        let status = try await iapcontentOffPool(["status", "--json", "--catalog", fixture.catalogURL, "--store", store.path])
+        let told = try #require(Self.updateBytes(status.output), "\(status.output)")
         let restore = try await iapcontentOffPool(["restore", "--catalog", fixture.catalogURL, "--store", store.path])
         #expect(restore.status == 0, "\(restore.output)")
         let folder = store.appendingPathComponent("content/\(VoicedProduct.productID)/Contents")
@@ -28,6 +30,8 @@ struct PackUpdateSelectionTests {
         // What it fetched: the German intro changed (3 MiB of incompressible bytes), nothing of HiRes or French.
         let sent = fixture.nginx.requests().filter { $0.request.contains(".tar.zst") }.map(\.bodyBytesSent).reduce(0, +) - sentBefore
         #expect(sent < Int(Double(3 << 20) * 1.1) + (64 << 10), "fetched \(sent) bytes for a 3 MiB change")
+        // What status said the update fetches is what it fetched (its figure also counts the manifest).
+        #expect(told >= Int64(sent) && Double(told) <= Double(sent) * 1.05 + Double(64 << 10), "status said \(told), the update fetched \(sent)")
         let verify = try await iapcontentOffPool(["verify", VoicedProduct.productID, "--store", store.path])
         #expect(verify.status == 0, "\(verify.output)")
         withExtendedLifetime(fixture) {}
@@ -69,5 +73,12 @@ struct PackUpdateSelectionTests {
         let verification = try fixture.store.verifyContent(productID: VoicedProduct.productID)
         #expect(verification.isIntact, "round \(round): \(verification)")
         await queue.close()
+    }
+
+    /// The first `updateBytes` figure in `status --json`'s output.
+    static func updateBytes(_ output: String) -> Int64? {
+        guard let range = output.range(of: "\"updateBytes\"") else { return nil }
+        let digits = output[range.upperBound...].drop { !$0.isNumber }.prefix { $0.isNumber }
+        return Int64(digits)
     }
 }

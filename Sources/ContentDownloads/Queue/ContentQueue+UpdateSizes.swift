@@ -40,9 +40,12 @@ extension ContentQueue {
             guard let (installed, seal) = store.installedManifest(productID: product.productID, sharingPathsWith: manifest.files),
                   installed.chunks != nil
             else { return product.length }
+            let selection = manifest.packs == nil ? nil : store.installedSelection(productID: product.productID)
             let size = try? await BlockingCall.run(thread: "iap-measure") { () throws(InstallError) -> Int64 in
-                let package = try ChunkedPackage(
+                var package = try ChunkedPackage(
                     manifest: manifest, expectedLength: product.length, expectedSHA256: product.sha256, display: url.absoluteString)
+                // What the update installs: the installed packs and variants only, as it plans them.
+                if let selection { try package.select(selection, display: url.absoluteString) }
                 let folder = try InstalledFolder(path: content.path, seal: seal)
                 let installedChunks = InstalledChunks(manifest: installed)
                 let draft = PlanDraft.make(package: package, installed: installedChunks) { file in
