@@ -102,4 +102,62 @@ struct HostilePackDeclarationTests {
         let decoded = try PackageManifest.decode(contentsOfFile: file.path)
         #expect(decoded.packs == manifest.packs)
     }
+    /// Seeded fuzzing of the two places a declaration is read: a `ContentInfo.plist`'s `Packs`/`Variants` (any
+    /// nesting of dictionaries, arrays, strings, numbers, booleans and data where the keys are expected) and a
+    /// manifest's pack section (the canonical JSON of a real declaration with bytes flipped, cut or repeated). Every
+    /// input is read, checked and applied without a crash, and a declaration read is refused or selects only paths
+    /// inside `Contents/`.
+    @Test("fuzzed plist declarations and mutated manifest pack sections never crash a reader")
+    func fuzzedDeclarations() async throws {
+        let leaf = Gen.element(of: ["essential", "prefetch", "onDemand", "Contents/A", "Contents/../x", "", "core", "de", "pt-BR", "..", "#", "Contents"]).map { $0! }
+        let key = Gen.element(of: ["Packs", "Variants", "Policy", "Paths", "Default", "Fallback", "hires", "core", "language", "de", "x", ""]).map { $0! }
+        let kind = Gen.int(in: 0...5)
+        await propertyCheck(count: 400, input: zip(key.array(of: 1...6), leaf.array(of: 1...6), kind.array(of: 1...6))) { keys, leaves, kinds in
+            // A nesting built from the three lists: each level a dictionary, an array, a leaf or another type.
+            var value: Any = leaves[0]
+            for (index, kind) in kinds.enumerated() {
+                let name = keys[index % keys.count], text = leaves[index % leaves.count]
+                switch kind {
+                case 0: value = [name: value]
+                case 1: value = [value, text]
+                case 2:
+                    var fields: [String: Any] = ["Policy": text, "Paths": [text]]
+                    fields[name] = value  // a generated key may be Policy or Paths itself
+                    value = fields
+                case 3: value = [name: [text: [value, text]]]
+                case 4: value = 42
+                default: value = Data([0, 1])
+                }
+            }
+            let (declaration, _) = PackDeclaration.read(["Packs": value, "Variants": [keys[0]: value]])
+            _ = declaration.problems()
+            let manifest = selectionManifest(["ContentInfo.plist", "Contents/A/a", "Contents/A#language=de/b"], declaration: declaration)
+            let content = SelectedContent(manifest: manifest, selection: PackSelection(packs: Set(keys)))
+            if content.problems.isEmpty {
+                for index in content.files { #expect(InstallPath.problem(content.installPath(of: index, in: manifest)) == nil) }
+            }
+        }
+        let valid = PackDeclaration(
+            packs: [.init(id: "hires", policy: .prefetch, paths: ["Contents/HiRes"]), .init(id: "voices", policy: .onDemand, paths: ["Contents/Voices"])],
+            axes: [.init(name: "language", defaultValue: "en", fallback: ["pt-BR": ["pt"]])])
+        let json = Array(try JSONEncoder().encode(valid))
+        await propertyCheck(count: 400, input: Gen.int(in: 0...(json.count - 1)).array(of: 1...4), Gen.int(in: 0...255).array(of: 1...4)) { positions, bytes in
+            var mutated = json
+            for (position, byte) in zip(positions, bytes) {
+                switch byte % 3 {
+                case 0: mutated[position % mutated.count] = UInt8(byte)
+                case 1: mutated.removeSubrange((position % mutated.count)...)
+                default: mutated.insert(contentsOf: mutated[(position % mutated.count)...].prefix(8), at: position % mutated.count)
+                }
+                if mutated.isEmpty { break }
+            }
+            guard let declaration = try? JSONDecoder().decode(PackDeclaration.self, from: Data(mutated)) else { return }
+            let manifest = selectionManifest(["ContentInfo.plist", "Contents/HiRes/t", "Contents/Voices#language=de/a"], declaration: declaration)
+            let content = SelectedContent(manifest: manifest, selection: PackSelection(packs: ["hires", "voices"]))
+            _ = PackSizeReport(manifest: manifest)
+            if content.problems.isEmpty {
+                for index in content.files { #expect(InstallPath.problem(content.installPath(of: index, in: manifest)) == nil) }
+            }
+        }
+    }
 }
