@@ -53,7 +53,7 @@ final class HostileObjectStoreServer: Sendable {
     /// Starts answering with `reply`, for at most `lifetime` seconds.
     init(lifetime: Double = 60, reply: @escaping @Sendable (Request) -> Reply) throws {
         self.reply = reply
-        (listener, port) = try Self.listen(backlog: 16)
+        (listener, port) = try LoopbackListener.open(backlog: 16)
         let deadline = Date().addingTimeInterval(lifetime)
         let thread = Thread { [self] in acceptLoop(until: deadline) }
         thread.name = "hostile-s3"
@@ -69,27 +69,6 @@ final class HostileObjectStoreServer: Sendable {
             return !s.stopped
         }
         if first { shutdown(listener, Int32(SHUT_RDWR)) }
-    }
-
-    /// A socket listening on 127.0.0.1 at a free port with `backlog`, and the port.
-    static func listen(backlog: Int32) throws -> (Int32, Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestSupportError("socket: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, Glibc.listen(fd, backlog) == 0 else {
-            close(fd)
-            throw TestSupportError("bind/listen: errno \(errno)")
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     private func acceptLoop(until deadline: Date) {

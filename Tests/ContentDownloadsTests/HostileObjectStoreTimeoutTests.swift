@@ -54,7 +54,7 @@ struct HostileObjectStoreTimeoutTests {
 
     @Test func serverThatNeverAcceptsTimesOutConnecting() throws {
         // A listener with a full accept queue that never accepts: the kernel drops the next SYN, so connect hangs.
-        let (listener, port) = try HostileObjectStoreServer.listen(backlog: 0)
+        let (listener, port) = try LoopbackListener.open(backlog: 0)
         defer { close(listener) }
         let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(filler) }

@@ -23,22 +23,10 @@ struct HostileURLTests {
         let port: Int
 
         init() throws {
-            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard bound == 0, listen(listener, 64) == 0 else {
-                close(listener)
-                throw TestSupportError("bind/listen: errno \(errno)")
-            }
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+            let (listener, port) = try LoopbackListener.open(backlog: 64)
             _ = fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK)
             fd = listener
-            port = Int(UInt16(bigEndian: address.sin_port))
+            self.port = port
         }
 
         deinit { close(fd) }
