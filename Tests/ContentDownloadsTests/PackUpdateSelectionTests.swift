@@ -75,6 +75,28 @@ struct PackUpdateSelectionTests {
         await queue.close()
     }
 
+    @Test("the prefetch download after a purchase is the product's: the transaction's download stays finished, its bytes unchanged")
+    func prefetchBytesAreNotThePurchases() async throws {
+        let fixture = try QueueFixture()
+        try fixture.publish([try VoicedProduct(fixture).folder], chunked: true)
+        var options = fastOptions()
+        options.deviceProfile = DeviceProfile(values: ["language": ["de"]])
+        let queue = try ContentQueue(store: fixture.store, catalog: fixture.catalog(), options: options)
+        let recorder = QueueEventTests.Recorder(queue.updates)
+        _ = try await queue.open()
+        try await queue.add(VerifiedPurchase(transactionID: "t-prefetch", productID: VoicedProduct.productID))
+        let finished = try #require(await recorder.wait(for: "t-prefetch") { $0.state == .finished })
+        await queue.waitForPrefetches()
+        let hires = fixture.store.root.appendingPathComponent("content/\(VoicedProduct.productID)/Contents/HiRes/textures.bin")
+        #expect(FileManager.default.fileExists(atPath: hires.path), "the prefetch pack came")
+        try await Task.sleep(for: .milliseconds(300))  // any update of the prefetch download has been delivered
+        let seen = recorder.downloads(of: "t-prefetch").map(\.download)
+        let after = seen.drop { $0.state != .finished }.dropFirst()
+        #expect(after.allSatisfy { $0.state == .finished && $0.snapshot.downloadedBytes == finished.snapshot.downloadedBytes },
+                "the prefetch download was credited to the purchase: \(after.map { "\($0.state) \($0.snapshot.downloadedBytes)" })")
+        await queue.close()
+    }
+
     /// The first `updateBytes` figure in `status --json`'s output.
     static func updateBytes(_ output: String) -> Int64? {
         guard let range = output.range(of: "\"updateBytes\"") else { return nil }

@@ -158,7 +158,12 @@ extension ContentQueue {
     /// Whether a snapshot of the product's download is about `row`'s download: the transaction it served hears
     /// everything; another hears it unless it was cancelled (its download ended for it), and a cancellation only
     /// when it had heard of the download before (a transaction added after a cancel is not cancelled by it).
+    ///
+    /// A transaction whose download was delivered finished hears no later download of the same version: its
+    /// essential packs are in place and it may have finished; the prefetch packs, a selection change or a repair
+    /// that follow are the product's, not the purchase's (their bytes never count toward its progress).
     func hears(_ snapshot: DownloadSnapshot, _ row: TransactionRow) -> Bool {
+        if deliveredStates[row.id] == .finished, snapshot.servedTransactionID != row.id { return false }
         guard let served = snapshot.servedTransactionID, served != row.id else { return true }
         if deliveredStates[row.id] == .cancelled { return false }
         return snapshot.state != .cancelled || deliveredStates[row.id] != nil
