@@ -41,7 +41,7 @@ extension Store {
 
     /// The selection the installed folder of `productID` was built with; `nil` when it has none (a product without
     /// packs or variants, or one installed before it declared them) or when it cannot be read
-    /// (``installedSelectionState(productID:)`` tells those apart).
+    /// (`installedSelectionState(productID:)` tells those apart).
     public func installedSelection(productID: String) -> PackSelection? {
         if case .recorded(let selection) = installedSelectionState(productID: productID) { return selection }
         return nil

@@ -111,8 +111,8 @@ extension CatalogSource {
     /// Every URL the product's archive may come from, best first: the pinned url, each mirror, the
     /// catalog's own folder (see `Catalog.archiveURLs(for:catalogURL:)`).
     ///
-    /// Only the URLs the URL rule permits (``OriginRule``: http(s), and `file` for a local catalog); a refused one
-    /// is logged and left out. When none is left, ``archiveURLRefusal(for:)`` says why and the download fails with it.
+    /// Only the URLs the URL rule permits (`OriginRule`: http(s), and `file` for a local catalog); a refused one
+    /// is logged and left out. When none is left, `archiveURLRefusal(for:)` says why and the download fails with it.
     public func archiveURLCandidates(for product: CatalogProduct) -> [String] {
         let candidates = catalog.archiveURLs(for: product, catalogURL: location).map(\.absoluteString)
         return permitted(candidates.isEmpty ? [archiveURL(for: product)] : candidates, what: "archive of \(product.productID)")
