@@ -2,7 +2,7 @@ internal import SystemSupport
 internal import Foundation
 import Glibc
 
-/// The planning guard: a count, kept durably in `transfers/<product>-<version>.planning`, of the processes that began
+/// The planning guard: a count, kept in `transfers/<product>-<version>.update.planning`, of the processes that began
 /// planning a download and never ended it.
 ///
 /// **Why.** Planning reads the signed manifest — the most hostile input a client takes — and a daemon resumes its
@@ -20,8 +20,7 @@ extension Store {
     /// the two places a manifest is read and applied.
     static func planningGuardFile(treePath: String) -> String { treePath + ".planning" }
 
-    /// Records that a planning of the download whose tree is at `treePath` begins (durably, before it reads
-    /// anything), or refuses it when ``maxUnendedPlannings`` plannings before it never ended: then the count is
+    /// Records that a planning of the download whose tree is at `treePath` begins (before it reads anything), or refuses it when ``maxUnendedPlannings`` plannings before it never ended: then the count is
     /// cleared, so the next request (a person's retry) plans again.
     /// - Returns: why it is refused, or `nil` when planning may go on (and must call ``endPlanning(treePath:)``).
     static func beginPlanning(treePath: String) -> String? {
@@ -33,7 +32,10 @@ extension Store {
         }
         let url = URL(fileURLWithPath: file)
         try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try? DurableFile.write(Data("\(unended + 1)\n".utf8), to: url)
+        // Not fsynced: what it counts are processes that died (a kill or a crash leaves the page cache, so the
+        // next start reads it); a power loss that drops the count costs at most one more start. It stays off
+        // the path to a download's first byte.
+        try? DurableFile.writeUnsynced(Data("\(unended + 1)\n".utf8), to: url)
         return nil
     }
 
