@@ -91,12 +91,7 @@ final class RecordingObjectStore: Sendable {
     }
 
     private func acceptLoop(until deadline: Date) {
-        defer { close(listener) }
-        while !state.withLock({ $0.stopped }), Date() < deadline {
-            var pfd = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, 200) > 0 else { continue }
-            let client = accept(listener, nil, nil)
-            guard client >= 0 else { continue }
+        LoopbackListener.acceptEach(on: listener, until: deadline, stopped: { state.withLock { $0.stopped } }) { client in
             let thread = Thread { [self] in
                 serve(client)
                 close(client)

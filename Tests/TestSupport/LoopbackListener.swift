@@ -1,3 +1,4 @@
+public import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,5 +30,21 @@ public enum LoopbackListener {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
         return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    /// Accepts connections on `listener` until `stopped()` or `deadline`, handing each to `handle` (which owns it),
+    /// polling every 200 ms so a stop or the deadline is seen; closes `listener` when it returns. The loop every
+    /// test server runs on its own thread, so none outlives its test.
+    public static func acceptEach(
+        on listener: Int32, until deadline: Date, stopped: () -> Bool, _ handle: (Int32) -> Void
+    ) {
+        defer { close(listener) }
+        while !stopped(), Date() < deadline {
+            var pfd = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 200) > 0 else { continue }
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { continue }
+            handle(client)
+        }
     }
 }

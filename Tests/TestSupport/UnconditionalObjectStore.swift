@@ -55,12 +55,7 @@ public final class UnconditionalObjectStore: Sendable {
     }
 
     private func acceptLoop(until deadline: Date) {
-        defer { close(listener) }
-        while !state.withLock({ $0.stopped }), Date() < deadline {
-            var pfd = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, 200) > 0 else { continue }
-            let client = accept(listener, nil, nil)
-            guard client >= 0 else { continue }
+        LoopbackListener.acceptEach(on: listener, until: deadline, stopped: { state.withLock { $0.stopped } }) { client in
             serve(client)  // one connection at a time: a publisher's requests are sequential
             close(client)
         }
