@@ -56,6 +56,31 @@ struct TreeBuilder {
         return Built(plan: plan(draft, missed: missed), tree: tree, populated: true)
     }
 
+    /// Builds the whole tree of a decision that fetches nothing (a change made from the installed files alone,
+    /// ``Planner/decideLocal(productID:selection:metadata:)``) and makes it durable, then its selection record: the
+    /// tree is then ready to swap in. Returns false, with the tree deleted, when an installed file no longer holds a
+    /// chunk the tree needs (the change must fetch it: the caller plans it the usual way).
+    func buildLocal() throws(InstallError) -> Bool {
+        Store.discardPlan(treePath: treePath)
+        let tree = try StagingTree(path: treePath, wipe: true, expectedBytes: package.manifest.uncompressedSize)
+        try populate(tree)
+        if !decision.draft.local.isEmpty {
+            let placement = ChunkPlacement(package: package, written: decision.draft.written, tree: tree)
+            let missed = try rebuild(decision.draft.local, into: placement)
+            try placement.release()
+            guard missed.isEmpty else {
+                try? FileSystemCalls.removeTree(treePath)
+                return false
+            }
+        }
+        CrashHook.reach(.prepare)
+        try tree.sync()
+        if let selection = package.selection, let directory = decision.selectionsDirectory {
+            try Store.keepSelection(selection, productID: package.manifest.productID, treePath: treePath, in: directory)
+        }
+        return true
+    }
+
     /// Makes the kept manifest durable, then the tree (its folders, links and files first, unless ``build()``
     /// made them), then keeps its selection record, then its plan (each durably): a plan on disk always has its
     /// manifest, its tree and its selection beside it, and no fetched byte is placed in the tree before this

@@ -23,6 +23,9 @@ struct PlanBuilder {
     var store: Store?
     /// Whether ``admit(_:treePath:)`` already passed the package (the caller did, before reading the installed manifest).
     var admitted = false
+    /// Whether a draft that fetches nothing is the point (a change made from the installed files alone,
+    /// ``Planner/decideLocal(productID:selection:metadata:)``) rather than a reason to plan from nothing.
+    var local = false
 
     /// Why a plan from the installed version is pointless (every chunk is local): the caller plans from nothing.
     static let nothingToFetch = "every chunk the new version needs is in the installed files; nothing to fetch"
@@ -44,7 +47,7 @@ struct PlanBuilder {
             // From nothing: every file written, every chunk fetched (the headers between files are checked too).
             draft = PlanDraft(written: Array(package.files.indices), fetch: Array(package.chunks.indices))
         }
-        guard !draft.fetch.isEmpty || !draft.local.isEmpty else {
+        guard local || !draft.fetch.isEmpty || !draft.local.isEmpty else {
             throw .archiveMismatch(path: treePath, reason: Self.nothingToFetch)
         }
         let writtenBytes = draft.written.reduce(Int64(0)) { $0 + package.files[$1].size }

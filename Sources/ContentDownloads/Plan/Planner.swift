@@ -58,6 +58,33 @@ struct Planner: Sendable {
         }
     }
 
+    /// The decision for a change of installed `productID` to `selection` made from the installed files alone — a
+    /// pack removed, or variants whose files are all installed — or `nil` when the change must fetch (or the folder
+    /// was not installed from a chunk-indexed archive). It follows the installed version's own manifest, which the
+    /// signed chain vouched for when it was installed (`manifests/`), so it needs no catalog and no network.
+    /// - Throws: ``InstallError`` naming the manifest or path and the reason; nothing is written.
+    func decideLocal(productID id: String, selection: PackSelection, metadata: Logger.Metadata) throws(InstallError) -> ChunkPlanDecision? {
+        let manifestPath = store.installedManifestFile(productID: id).path
+        guard let version = store.installedVersion(forProductID: id),
+              let manifest = try? PackageManifest.decode(contentsOfFile: manifestPath), manifest.contentVersion == version,
+              manifest.chunks != nil
+        else { return nil }
+        var package = try ChunkedPackage(
+            manifest: manifest, expectedLength: manifest.archiveSize, expectedSHA256: manifest.archiveSHA256 ?? "", display: manifestPath)
+        try package.select(selection, display: manifestPath)
+        let tree = store.updateTreeDirectory(productID: id, version: version.description).path
+        _ = try PlanBuilder.admit(package, treePath: tree)
+        guard let base = Self.installedChunks(of: id, in: store, sharingPathsWith: package.manifest.files, metadata: metadata) else {
+            return nil
+        }
+        var builder = builder(
+            package, installed: (base.0, try InstalledFolder(path: base.2.path, seal: base.1, distrusted: [])), treePath: tree,
+            archiveLength: manifest.archiveSize)
+        builder.local = true
+        let decision = try builder.decide()
+        return decision.draft.fetch.isEmpty ? decision : nil
+    }
+
     /// The decision that fetches every chunk of `package`: an install from nothing.
     func fromNothing(_ package: ChunkedPackage, treePath: String, archiveLength: Int64) throws(InstallError) -> ChunkPlanDecision {
         try builder(package, installed: nil, treePath: treePath, archiveLength: archiveLength).decide()

@@ -97,6 +97,15 @@ extension ContentQueue {
         guard let version = store.installedVersion(forProductID: productID) else { return }
         await settleInterruptedChange(productID: productID, version: version, toward: selection)
         if store.installedSelection(productID: productID) == selection { return }
+        if try await changeLocally(productID: productID, version: version, to: selection) {
+            if let now = try? packs(productID: productID) { await deliver(.packsChanged(productID: productID, packs: now)) }
+            return
+        }
+        guard catalog != nil else {
+            throw DownloadError(
+                code: .catalog,
+                message: "changing the packs of \(productID) this way fetches files that are not on disk, which needs the catalog it was installed from (--catalog); nothing changed")
+        }
         let product = try repairableProduct(productID, version: version)
         let (plan, handover) = try await planSameVersion(product, selection: selection, unplannable: "(see the log); try again later")
         DownloadLog.queue.debug("selection change", metadata: [

@@ -19,10 +19,18 @@ struct CatalogOptions: ParsableArguments {
 
     /// The catalog URL or path; throws a usage error (exit 2) naming both ways to give one.
     func catalog(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
+        guard let location = try catalog(required: true, environment: environment) else { preconditionFailure("a required catalog is given") }
+        return location
+    }
+
+    /// The catalog URL or path when one is given; `nil` when none is and `required` is false (a command that needs
+    /// one only for some of its work); else a usage error (exit 2) naming both ways to give one.
+    func catalog(required: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String? {
         if let catalogFlag, !catalogFlag.isEmpty { return catalogFlag }
         if let value = environment["IAPCONTENT_CATALOG"]?.trimmingCharacters(in: .whitespaces), !value.isEmpty {
             return value
         }
+        guard required else { return nil }
         throw ValidationError(
             "no catalog given: pass --catalog <url> (e.g. http://127.0.0.1:8080/catalog.json) or set IAPCONTENT_CATALOG")
     }
