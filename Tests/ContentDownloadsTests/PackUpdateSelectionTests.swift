@@ -18,8 +18,12 @@ struct PackUpdateSelectionTests {
         let sentBefore = fixture.nginx.requests().filter { $0.request.contains(".tar.zst") }.map(\.bodyBytesSent).reduce(0, +)
         let status = try await iapcontentOffPool(["status", "--json", "--catalog", fixture.catalogURL, "--store", store.path])
         let told = try #require(Self.updateBytes(status.output), "\(status.output)")
+        let manifestsBefore = fixture.nginx.requests().filter { $0.request.contains(".manifest") }.count
         let restore = try await iapcontentOffPool(["restore", "--catalog", fixture.catalogURL, "--store", store.path])
         #expect(restore.status == 0, "\(restore.output)")
+        // restore measures the update, then makes it: one manifest fetch serves both.
+        let manifests = fixture.nginx.requests().filter { $0.request.contains(".manifest") }.dropFirst(manifestsBefore).map(\.request)
+        #expect(manifests.count == 1, "restore fetched the manifest \(manifests.count) times: \(manifests)")
         let folder = store.appendingPathComponent("content/\(VoicedProduct.productID)/Contents")
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("HiRes").path), "a pack left out came in with the update")
         let voice = try Data(contentsOf: folder.appendingPathComponent("Voices/intro.ogg"))
