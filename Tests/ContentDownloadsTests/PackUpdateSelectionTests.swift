@@ -101,6 +101,27 @@ struct PackUpdateSelectionTests {
         await queue.close()
     }
 
+    @Test("download shows the prefetch packs' download on a row of its own, to its end")
+    func prefetchBytesAreShown() async throws {
+        let fixture = try QueueFixture()
+        try fixture.publish([try VoicedProduct(fixture).folder], chunked: true)
+        let store = fixture.root.appendingPathComponent("store")
+        let run = try await iapcontentOffPool([
+            "download", VoicedProduct.productID, "--catalog", fixture.catalogURL, "--store", store.path, "--select", "language=de", "--json",
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        let events = run.output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let packs = events.filter { $0["packs"] as? Bool == true }
+        #expect(packs.contains { $0["state"] as? String == "active" || $0["state"] as? String == "waiting" }, "\(run.output)")
+        let last = try #require(packs.last, "no event of the prefetch download: \(run.output)")
+        #expect(last["state"] as? String == "finished", "\(last)")
+        // Its bytes are HiRes's (1 MiB of incompressible bytes), not the purchase's.
+        #expect((last["downloadedBytes"] as? Int ?? 0) >= 1 << 20, "\(last)")
+        let purchase = events.last { $0["packs"] == nil && $0["state"] as? String == "finished" }
+        #expect(purchase != nil, "\(run.output)")
+        withExtendedLifetime(fixture) {}
+    }
+
     /// The first `updateBytes` figure in `status --json`'s output.
     static func updateBytes(_ output: String) -> Int64? {
         guard let range = output.range(of: "\"updateBytes\"") else { return nil }

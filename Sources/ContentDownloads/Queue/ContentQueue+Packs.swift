@@ -154,6 +154,9 @@ extension ContentQueue {
 
     private func endPrefetch(_ productID: String) { prefetches[productID] = nil }
 
+    /// The products whose prefetch packs are being installed now (the CLI shows their downloads).
+    package func prefetchingProducts() -> Set<String> { Set(prefetches.keys) }
+
     /// Returns once every prefetch started so far has ended (installed or failed; a failure is logged and leaves the
     /// essential packs as they are). The CLI's `download` waits for them before it exits.
     public func waitForPrefetches() async {

@@ -5,9 +5,27 @@ import ContentDownloads
 protocol FollowedDownload: Sendable {
     /// Its latest StoreKit fields.
     var snapshot: DownloadSnapshot { get }
+    /// The row the display shows for it.
+    var row: ProgressRow { get }
+}
+
+extension FollowedDownload {
+    /// The snapshot's row.
+    var row: ProgressRow { ProgressRow(snapshot) }
 }
 
 extension ContentDownload: FollowedDownload {}
+
+/// The download of a purchase's prefetch packs, which starts once the purchase's own download finished: shown on
+/// its own row (``ProgressRow/packs``), never as the purchase's.
+struct PrefetchDownload: FollowedDownload {
+    let snapshot: DownloadSnapshot
+    var row: ProgressRow {
+        var row = ProgressRow(snapshot)
+        row.packs = true
+        return row
+    }
+}
 
 extension DownloadSnapshot: FollowedDownload {
     /// The snapshot itself.
@@ -64,7 +82,7 @@ struct DownloadWaiter {
         // Downloads still in flight are shown from the stream, which holds every change in order
         // (showing their current state first would replay older states after it).
         for download in initial.values where !download.snapshot.state.isInFlight {
-            await reporter.update(ProgressRow(download.snapshot))
+            await reporter.update(download.row)
         }
         func allStopped() -> Bool {
             expected.allSatisfy { outcome.latest[$0].map { !$0.snapshot.state.isInFlight } ?? false }
@@ -79,7 +97,7 @@ struct DownloadWaiter {
                 if firstBytes[id] == nil { firstBytes[id] = snapshot.downloadedBytes }
                 outcome.latest[id] = download
                 if let error = snapshot.error { outcome.lastErrors[id] = error.message }
-                await reporter.update(ProgressRow(snapshot))
+                await reporter.update(download.row)
                 await notePause(snapshot, noted: &pauseNoted)
             }
             if allStopped() { break }

@@ -31,6 +31,7 @@ struct QueueRun {
         defer { signals.forEach { $0.cancel() } }
         let ending = RunEnding(json: json, quiet: quiet, reporter: reporter, interrupted: interrupted, started: started)
         let updates = queue.updates  // before adding: a download that ends at once is still seen
+        let prefetchUpdates = queue.updates  // the prefetch downloads that follow, on a listener of their own
         let added: [ContentTransaction]
         do { added = try await transactions(queue) } catch {
             await reporter.finish(summary: nil)
@@ -45,9 +46,30 @@ struct QueueRun {
         }
         let waiter = DownloadWaiter(store: store.root.path, reporter: reporter, interrupted: interrupted)
         let outcome = await waiter.wait(for: added, updates: updates)
-        if !interrupted.isSet { await queue.waitForPrefetches() }  // a purchase's prefetch packs follow its essential ones
+        if !interrupted.isSet { await followPrefetches(waiter, updates: prefetchUpdates) }
         try await ending.end(
             transactions: added, outcome: outcome, queue: queue, finishTransactions: finishTransactions, allDone: allDone)
+    }
+
+    /// Shows the downloads of the prefetch packs that follow the purchases' own (the queue starts them once a
+    /// purchase's essential packs are installed) on rows of their own, and returns once every prefetch has ended.
+    private func followPrefetches(_ waiter: DownloadWaiter, updates: some AsyncSequence<ContentQueueUpdate, Never> & Sendable) async {
+        let products = await queue.prefetchingProducts()
+        guard !products.isEmpty else { return }
+        let changes = updates.compactMap { update -> [PrefetchDownload]? in
+            guard case .downloads(let downloads) = update else { return nil }
+            let prefetches = downloads.filter { $0.transactionID == ContentDownload.noTransaction && products.contains($0.snapshot.productID) }
+            return prefetches.isEmpty ? nil : prefetches.map { PrefetchDownload(snapshot: $0.snapshot) }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { _ = await waiter.wait(expected: products, changes: changes, key: \.snapshot.productID) }
+            await queue.waitForPrefetches()
+            // The prefetches ended; their downloads' last changes are on their way to the display. A prefetch that
+            // failed before its download started has none: the wait ends after a moment.
+            group.addTask { try? await Task.sleep(for: .seconds(2)) }
+            _ = await group.next()
+            group.cancelAll()
+        }
     }
 
     /// Opens the queue: another driver holding the store, or a failed recovery of an interrupted install,

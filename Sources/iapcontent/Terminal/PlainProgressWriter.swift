@@ -12,20 +12,20 @@ struct PlainProgressWriter: Sendable {
 
     /// The line to print for `row` at `now`, or nil when it is too soon since the last one.
     mutating func line(for row: ProgressRow, at now: ContinuousClock.Instant) -> String? {
-        if let previous = last[row.productID], previous.state == row.state,
+        if let previous = last[row.name], previous.state == row.state,
            row.isFinal || previous.time.duration(to: now) < interval
         {
             return nil
         }
-        last[row.productID] = (row.state, now)
-        return Self.trimmed(renderer.line(for: row, nameColumn: row.productID.count))
+        last[row.name] = (row.state, now)
+        return Self.trimmed(renderer.line(for: row, nameColumn: row.name.count))
     }
 
     /// The closing line for `row` at the end of a run, unless its final state was already printed.
     mutating func finalLine(for row: ProgressRow, at now: ContinuousClock.Instant) -> String? {
-        if let previous = last[row.productID], previous.state == row.state, row.isFinal { return nil }
-        last[row.productID] = (row.state, now)
-        return Self.trimmed(renderer.line(for: row, nameColumn: row.productID.count))
+        if let previous = last[row.name], previous.state == row.state, row.isFinal { return nil }
+        last[row.name] = (row.state, now)
+        return Self.trimmed(renderer.line(for: row, nameColumn: row.name.count))
     }
 
     /// Collapses the column padding a terminal needs but a log does not.

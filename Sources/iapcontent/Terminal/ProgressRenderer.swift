@@ -29,7 +29,7 @@ struct ProgressRenderer: Sendable {
 
     /// One line per row, names aligned in one column.
     func lines(for rows: [ProgressRow]) -> [String] {
-        let nameColumn = min(Self.maximumNameWidth, rows.map(\.productID.count).max() ?? 0)
+        let nameColumn = min(Self.maximumNameWidth, rows.map(\.name.count).max() ?? 0)
         return rows.map { line(for: $0, nameColumn: nameColumn) }
     }
 
@@ -47,7 +47,7 @@ struct ProgressRenderer: Sendable {
         // Keep a readable name (a quarter of the line, at least 8) before squeezing it further.
         var nameWidth = min(nameColumn, max(8, width / 4))
         while !fields.isEmpty, nameWidth + fixedWidth(of: fields) > width { fields.removeFirst() }
-        if fields.isEmpty { return Formatting.truncate(row.productID, to: width) }
+        if fields.isEmpty { return Formatting.truncate(row.name, to: width) }
 
         // What the name and the bar share: everything but the other fields (the bar's minimum included).
         let hasBar = fields.contains(.bar)
@@ -55,7 +55,7 @@ struct ProgressRenderer: Sendable {
         nameWidth = min(nameColumn, shared - (hasBar ? Self.minimumBarWidth : 0))
         let barWidth = hasBar ? min(Self.maximumBarWidth, shared - nameWidth) : 0
 
-        var parts = [paint(Formatting.pad(Formatting.truncate(row.productID, to: nameWidth), to: nameWidth), .bold)]
+        var parts = [paint(Formatting.pad(Formatting.truncate(row.name, to: nameWidth), to: nameWidth), .bold)]
         for field in [Field.state, .bar, .percent, .bytes, .speed, .eta] where fields.contains(field) {
             switch field {
             case .state: parts.append(stateText(row.state))
@@ -98,9 +98,9 @@ struct ProgressRenderer: Sendable {
 
     private func errorLine(_ row: ProgressRow, nameColumn: Int, width: Int) -> String {
         let nameWidth = min(nameColumn, width)
-        let name = Formatting.pad(Formatting.truncate(row.productID, to: nameWidth), to: nameWidth)
+        let name = Formatting.pad(Formatting.truncate(row.name, to: nameWidth), to: nameWidth)
         let rest = width - nameWidth - Self.stateWidth - 2
-        guard rest > 0 else { return Formatting.truncate(row.productID, to: width) }
+        guard rest > 0 else { return Formatting.truncate(row.name, to: width) }
         let message = Formatting.truncate((row.error?.message ?? "failed").replacingOccurrences(of: "\n", with: " "), to: rest)
         return [paint(name, .bold), stateText(row.state), paint(message, .red)].joined(separator: " ")
     }

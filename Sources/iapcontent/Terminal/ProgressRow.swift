@@ -25,6 +25,12 @@ struct ProgressRow: Sendable, Equatable {
     var stalled: Bool = false
     /// Why it failed (or the last transient error while retrying).
     var error: DownloadError? = nil
+    /// Whether this is the download of a purchase's prefetch packs, which follows the purchase's own download of
+    /// the same product: shown on a row of its own (``name``).
+    var packs = false
+
+    /// What the display calls the row, and keys it by: the product, or the product's prefetch packs.
+    var name: String { packs ? productID + " (packs)" : productID }
 
     /// `downloadedBytes / expectedBytes` clamped to 0…1 (1 for a finished download of unknown size).
     var progress: Double {

@@ -24,12 +24,12 @@ struct ProgressTracker: Sendable {
 
     /// Records `row` seen at `now` and returns it with speed, stalled and (if missing) time remaining filled in.
     mutating func observe(_ row: ProgressRow, at now: ContinuousClock.Instant) -> ProgressRow {
-        guard var entry = entries[row.productID] else {
-            order.append(row.productID)
+        guard var entry = entries[row.name] else {
+            order.append(row.name)
             let entry = Entry(
                 row: row, firstBytes: row.downloadedBytes, sampleBytes: row.downloadedBytes, sampleTime: now,
                 lastByteTime: now, speed: nil)
-            entries[row.productID] = entry
+            entries[row.name] = entry
             return decorate(entry, at: now)
         }
         if row.downloadedBytes != entry.row.downloadedBytes { entry.lastByteTime = now }
@@ -47,7 +47,7 @@ struct ProgressTracker: Sendable {
         }
         if row.state != "active" { entry.speed = nil }
         entry.row = row
-        entries[row.productID] = entry
+        entries[row.name] = entry
         return decorate(entry, at: now)
     }
 
