@@ -6,7 +6,9 @@
 //   CArchive + CZstd + CPairedSHA256 + SystemSupport → ContentPackaging (author: validate, pack, inspect)
 //   ContentDelivery (catalog model, Ed25519 signing, static layout, URL tokens)
 //   ContentHost (Hummingbird `serve`)
-//   CCurl + CLinuxSystem + SystemSupport → ContentDownloads (queue, transfers, journal, installer, store)
+//   CCurl → CurlTransport (package-only libcurl wrappers: easy and multi handles, their errors)
+//   CurlTransport + CLinuxSystem + SystemSupport → ContentDownloads (queue, transfers, journal, installer, store)
+//   CurlTransport + ContentDelivery → ContentPublishing (`publish` and `prune` to S3-style storage)
 //   ContentCommandLine → iapcontent (the thin CLI, the daemon and `serve` in one program)
 import PackageDescription
 
@@ -27,6 +29,8 @@ let package = Package(
         .library(name: "ContentDelivery", targets: ["ContentDelivery"]),
         .library(name: "ContentHost", targets: ["ContentHost"]),
         .library(name: "ContentDownloads", targets: ["ContentDownloads"]),
+        // The publisher: uploads to S3-style storage. Apart from the client, which never links upload code.
+        .library(name: "ContentPublishing", targets: ["ContentPublishing"]),
         // A ContentQueue served over a Unix socket (JSON-RPC 2.0): what `iapcontent daemon` runs.
         .library(name: "ContentDaemon", targets: ["ContentDaemon"]),
         // Its one public type is `FileSystemError`, which the libraries' public errors carry; the rest is `package`.
@@ -101,10 +105,13 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings),
+        /// The libcurl wrappers the client and the publisher share (package access): one easy handle, one multi
+        /// handle, libcurl's errors.
+        .target(name: "CurlTransport", dependencies: ["CCurl"], swiftSettings: swiftSettings),
         .target(
             name: "ContentDownloads",
             dependencies: [
-                "CCurl", "CLinuxSystem", "SystemSupport",
+                "CCurl", "CurlTransport", "CLinuxSystem", "SystemSupport",
                 "ContentPackaging", "ContentDelivery",
                 // `BitSet`: which of a hundred thousand files or header regions are done, a bit each.
                 .product(name: "BitCollections", package: "swift-collections"),
@@ -112,6 +119,16 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings),
+
+        /// `iapcontent publish` and `prune`: a signed catalog folder uploaded to S3-style storage create-only and
+        /// by compare-and-swap, and the versions no catalog names deleted.
+        .target(
+            name: "ContentPublishing",
+            dependencies: [
+                "CCurl", "CurlTransport", "SystemSupport", "ContentPackaging", "ContentDelivery",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings),
 
@@ -136,7 +153,7 @@ let package = Package(
         .executableTarget(
             name: "iapcontent",
             dependencies: [
-                "ContentCommandLine", "ContentPackaging", "ContentDelivery", "ContentDownloads", "ContentDaemon",
+                "ContentCommandLine", "ContentPackaging", "ContentDelivery", "ContentDownloads", "ContentPublishing", "ContentDaemon",
                 "ContentHost", "SystemSupport", "CICUData",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -197,6 +214,14 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),  // to build journals of older schemas
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ContentPublishingTests",
+            dependencies: [
+                "ContentPublishing", "ContentDelivery", "ContentPackaging", "TestSupport",
+                "ContentDownloads",  // a client reads what was published
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings),
         .testTarget(

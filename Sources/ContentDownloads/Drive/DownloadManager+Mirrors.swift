@@ -1,3 +1,4 @@
+internal import CurlTransport
 internal import Logging
 package import ContentDelivery
 internal import ContentPackaging

@@ -1,3 +1,4 @@
+package import CurlTransport
 import Glibc
 
 /// Why a download failed, with a message that says what to do next.

@@ -1,3 +1,4 @@
+internal import CurlTransport
 internal import CCurl
 
 /// How a ``ChunkConnection`` judged a reply (``ChunkConnection/Verdict``).

@@ -1,3 +1,4 @@
+internal import CurlTransport
 internal import SystemSupport
 internal import CCurl
 internal import ContentPackaging

@@ -1,3 +1,4 @@
+internal import CurlTransport
 internal import CCurl
 
 extension EasyHandle {

@@ -1,3 +1,4 @@
+package import CurlTransport
 /// What the transfer thread reports about one download, in order.
 package enum TransferEvent: Sendable, Equatable {
     /// The response was accepted; `restartedFromZero` when a 200 replaced a range request.

@@ -1,3 +1,4 @@
+internal import CurlTransport
 internal import Foundation
 
 /// Where one download fetches from: the candidate URLs (mirrors) in order, which one is in use, and

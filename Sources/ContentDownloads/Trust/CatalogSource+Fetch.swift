@@ -1,3 +1,4 @@
+internal import CurlTransport
 internal import CCurl
 internal import Foundation
 import Glibc

@@ -1,3 +1,4 @@
+internal import CurlTransport
 internal import Foundation
 
 /// The one URL rule: which URLs a catalog may send a client to.

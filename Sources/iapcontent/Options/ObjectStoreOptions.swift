@@ -1,3 +1,4 @@
+import ContentPublishing
 import ArgumentParser
 import ContentDownloads
 import Foundation

@@ -1,3 +1,4 @@
+import ContentPublishing
 import ContentDownloads
 import Foundation
 

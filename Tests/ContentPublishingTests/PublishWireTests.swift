@@ -1,4 +1,4 @@
-@testable import ContentDownloads
+@testable import ContentPublishing
 import Foundation
 import Testing
 import TestSupport

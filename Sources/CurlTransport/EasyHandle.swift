@@ -1,4 +1,4 @@
-internal import CCurl
+package import CCurl
 
 /// Owns one libcurl easy handle (`CURL *`) and its error buffer; cleans both up on deinit.
 ///
@@ -6,20 +6,20 @@ internal import CCurl
 ///   for downloads, the caller's thread for one-shot fetches).
 ///
 /// The corresponding C functions are `curl_easy_init` and `curl_easy_cleanup`.
-final class EasyHandle {
-    /// The raw handle; never escapes ContentDownloads.
-    let raw: UnsafeMutableRawPointer
+package final class EasyHandle {
+    /// The raw handle; never escapes this package.
+    package let raw: UnsafeMutableRawPointer
     /// libcurl writes its human-readable error here (`CURLOPT_ERRORBUFFER`).
     private let errorBuffer: UnsafeMutablePointer<CChar>
     /// Header list passed with `CURLOPT_HTTPHEADER`; must outlive the transfer.
     private var headerList: UnsafeMutablePointer<curl_slist>?
     /// The URL, for error messages.
-    private(set) var url: String = ""
+    package private(set) var url: String = ""
     /// The proxy requests go through, as messages show it (no credentials); `nil` = direct.
-    private(set) var proxy: String?
+    package private(set) var proxy: String?
 
     /// Creates a handle with the error buffer attached.
-    init() throws(CurlError) {
+    package init() throws(CurlError) {
         CurlGlobal.ensure()
         guard let handle = curl_easy_init() else {
             throw CurlError(code: .init(rawValue: 2), message: "curl_easy_init failed (out of memory?)", url: "")
@@ -37,39 +37,39 @@ final class EasyHandle {
     }
 
     /// Sets the URL.
-    func setURL(_ url: String) throws(CurlError) {
+    package func setURL(_ url: String) throws(CurlError) {
         self.url = url
         try set(CURLOPT_URL, url)
     }
 
     /// Sends requests through `proxy` (`CURLOPT_PROXY`); errors then name it as `shown`.
-    func setProxy(_ proxy: String, shown: String?) throws(CurlError) {
+    package func setProxy(_ proxy: String, shown: String?) throws(CurlError) {
         try set(CURLOPT_PROXY, proxy)
         self.proxy = shown
     }
 
     /// `curl_easy_setopt` with an integer.
-    func set(_ option: CURLoption, _ value: Int) throws(CurlError) {
+    package func set(_ option: CURLoption, _ value: Int) throws(CurlError) {
         try check(CCurl_easy_setopt_long(raw, option, value), option: option)
     }
 
     /// `curl_easy_setopt` with a `curl_off_t` (`*_LARGE` options).
-    func set(large option: CURLoption, _ value: Int64) throws(CurlError) {
+    package func set(large option: CURLoption, _ value: Int64) throws(CurlError) {
         try check(CCurl_easy_setopt_off(raw, option, curl_off_t(value)), option: option)
     }
 
     /// `curl_easy_setopt` with a string (libcurl copies it).
-    func set(_ option: CURLoption, _ value: String) throws(CurlError) {
+    package func set(_ option: CURLoption, _ value: String) throws(CurlError) {
         try check(value.withCString { CCurl_easy_setopt_string(raw, option, $0) }, option: option)
     }
 
     /// `curl_easy_setopt` with a pointer.
-    func set(pointer option: CURLoption, _ value: UnsafeMutableRawPointer?) throws(CurlError) {
+    package func set(pointer option: CURLoption, _ value: UnsafeMutableRawPointer?) throws(CurlError) {
         try check(CCurl_easy_setopt_pointer(raw, option, value), option: option)
     }
 
     /// Replaces the extra request headers (`CURLOPT_HTTPHEADER`).
-    func setHeaders(_ headers: [String]) throws(CurlError) {
+    package func setHeaders(_ headers: [String]) throws(CurlError) {
         var list: UnsafeMutablePointer<curl_slist>? = nil
         for header in headers { list = curl_slist_append(list, header) }
         try check(CCurl_easy_setopt_pointer(raw, CURLOPT_HTTPHEADER, list))
@@ -78,14 +78,14 @@ final class EasyHandle {
     }
 
     /// `CURLINFO_RESPONSE_CODE`: the last HTTP status (0 for `file://`).
-    var responseCode: Int {
+    package var responseCode: Int {
         var code: Int = 0
         _ = CCurl_easy_getinfo_long(raw, CURLINFO_RESPONSE_CODE, &code)
         return code
     }
 
     /// Turns a result code into a ``CurlError`` carrying the error buffer, the URL and the proxy, if any.
-    func error(for code: CURLcode) -> CurlError {
+    package func error(for code: CURLcode) -> CurlError {
         let error = CurlError(code, errorBuffer: String(cString: errorBuffer), url: url)
         guard let proxy else { return error }
         return CurlError(code: error.code, message: "\(error.message) (through the proxy \(proxy))", url: url)
@@ -93,7 +93,7 @@ final class EasyHandle {
 
     /// Runs the transfer synchronously (for small one-shot fetches such as catalogs).
     /// The corresponding C function is `curl_easy_perform`.
-    func perform() throws(CurlError) {
+    package func perform() throws(CurlError) {
         try check(curl_easy_perform(raw))
     }
 

@@ -1,4 +1,4 @@
-internal import CCurl
+package import CCurl
 
 /// A libcurl failure: the `CURLcode`, libcurl's own message (from `CURLOPT_ERRORBUFFER`) and the URL.
 ///
@@ -52,6 +52,13 @@ package struct CurlError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The URL being fetched.
     package let url: String
 
+    /// An error with `code`, its `message` and the `url` it happened on.
+    package init(code: Code, message: String, url: String) {
+        self.code = code
+        self.message = message
+        self.url = url
+    }
+
     /// Whether retrying later may succeed (network trouble rather than a wrong request).
     package var isTransient: Bool {
         switch code {
@@ -86,7 +93,7 @@ package struct CurlError: Error, Sendable, Equatable, CustomStringConvertible {
 extension CurlError {
     /// The error of a finished easy handle: libcurl's error buffer when it says anything, else its
     /// generic text for `code`.
-    init(_ code: CURLcode, errorBuffer: String?, url: String) {
+    package init(_ code: CURLcode, errorBuffer: String?, url: String) {
         let fallback = String(cString: curl_easy_strerror(code))
         let text = errorBuffer.flatMap { $0.isEmpty ? nil : $0 } ?? fallback
         self.init(code: Code(rawValue: Int32(code.rawValue)), message: text, url: url)

@@ -1,5 +1,5 @@
 import ContentDelivery
-import ContentDownloads
+import ContentPublishing
 import Foundation
 import Testing
 import TestSupport

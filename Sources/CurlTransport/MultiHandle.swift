@@ -1,4 +1,4 @@
-internal import CCurl
+package import CCurl
 
 /// Owns the libcurl multi handle (`CURLM *`) that drives every transfer of one engine.
 ///
@@ -7,14 +7,14 @@ internal import CCurl
 ///   which is why the type is `@unchecked Sendable`.
 ///
 /// Related libcurl documentation: https://curl.se/libcurl/c/libcurl-multi.html
-final class MultiHandle: @unchecked Sendable {
+package final class MultiHandle: @unchecked Sendable {
     /// The raw handle.
-    let raw: UnsafeMutableRawPointer
+    package let raw: UnsafeMutableRawPointer
 
     /// Creates a multi handle with HTTP/2 multiplexing enabled and at most `maxConnectionsPerHost` connections to
     /// one host (more requests wait for one of them).
     /// The corresponding C function is `curl_multi_init`.
-    init(maxConnectionsPerHost: Int = 6) throws(CurlError) {
+    package init(maxConnectionsPerHost: Int = 6) throws(CurlError) {
         CurlGlobal.ensure()
         guard let handle = curl_multi_init() else {
             throw CurlError(code: .init(rawValue: 2), message: "curl_multi_init failed", url: "")
@@ -27,22 +27,22 @@ final class MultiHandle: @unchecked Sendable {
     deinit { curl_multi_cleanup(raw) }
 
     /// Adds an easy handle. The corresponding C function is `curl_multi_add_handle`.
-    func add(_ easy: EasyHandle) -> Bool { curl_multi_add_handle(raw, easy.raw) == CURLM_OK }
+    package func add(_ easy: EasyHandle) -> Bool { curl_multi_add_handle(raw, easy.raw) == CURLM_OK }
 
     /// Removes an easy handle. The corresponding C function is `curl_multi_remove_handle`.
-    func remove(_ easy: EasyHandle) { _ = curl_multi_remove_handle(raw, easy.raw) }
+    package func remove(_ easy: EasyHandle) { _ = curl_multi_remove_handle(raw, easy.raw) }
 
     /// Removes the handle `handle` (still alive: its owner frees it only after this).
-    func remove(raw handle: UnsafeMutableRawPointer) { _ = curl_multi_remove_handle(raw, handle) }
+    package func remove(raw handle: UnsafeMutableRawPointer) { _ = curl_multi_remove_handle(raw, handle) }
 
     /// Waits for socket activity, a wakeup, or the timeout. The corresponding C function is `curl_multi_poll`.
-    func poll(timeoutMilliseconds: Int32) {
+    package func poll(timeoutMilliseconds: Int32) {
         _ = curl_multi_poll(raw, nil, 0, timeoutMilliseconds, nil)
     }
 
     /// Drives every transfer as far as possible without blocking; returns the number still running.
     /// The corresponding C function is `curl_multi_perform`.
-    func perform() -> Int32 {
+    package func perform() -> Int32 {
         var running: Int32 = 0
         _ = curl_multi_perform(raw, &running)
         return running
@@ -50,7 +50,7 @@ final class MultiHandle: @unchecked Sendable {
 
     /// Finished transfers since the last call: (easy handle pointer, result).
     /// The corresponding C function is `curl_multi_info_read`.
-    func completed() -> [(handle: UnsafeMutableRawPointer, result: CURLcode)] {
+    package func completed() -> [(handle: UnsafeMutableRawPointer, result: CURLcode)] {
         var done: [(UnsafeMutableRawPointer, CURLcode)] = []
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(raw, &remaining) {
@@ -63,5 +63,5 @@ final class MultiHandle: @unchecked Sendable {
 
     /// Wakes a blocked ``poll(timeoutMilliseconds:)``; safe from any thread.
     /// The corresponding C function is `curl_multi_wakeup`.
-    func wakeup() { _ = curl_multi_wakeup(raw) }
+    package func wakeup() { _ = curl_multi_wakeup(raw) }
 }

@@ -1,4 +1,5 @@
 internal import CCurl
+internal import CurlTransport
 internal import Foundation
 
 /// A large object written by S3's multipart upload: parts of `partSize` bytes read straight from the file as they

@@ -1,5 +1,5 @@
 import ContentDelivery
-@testable import ContentDownloads
+@testable import ContentPublishing
 import ContentPackaging
 import Crypto
 import Foundation

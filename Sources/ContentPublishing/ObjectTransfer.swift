@@ -1,4 +1,5 @@
 internal import CCurl
+internal import CurlTransport
 internal import Foundation
 #if canImport(Glibc)
 internal import Glibc
