@@ -29,8 +29,6 @@ let package = Package(
         .library(name: "ContentDelivery", targets: ["ContentDelivery"]),
         .library(name: "ContentHost", targets: ["ContentHost"]),
         .library(name: "ContentDownloads", targets: ["ContentDownloads"]),
-        // The publisher: uploads to S3-style storage. Apart from the client, which never links upload code.
-        .library(name: "ContentPublishing", targets: ["ContentPublishing"]),
         // A ContentQueue served over a Unix socket (JSON-RPC 2.0): what `iapcontent daemon` runs.
         .library(name: "ContentDaemon", targets: ["ContentDaemon"]),
         // Its one public type is `FileSystemError`, which the libraries' public errors carry; the rest is `package`.
@@ -123,7 +121,8 @@ let package = Package(
             swiftSettings: swiftSettings),
 
         /// `iapcontent publish` and `prune`: a signed catalog folder uploaded to S3-style storage create-only and
-        /// by compare-and-swap, and the versions no catalog names deleted.
+        /// by compare-and-swap, and the versions no catalog names deleted. Apart from the client library, which never
+        /// links upload code; `package` access only (the program is its one user), so it is no library product.
         .target(
             name: "ContentPublishing",
             dependencies: [
