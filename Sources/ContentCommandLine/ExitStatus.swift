@@ -25,6 +25,12 @@ package enum ExitStatus: Int32, Error, Sendable, CaseIterable {
           2  usage error (unknown option, missing argument, bad value)
           3  paused or interrupted (Ctrl-C, SIGTERM): run the same command again to resume
           4  cancelled
+
+        ERRORS:
+          A failure is one line on stderr: `iapcontent: <what happened and what to do>`. With --json it is one
+          JSON object instead: {"error":{"code":"<code>","message":"<text>"}}, the code stable to branch on
+          (catalog, insufficientSpace, checksumMismatch, network, httpStatus, install, … from the library;
+          usage; notInstalled, storeUnreadable, noJournal, unknownDownload, manifestUnreadable; failure).
         """
 }
 
@@ -51,9 +57,12 @@ package struct ExitOutcome: Equatable, Sendable {
             return ExitOutcome(status: 0, message: terminated(command.fullMessage(for: error)), toStandardError: false)
         }
         if parserCode == .validationFailure {
-            return ExitOutcome(status: ExitStatus.usage.rawValue, message: terminated(command.fullMessage(for: error)), toStandardError: true)
+            let message = ErrorLine.isJSON
+                ? ErrorLine.error(command.message(for: error), code: "usage") : terminated(command.fullMessage(for: error))
+            return ExitOutcome(status: ExitStatus.usage.rawValue, message: message, toStandardError: true)
         }
-        return ExitOutcome(status: ExitStatus.failure.rawValue, message: "iapcontent: error: \(describe(error))\n", toStandardError: true)
+        let message = ErrorLine.isJSON ? ErrorLine.error(describe(error), code: "failure") : "iapcontent: error: \(describe(error))\n"
+        return ExitOutcome(status: ExitStatus.failure.rawValue, message: message, toStandardError: true)
     }
 
     /// A person-readable sentence for any error.

@@ -33,6 +33,9 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
         /// Planning the download stopped the process several times in a row without ending (`Store`'s planning
         /// guard): it failed so that a daemon resuming it at every start serves the rest of its queue.
         public static let stoppedPlanning = Code(rawValue: "stoppedPlanning")
+        /// The product is not installed in the store (verify, repair or a pack change of something never
+        /// downloaded, or deleted since): download it first.
+        public static let notInstalled = Code(rawValue: "notInstalled")
     }
 
     /// The kind.

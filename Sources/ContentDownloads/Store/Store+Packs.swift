@@ -88,7 +88,9 @@ extension Store {
               let manifest = try? PackageManifest.decode(contentsOfFile: installedManifestFile(productID: productID).path),
               manifest.contentVersion == version
         else {
-            throw DownloadError(code: .install, message: "\(productID) is not installed from a chunk-indexed archive in \(root.path); download it first")
+            throw DownloadError(
+                code: installedVersion(forProductID: productID) == nil ? .notInstalled : .install,
+                message: "\(productID) is not installed from a chunk-indexed archive in \(root.path); download it first")
         }
         let selection = installedSelection(productID: productID) ?? PackSelection(profile: defaultProfile)
         let content = SelectedContent(manifest: manifest, selection: selection)

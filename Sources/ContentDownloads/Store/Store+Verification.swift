@@ -46,11 +46,11 @@ extension Store {
     }
 
     /// Re-hashes the installed content of `productID` against the manifest it was installed from.
-    /// - Throws: ``DownloadError`` (`.install`) when the product is not installed, or was installed from a
+    /// - Throws: ``DownloadError`` (`.notInstalled`) when the product is not installed; (`.install`) when it was installed from a
     ///   one-frame archive (no manifest kept), or the manifest is of another version.
     public func verifyContent(productID: String) throws(DownloadError) -> ContentVerification {
         guard let url = contentURL(forProductID: productID), let version = installedVersion(forProductID: productID) else {
-            throw DownloadError(code: .install, message: "\(productID) is not installed in \(root.path); nothing to verify")
+            throw DownloadError(code: .notInstalled, message: "\(productID) is not installed in \(root.path); nothing to verify")
         }
         try requireKnownSelection(productID: productID)
         let manifestPath = installedManifestFile(productID: productID).path

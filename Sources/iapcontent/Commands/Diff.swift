@@ -26,7 +26,7 @@ extension IAPContent {
             do {
                 size = try UpdateSize.between(installed: try Self.manifest(old), offered: try Self.manifest(new))
             } catch let error as InstallError {
-                Output.error("cannot compare: \(error.description)")
+                Output.failure(error, prefix: "cannot compare: ")
                 throw ExitStatus.failure
             }
             if json {
@@ -54,7 +54,7 @@ extension IAPContent {
             do {
                 return try PackageManifest.decode(try Data(contentsOf: url))
             } catch {
-                Output.error("cannot read the manifest \(url.path): \(error); pass a manifest or an archive written by `iapcontent pack`")
+                Output.error("cannot read the manifest \(url.path): \(error); pass a manifest or an archive written by `iapcontent pack`", code: "manifestUnreadable")
                 throw ExitStatus.failure
             }
         }

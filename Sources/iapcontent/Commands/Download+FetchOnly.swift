@@ -16,7 +16,7 @@ extension IAPContent.Download {
         do {
             try await manager.start()
         } catch let error as DriverLockError {
-            Output.error(error.description)
+            Output.failure(error)
             throw ExitStatus.failure
         }
         let started = ContinuousClock.now
@@ -29,11 +29,11 @@ extension IAPContent.Download {
             for product in products {
                 // Only the archive is written (nothing is installed): its length, with the standard margin.
                 do { try SpacePreflight.standard.check(store: store, archiveLength: product.length, uncompressedSize: 0) } catch {
-                    Output.error("\(product.productID): \(error.description)")
+                    Output.failure(error, prefix: "\(product.productID): ")
                     throw ExitStatus.failure
                 }
                 if let refusal = source.archiveURLRefusal(for: product) {
-                    Output.error("\(product.productID): \(refusal.description)")
+                    Output.failure(refusal, prefix: "\(product.productID): ")
                     throw ExitStatus.failure
                 }
                 try await manager.enqueue(

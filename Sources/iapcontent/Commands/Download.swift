@@ -43,7 +43,7 @@ extension IAPContent {
             let catalog = try catalogOptions.catalog()
             let keys = catalogOptions.publicKeys()
             if keys.isEmpty {
-                Output.error("warning: no --public-key pinned; accepting an unsigned catalog (development only — anyone controlling the server controls the content)")
+                Output.warning("no --public-key pinned; accepting an unsigned catalog (development only — anyone controlling the server controls the content)")
             }
             let store = try storeOptions.openStore()
             let (source, products) = try exitingOnDownloadError { () throws(DownloadError) in

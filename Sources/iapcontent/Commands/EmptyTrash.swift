@@ -23,7 +23,7 @@ extension IAPContent {
             do {
                 _ = try Store.emptyTrash(atRoot: location.url)
             } catch {
-                Output.error("cannot empty the trash of \(location.url.path): \(error.description)")
+                Output.failure(error, prefix: "cannot empty the trash of \(location.url.path): ")
                 throw ExitStatus.failure
             }
         }

@@ -61,7 +61,7 @@ extension IAPContent {
                 data = try Data(contentsOf: url)
                 manifest = try PackageManifest.decode(data)
             } catch {
-                Output.error("cannot read the manifest \(url.path): \(error); pass a manifest or an archive written by `iapcontent pack`")
+                Output.error("cannot read the manifest \(url.path): \(error); pass a manifest or an archive written by `iapcontent pack`", code: "manifestUnreadable")
                 throw ExitStatus.failure
             }
             if manifestJSON {

@@ -1,3 +1,5 @@
+import ContentCommandLine
+import ContentDownloads
 import Foundation
 
 /// The one way commands write text: results on stdout, problems and notes on stderr, one line each.
@@ -11,9 +13,21 @@ enum Output {
         write(text + "\n")
     }
 
-    /// Prints a problem on stderr as `iapcontent: <text>` and a newline.
-    static func error(_ text: String) {
-        writeError("iapcontent: \(text)\n")
+    /// Prints a problem on stderr as `iapcontent: <text>` and a newline, or under `--json` as one JSON object with
+    /// `code` (``ErrorLine``).
+    static func error(_ text: String, code: String = "failure") {
+        writeError(ErrorLine.error(text, code: code))
+    }
+
+    /// Prints a library error (its message, and under `--json` its code) on stderr.
+    static func failure(_ error: any Error, prefix: String = "") {
+        let message = (error as? DownloadError)?.message ?? (error as? any ContentError)?.description ?? "\(error)"
+        Self.error(prefix + message, code: (error as? any ContentError)?.errorCode ?? "failure")
+    }
+
+    /// Prints a warning on stderr (the command goes on), or under `--json` one JSON object.
+    static func warning(_ text: String) {
+        writeError(ErrorLine.warning(text))
     }
 
     /// Prints `text` and a newline on stderr as it is: a note, or a problem line that names its own place

@@ -53,7 +53,7 @@ extension IAPContent {
                 report(try await queue.packs(productID: productID))
             } catch {
                 await queue.close()
-                Output.error((error as? DownloadError)?.message ?? "\(error)")
+                Output.failure(error)
                 throw ExitStatus.failure
             }
             await queue.close()

@@ -85,10 +85,10 @@ func exitingOnOpenFailure<T>(store: Store, _ open: () async throws -> T) async t
     do {
         return try await open()
     } catch let error as InstallError {
-        Output.error("cannot recover the store \(store.root.path): \(error.description)")
+        Output.failure(error, prefix: "cannot recover the store \(store.root.path): ")
         throw ExitStatus.failure
     } catch let error as any ContentError {
-        Output.error(error.description)
+        Output.failure(error)
         throw ExitStatus.failure
     }
 }
@@ -99,7 +99,7 @@ func exitingOnDownloadError<T>(_ body: () throws(DownloadError) -> T) throws(Exi
     do {
         return try body()
     } catch {
-        Output.error(error.message)
+        Output.failure(error)
         throw ExitStatus.failure
     }
 }

@@ -37,7 +37,7 @@ extension IAPContent {
                 result = try await queue.repair(productID: productID)
             } catch {
                 await queue.close()
-                Output.error((error as? DownloadError)?.message ?? "\(error)")
+                Output.failure(error)
                 throw ExitStatus.failure
             }
             await queue.close()

@@ -69,7 +69,7 @@ extension IAPContent.Restore {
             }
             return outcome.restored
         } catch let error as DownloadError {
-            Output.error(error.message)
+            Output.failure(error)
             throw ExitStatus.failure
         }
     }

@@ -27,7 +27,7 @@ extension IAPContent {
             global.bootstrapLogging()
             let location = storeOptions.location
             guard Store.hasJournal(atRoot: location.url) else {
-                Output.error("no downloads in \(location.url.path) (no journal.sqlite); start one with `iapcontent download`")
+                Output.error("no downloads in \(location.url.path) (no journal.sqlite); start one with `iapcontent download`", code: "noJournal")
                 throw ExitStatus.failure
             }
             let store = try storeOptions.openStore()
@@ -50,7 +50,7 @@ extension IAPContent {
                         updates[update.productID] = update
                     }
                 } catch {
-                    Output.error(error.message)
+                    Output.failure(error)
                 }
             }
             if json {

@@ -17,7 +17,7 @@ func sendStoreCommand(_ command: RequestedCommand, productIDs: [String], store: 
                 case .unknownDownload: viaJournal.append(id)  // a download with no transaction: the journal has it
                 }
             } catch {
-                Output.error("\(id): \(error.description)")
+                Output.failure(error, prefix: "\(id): ")
                 throw ExitStatus.failure
             }
         }
@@ -33,7 +33,7 @@ func sendStoreCommand(_ command: RequestedCommand, productIDs: [String], store: 
         }
     }
     if !unknown.isEmpty {
-        Output.error("no download for \(unknown.joined(separator: ", ")) in \(store.root.path); see `iapcontent status --store \(store.root.path)`")
+        Output.error("no download for \(unknown.joined(separator: ", ")) in \(store.root.path); see `iapcontent status --store \(store.root.path)`", code: "unknownDownload")
         throw ExitStatus.failure
     }
 }

@@ -20,7 +20,7 @@ extension IAPContent {
             let store = try product.openStore()
             let result: ContentVerification
             do { result = try store.verifyContent(productID: product.productID) } catch {
-                Output.error(error.message)
+                Output.failure(error)
                 throw ExitStatus.failure
             }
             if json {

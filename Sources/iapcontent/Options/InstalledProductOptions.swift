@@ -18,7 +18,7 @@ struct InstalledProductOptions: ParsableArguments {
 
     /// Prints `<product> is not installed in <store>; <what now>` and returns the status to exit with (1).
     func notInstalled(in store: Store, _ whatNow: String) -> ExitStatus {
-        Output.error("\(productID) is not installed in \(store.root.path); \(whatNow)")
+        Output.error("\(productID) is not installed in \(store.root.path); \(whatNow)", code: "notInstalled")
         return .failure
     }
 }

@@ -55,7 +55,7 @@ struct StoreLocationOptions: ParsableArguments {
     func openStore() throws -> Store {
         let url = location.url
         do { return try Store(root: url) } catch {
-            Output.error("cannot open the store \(url.path): \(error.description)")
+            Output.error("cannot open the store \(url.path): \(error.description)", code: "storeUnreadable")
             throw ExitStatus.failure
         }
     }
