@@ -13,14 +13,16 @@ internal import SystemSupport
 /// Layout (one file system, so every move is an atomic rename):
 /// ```
 /// <store>/content/<productID>/   the installed version: ContentInfo.plist + Contents/ exactly as packed
-/// <store>/staging/               extractions in progress, old versions awaiting deletion
-/// <store>/trash/                 deleted content, old versions and used archives awaiting removal
+/// <store>/staging/               extractions in progress
+/// <store>/trash/                 deleted content, old versions (moved here by the swap) and used archives awaiting removal
 /// <store>/transfers/             a whole archive: <product>.partial while downloading, <product>-<version>.tar.zst
 ///                                once verified; a chunk plan: <product>-<version>.manifest.json (the signed
 ///                                manifest, whatever its encoding), the tree <product>-<version>.update/, its plan
-///                                (.update.delta) and its placed-chunks log (.update.placed) — created and deleted
-///                                through this type only
+///                                (.update.delta), its placed-chunks log (.update.placed) and its planning guard
+///                                (.update.planning) — named by this type and deleted through it, except the tree,
+///                                which the place stage wipes before it builds it again
 /// <store>/manifests/             the manifest of each version installed in place, for its next update and `verify`
+/// <store>/selections/            the packs and variants each installed folder was built with (by device and inode)
 /// <store>/journal.sqlite         the journal (plus -wal / -shm), opened on first use
 /// <store>/driver.lock            held by the one process driving downloads
 /// <store>/.lock                  held while installing, deleting or recovering
@@ -64,7 +66,7 @@ public final class Store: Sendable {
 
     /// `content/`: one folder per installed product.
     package var contentDirectory: URL { root.appendingPathComponent("content", isDirectory: true) }
-    /// `staging/`: extractions in progress, old versions awaiting deletion.
+    /// `staging/`: extractions in progress.
     package var stagingDirectory: URL { root.appendingPathComponent("staging", isDirectory: true) }
     /// `trash/`: deleted content awaiting removal.
     package var trashDirectory: URL { root.appendingPathComponent("trash", isDirectory: true) }

@@ -16,20 +16,14 @@ struct SignedEntitlementSource: EntitlementSource {
     let transport: TransferSettings
 
     /// Fetches the document (and `<document>.sig` when keys are pinned), verifies it, then raises the
-    /// remembered sequence of its subject, all on a global queue (libcurl and the journal's fsync block), off
-    /// the cooperative pool. A refused document changes nothing.
+    /// remembered sequence of its subject, all on a thread of its own (`iap-entitlements`: libcurl and the
+    /// journal's fsync block), off the cooperative pool. A refused document changes nothing.
     /// - Throws: ``DownloadError`` naming the document, with one code per refusal.
     func entitlements() async throws -> Entitlements {
         let source = self
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .utility).async {
-                do throws(DownloadError) {
-                    let (data, signature) = try source.fetch()
-                    continuation.resume(returning: try source.verify(data, signature: signature))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
+        return try await BlockingCall.run(thread: "iap-entitlements") { () throws(DownloadError) -> Entitlements in
+            let (data, signature) = try source.fetch()
+            return try source.verify(data, signature: signature)
         }
     }
 
