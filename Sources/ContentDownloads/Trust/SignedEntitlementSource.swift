@@ -16,12 +16,12 @@ struct SignedEntitlementSource: EntitlementSource {
     let transport: TransferSettings
 
     /// Fetches the document (and `<document>.sig` when keys are pinned), verifies it, then raises the
-    /// remembered sequence of its subject, all on a thread of its own (`iap-entitlements`: libcurl and the
+    /// remembered sequence of its subject, all on a thread of its own (`iap-entitle`: libcurl and the
     /// journal's fsync block), off the cooperative pool. A refused document changes nothing.
     /// - Throws: ``DownloadError`` naming the document, with one code per refusal.
     func entitlements() async throws -> Entitlements {
         let source = self
-        return try await BlockingCall.run(thread: "iap-entitlements") { () throws(DownloadError) -> Entitlements in
+        return try await BlockingCall.run(thread: "iap-entitle") { () throws(DownloadError) -> Entitlements in
             let (data, signature) = try source.fetch()
             return try source.verify(data, signature: signature)
         }
