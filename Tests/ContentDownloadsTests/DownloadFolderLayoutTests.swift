@@ -49,6 +49,27 @@ import Testing
         #expect(cycles.isEmpty, "folders that depend on each other both ways: \(cycles.sorted())")
     }
 
+    /// A download's record changes only through the ledger's typed transitions (`Ledger/TransferRecord+*.swift`):
+    /// outside `Ledger/`, no variable holding a `TransferRecord` has a field assigned, and no other folder extends
+    /// the type. The variables are found as the code binds them (`var record = records[id]`, `var record = try
+    /// ledger.record(id)`, `for var record in try ledger.records()`, `record: inout TransferRecord`, …), so a new writer is caught whatever it is called.
+    @Test func recordFieldsAreWrittenOnlyInTheLedger() throws {
+        let binding = /(?:var|inout)\s+(\w+)\s*(?::\s*(?:inout\s+)?TransferRecord\b|=\s*(?:try\s+)?(?:self\.)?(?:records\[|ledger\.record\()|in\s+(?:try\s+)?(?:\w+\.)*(?:ledger\.)?records\(\))/
+        let parameter = /(\w+):\s*inout\s+TransferRecord\b/
+        var offenders: [String] = []
+        for (folder, text) in try Self.files() where folder != "Ledger" {
+            var names = Set(text.matches(of: binding).map { String($0.1) })
+            names.formUnion(text.matches(of: parameter).map { String($0.1) })
+            for line in text.split(separator: "\n") {
+                if line.contains("extension TransferRecord") { offenders.append("\(folder): \(line.trimmingCharacters(in: .whitespaces))") }
+                for match in line.matches(of: /\b(\w+)\.(\w+)\s*(?:=|\+=|-=)(?!=)/) where names.contains(String(match.1)) {
+                    offenders.append("\(folder): \(line.trimmingCharacters(in: .whitespaces))")
+                }
+            }
+        }
+        #expect(offenders.isEmpty, "record fields written outside the ledger's transitions: \(offenders)")
+    }
+
     /// Files under the store are deleted by the stages that own them, never by the fetch, the driver, the queue or
     /// the planner: `Store` (downloads' files, installed content, the trash), `Commit` (the swap's old version),
     /// `Place` (its own staging folders) and the one primitive in `Support`. A deletion anywhere else is a second

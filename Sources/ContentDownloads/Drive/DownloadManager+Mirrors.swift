@@ -129,10 +129,7 @@ extension DownloadManager {
         route.index += 1
         route.reauthorized = false
         routes[id] = route
-        record.url = route.candidates[route.index]
-        record.validator = nil  // the previous server's ETag means nothing to this one
-        record.attempts = 0
-        record.checksumFailures = 0
+        record.switchMirror(to: route.candidates[route.index])
         return .retryNow
     }
 

@@ -24,7 +24,7 @@ extension DownloadManager {
             let id = candidate.id
             // A chunk plan whose plan file is gone waits until the queue plans it again (it would fetch the wrong bytes).
             if needsPlanning(record) { continue }
-            record.downloadState = .active
+            record.admit()
             save(&record)
             active.insert(id)
             lastAttemptID += 1
@@ -126,8 +126,7 @@ extension DownloadManager {
                 // The file is now cut to what this attempt keeps; what it writes next is this boot's. A restart from
                 // zero emptied it: the old offset and validator go with it (journaled with this boot, they would
                 // vouch for bytes no longer there until the checkpoint that follows is durable).
-                if restartedFromZero { record.restartFromZero() }
-                record.writtenInBoot = BootIdentity.current
+                record.startWriting(restartedFromZero: restartedFromZero, boot: BootIdentity.current)
                 save(&record)
             }
             live[id]?.downloadedBytes = offset
@@ -194,12 +193,10 @@ extension DownloadManager {
     /// Journals a durable offset (the bytes below it are fsynced).
     private func checkpointed(_ id: String, offset: Int64, validator: Validator?, at now: Double) {
         guard var record = records[id], record.downloadState != .cancelled else { return }
-        record.durableOffset = offset
-        record.validator = validator
-        record.writtenInBoot = BootIdentity.current
-        if let state = live[id] {
-            record.timeRemaining = state.pace.timeRemaining(total: record.expectedLength, counted: offset, at: now)
-        }
+        record.checkpoint(
+            offset: offset, validator: validator,
+            timeRemaining: live[id].map { $0.pace.timeRemaining(total: record.expectedLength, counted: offset, at: now) },
+            boot: BootIdentity.current)
         records[id] = record
         // Said before the journal write, so a trace of the process shows it after the fsync it relies on.
         DownloadLog.transfer.trace("journaling a durable offset", metadata: ["product": "\(id)", "offset": "\(offset)"])
@@ -240,9 +237,8 @@ extension DownloadManager {
             }
         }
         guard var current = records[id], current.expectedSHA256 == record.expectedSHA256, current.downloadState != .cancelled else { return }
-        current.downloadState = .finished
+        current.finish(installed: postVerify != nil)
         DownloadMetrics.finished()
-        if postVerify != nil { current.transferPhase = .installed }
         save(&current)
         emit(id, force: true)
     }
@@ -251,11 +247,11 @@ extension DownloadManager {
         guard var record = records[id] else { return }
         live[id]?.pace.stop()
         guard record.downloadState == .active else { return }  // paused or cancelled meanwhile
-        record.durableOffset = max(0, offset)
+        record.keep(offset: offset)
         live[id]?.downloadedBytes = record.durableOffset
         let verdict = failure.verdict(for: &record)
         var final = verdict.final
-        record.failure = verdict.error
+        record.note(verdict.error)
         if case .install = failure {  // refused: nothing of it is kept, the manifest is fetched and checked again
             store.discardTransfer(productID: id, version: record.contentVersion, partialPath: record.partialPath)
             record.restartFromZero()
@@ -270,7 +266,7 @@ extension DownloadManager {
         case .unchanged:
             break
         case .retryNow:
-            record.downloadState = .waiting
+            record.retry()
             live[id]?.retryAt = nil
             save(&record)
             emit(id, force: true)
@@ -278,7 +274,7 @@ extension DownloadManager {
         case .fail(let error):
             final = error
         }
-        record.attempts += 1
+        record.countAttempt()
         final = final.map { withTrustAdvice($0, id) }
         if let final {
             DownloadLog.transfer.debug("failed", metadata: ["product": "\(id)", "reason": "\(final.message)"])
@@ -286,13 +282,12 @@ extension DownloadManager {
             record.fail(with: final)
         } else if record.attempts >= options.maxAttempts {
             DownloadMetrics.failed(code: verdict.error.code.rawValue)
-            record.failure = withTrustAdvice(verdict.error, id)
-            record.downloadState = .failed
+            record.fail(with: withTrustAdvice(verdict.error, id))
         } else {
             DownloadMetrics.retried()
             DownloadLog.transfer.debug(
                 "retry", metadata: ["product": "\(id)", "attempt": "\(record.attempts)", "reason": "\(verdict.error.message)"])
-            record.downloadState = .waiting
+            record.retry()
             scheduleRetry(id, attempt: record.attempts, verdict: verdict)
         }
         save(&record)
@@ -320,7 +315,7 @@ extension DownloadManager {
         DownloadLog.transfer.debug(
             "stopped", metadata: ["product": "\(id)", "offset": "\(offset)", "why": "\(intent.map { "\($0)" } ?? "interrupted")"])
         if offset >= 0, !deleted, record.downloadState != .cancelled {
-            record.durableOffset = offset
+            record.keep(offset: offset)
             // What the transfer kept, durably, and exactly what the next attempt resumes from (a whole archive's
             // write buffer flushed; a chunk plan's chunks in place, synced): never the count of bytes received.
             live[id]?.downloadedBytes = offset
@@ -329,7 +324,7 @@ extension DownloadManager {
         case .cancel, .pause:
             break  // the state was set when the command arrived
         case .none:
-            if record.downloadState == .active { record.downloadState = .waiting }  // interrupted: continue next run
+            record.interrupt()  // continues next run
         }
         if record.downloadState == .cancelled {
             store.discardTransfer(productID: id, version: record.contentVersion, partialPath: record.partialPath)

@@ -115,11 +115,11 @@ package actor DownloadManager {
             }
             var changed = false
             if record.downloadState == .active {
-                record.downloadState = .waiting
+                record.interrupt()
                 changed = true
             }
             if record.planKind == nil {  // journaled before the column: resolved once, from what the download kept
-                record.planKind = store.legacyPlanKind(productID: record.productID, version: record.contentVersion)
+                record.resolveLegacyPlanKind(store.legacyPlanKind(productID: record.productID, version: record.contentVersion))
                 changed = true
             }
             if changed { try ledger.save(record) }
@@ -164,7 +164,7 @@ package actor DownloadManager {
         }
         for id in active {
             guard var record = records[id] else { continue }
-            record.downloadState = .waiting
+            record.interrupt()
             save(&record)
         }
         active.removeAll()
@@ -190,8 +190,7 @@ package actor DownloadManager {
         if var existing = records[id], existing.expectedSHA256 == product.sha256.lowercased(),
            existing.expectedLength == product.length, existing.planKind == plan
         {
-            existing.url = url
-            existing.transactionID = transactionID ?? existing.transactionID
+            existing.reattach(url: url, transactionID: transactionID)
             // A verified archive kept by `--no-install` is installed from the file; a tree installed in place is
             // never reused (a folder at that path is a new update's or repair's tree).
             if existing.downloadState == .finished, plan == .wholeArchive, let archive = existing.archivePath,
@@ -251,7 +250,7 @@ package actor DownloadManager {
     /// Caps one download's receive rate in bytes per second (0 = none); applies to a running transfer at once.
     package func setRateLimit(_ productID: String, bytesPerSecond: Int64) {
         guard var record = records[productID] else { return }
-        record.maxBytesPerSecond = max(0, bytesPerSecond)
+        record.capRate(bytesPerSecond: bytesPerSecond)
         save(&record)
         if active.contains(productID) { applyRateCap(productID, record) }
     }
@@ -291,7 +290,7 @@ package actor DownloadManager {
     // MARK: Internals shared by the extensions
 
     func save(_ record: inout TransferRecord) {
-        record.updatedAt = Date()
+        record.touch()
         records[record.productID] = record
         do { try ledger.save(record) } catch {
             // The journal is the crash-recovery record; without it continuing would lie later.

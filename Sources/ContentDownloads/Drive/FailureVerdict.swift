@@ -40,7 +40,7 @@ extension TransferFailure {
             let error = DownloadError.endlessData(expected: expected, url: url)
             return FailureVerdict(error: error, final: error)
         case .badChunk(let message):
-            record.checksumFailures += 1
+            record.countBadBody()
             let error = DownloadError(code: .checksumMismatch, message: "\(message); the download was damaged in transit or the archive on \(record.url) differs from its signed manifest")
             return FailureVerdict(error: error, final: record.checksumFailures >= 2 ? error : nil)
         case .install(let failure):
@@ -56,7 +56,7 @@ extension TransferFailure {
 
     /// A body that was not the archive: fetched again from zero once, then the download fails.
     private static func badBody(_ error: DownloadError, record: inout TransferRecord) -> FailureVerdict {
-        record.checksumFailures += 1
+        record.countBadBody()
         return FailureVerdict(error: error, final: record.checksumFailures >= 2 ? error : nil, restartFromZero: true)
     }
 }

@@ -35,7 +35,7 @@ package enum StoreCommands {
             if record.apply(command), command == .cancel {
                 store.discardTransfer(productID: record.productID, version: record.contentVersion, partialPath: record.partialPath)
             }
-            record.requestedCommand = nil
+            record.takeRequestedCommand()
             try ledger.save(record)
             outcomes[id] = .applied(record.downloadState)
         }
