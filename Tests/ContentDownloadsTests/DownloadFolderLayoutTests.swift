@@ -34,7 +34,7 @@ import Testing
         }
         var uses: [String: [String: String]] = [:]  // folder → folder it uses → one type that makes it so
         for (folder, text) in files {
-            let words = Set(text.matches(of: /\b[A-Z]\w*\b/).map { String($0.0) })
+            let words = Set(text.matches(of: /\b[A-Z]\w*\b/.wordBoundaryKind(.simple)).map { String($0.0) })
             for word in words {
                 guard let other = home[word], other != folder else { continue }
                 uses[folder, default: [:]][other] = uses[folder]?[other] ?? word
@@ -62,12 +62,37 @@ import Testing
             names.formUnion(text.matches(of: parameter).map { String($0.1) })
             for line in text.split(separator: "\n") {
                 if line.contains("extension TransferRecord") { offenders.append("\(folder): \(line.trimmingCharacters(in: .whitespaces))") }
-                for match in line.matches(of: /\b(\w+)\.(\w+)\s*(?:=|\+=|-=)(?!=)/) where names.contains(String(match.1)) {
+                for match in line.matches(of: /\b(\w+)\.(\w+)\s*(?:=|\+=|-=)(?!=)/.wordBoundaryKind(.simple)) where names.contains(String(match.1)) {
                     offenders.append("\(folder): \(line.trimmingCharacters(in: .whitespaces))")
                 }
             }
         }
         #expect(offenders.isEmpty, "record fields written outside the ledger's transitions: \(offenders)")
+    }
+
+    /// A download's files under `transfers/` (partial archive, manifest, tree, plan, placed-chunks log) are deleted
+    /// only when the one who decides a download's fate says so — the driver (`Drive/`), once the engine reported the
+    /// stop or failure, or the queue and its plan stage before a download starts — through `Store`. The fetch (the
+    /// curl thread) and the place stage report a failure and delete nothing; the one exception is the tree builder,
+    /// which clears the tree it is about to build. Two deleters of one file is how a retry came to find its
+    /// `transfers/<id>.update` folder gone.
+    @Test func transferFilesAreDeletedOnlyByWhoDecidesTheDownload() throws {
+        let deleting = /\b(?:discardTransfer|discardPartial|discardUpdate|discardManifest|discardPlan)\(/.wordBoundaryKind(.simple)
+        var offenders: [String] = [], scanned = 0
+        let walker = FileManager.default.enumerator(at: Self.module, includingPropertiesForKeys: nil)
+        while let file = walker?.nextObject() as? URL {
+            let relative = String(file.path.dropFirst(Self.module.path.count + 1))
+            guard file.pathExtension == "swift", ["Fetch/", "Place/", "Commit/"].contains(where: relative.hasPrefix),
+                  relative != "Place/TreeBuilder.swift"
+            else { continue }
+            scanned += 1
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") && line.contains(deleting) {
+                offenders.append("\(relative): \(line.trimmingCharacters(in: .whitespaces))")
+            }
+        }
+        #expect(scanned > 40, "read \(scanned) files of Fetch/, Place/ and Commit/ under \(Self.module.path)")
+        #expect(offenders.isEmpty, "transfer files deleted by the fetch or the place stage: \(offenders)")
     }
 
     /// Files under the store are deleted by the stages that own them, never by the fetch, the driver, the queue or
@@ -76,7 +101,7 @@ import Testing
     /// owner of a file's life, which is how a cancelled download's files came to be deleted on the curl thread.
     @Test func filesAreDeletedOnlyByTheirOwners() throws {
         let owners: Set<String> = ["Store", "Commit", "Place", "Support"]
-        let deletion = /\b(?:unlink|unlinkat|rmdir|removeItem|removeTree)\(/
+        let deletion = /\b(?:unlink|unlinkat|rmdir|removeItem|removeTree)\(/.wordBoundaryKind(.simple)
         var offenders: [String] = []
         for (folder, text) in try Self.files() where !owners.contains(folder) {
             for line in text.split(separator: "\n") where line.contains(deletion) {

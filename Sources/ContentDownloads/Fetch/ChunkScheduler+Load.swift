@@ -7,7 +7,6 @@ extension ChunkScheduler {
             return (planned.package, planned.plan)  // checked by the planner moments ago, in this process
         }
         guard let plan = ChunkPlan.load(treePath: target.treePath), plan.fetchBytes == request.expectedLength, !plan.fetch.isEmpty else {
-            Store.discardPlan(treePath: target.treePath)
             throw .install(.archiveMismatch(path: target.treePath, reason: "the download's plan beside it is missing or does not match the download; run it again to plan it anew"))
         }
         // The planning guard (`Store.beginPlanning`): a resumed plan whose manifest killed the process while it was
@@ -30,7 +29,6 @@ extension ChunkScheduler {
             throw .install(error)
         }
         guard plan.fetch.allSatisfy({ $0 >= 0 && $0 < package.chunks.count }), plan.written.allSatisfy({ $0 >= 0 && $0 < package.files.count }) else {
-            Store.discardPlan(treePath: target.treePath)
             throw .install(.archiveMismatch(path: target.treePath, reason: "the download's plan beside it names chunks or files the manifest lacks; run it again"))
         }
         return (package, plan)

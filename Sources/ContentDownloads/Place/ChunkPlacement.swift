@@ -125,7 +125,6 @@ final class ChunkPlacement {
         }
         hashing[index] = nil
         guard state.hasher.finish() == file.sha256.lowercased() else {
-            Store.discardPlan(treePath: tree.path)  // the next attempt builds the tree again
             throw .archiveMismatch(path: tree.path + "/" + package.displayPath(index), reason: "does not match the signed manifest's SHA-256 once written; the download starts over")
         }
         verified.insert(index)

@@ -108,7 +108,6 @@ final class PlacementLoop: ChunkInstallStage, @unchecked Sendable {
             for index in plan.written where !placement.verified.contains(index)
                 && !folder.holds(package.files[index], at: package.displayPath(index))
             {
-                Store.discardPlan(treePath: tree.path)  // the next attempt builds the tree again
                 throw .archiveMismatch(
                     path: tree.path + "/" + package.displayPath(index),
                     reason: "does not match the signed manifest's SHA-256 once written; the download starts over")
