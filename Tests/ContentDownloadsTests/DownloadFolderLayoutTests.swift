@@ -95,6 +95,19 @@ import Testing
         #expect(offenders.isEmpty, "transfer files deleted by the fetch or the place stage: \(offenders)")
     }
 
+    /// The fetch (the curl thread) decodes no manifest and reads no plan: every attempt gets its checked manifest
+    /// and plan from the plan stage with its request (`PlannedFetch`), so a large manifest never holds the thread
+    /// every download shares.
+    @Test func theFetchDecodesNoManifest() throws {
+        var offenders: [String] = []
+        for (folder, text) in try Self.files() where folder == "Fetch" {
+            for line in text.split(separator: "\n") where line.contains("PackageManifest.decode") || line.contains("ChunkPlan.load(") {
+                offenders.append(line.trimmingCharacters(in: .whitespaces))
+            }
+        }
+        #expect(offenders.isEmpty, "the fetch decodes a manifest or reads a plan: \(offenders)")
+    }
+
     /// Files under the store are deleted by the stages that own them, never by the fetch, the driver, the queue or
     /// the planner: `Store` (downloads' files, installed content, the trash), `Commit` (the swap's old version),
     /// `Place` (its own staging folders) and the one primitive in `Support`. A deletion anywhere else is a second

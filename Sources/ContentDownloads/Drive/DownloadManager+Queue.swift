@@ -24,6 +24,11 @@ extension DownloadManager {
             let id = candidate.id
             // A chunk plan whose plan file is gone waits until the queue plans it again (it would fetch the wrong bytes).
             if needsPlanning(record) { continue }
+            // A kept plan (a resume after a restart) is decoded and checked off the actor and off the curl thread first.
+            if record.planKind == .chunks, planned[id] == nil {
+                loadKeptPlan(of: record)
+                continue
+            }
             record.admit()
             save(&record)
             active.insert(id)
@@ -48,7 +53,7 @@ extension DownloadManager {
                 chunked: record.planKind == .chunks ? store.chunkedTarget(productID: id, version: record.contentVersion) : nil)
             request.attemptID = lastAttemptID
             request.mirrors = mirrors(of: id, first: record.url)
-            request.planned = planned.removeValue(forKey: id).flatMap { record.planKind == .chunks ? $0 : nil }
+            request.planned = record.planKind == .chunks ? planned[id] : nil
             submit(request)
             emit(id, force: true)
         }
@@ -212,6 +217,7 @@ extension DownloadManager {
     private func verified(_ id: String, archivePath: String) async {
         guard var record = records[id] else { return }
         live[id]?.pace.stop()
+        planned[id] = nil  // every byte is in: no attempt follows
         DownloadLog.transfer.debug("verified", metadata: ["product": "\(id)", "archive": "\(archivePath)"])
         if record.downloadState == .cancelled {
             store.discardTransfer(productID: id, version: record.contentVersion, partialPath: archivePath)
@@ -254,11 +260,13 @@ extension DownloadManager {
         record.note(verdict.error)
         if case .install = failure {  // refused: nothing of it is kept, the manifest is fetched and checked again
             store.discardTransfer(productID: id, version: record.contentVersion, partialPath: record.partialPath)
+            planned[id] = nil
             record.restartFromZero()
             live[id]?.downloadedBytes = 0
         }
         if verdict.restartFromZero {
             store.discardPartial(productID: id, partialPath: record.partialPath)
+            planned[id] = nil  // read back from the store by the next attempt, as its files now are
             record.restartFromZero()
             live[id]?.downloadedBytes = 0
         }
@@ -290,6 +298,7 @@ extension DownloadManager {
             record.retry()
             scheduleRetry(id, attempt: record.attempts, verdict: verdict)
         }
+        if record.downloadState == .failed { planned[id] = nil }  // a later request plans or loads it again
         save(&record)
         emit(id, force: true)
     }
@@ -328,6 +337,7 @@ extension DownloadManager {
         }
         if record.downloadState == .cancelled {
             store.discardTransfer(productID: id, version: record.contentVersion, partialPath: record.partialPath)
+            planned[id] = nil
             record.restartFromZero()
             live[id]?.downloadedBytes = 0
         }

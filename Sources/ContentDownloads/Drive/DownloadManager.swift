@@ -53,8 +53,12 @@ package actor DownloadManager {
     var stopWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]
     var isShutDown = false
     var routes: [String: ArchiveRoute] = [:]
-    /// Chunk plans handed over by the planner, until their download is admitted (``PlannedFetch``).
+    /// The checked manifest and plan of each chunk-plan download (``PlannedFetch``): handed over by the planner, or
+    /// loaded from the store before a resumed download is admitted; kept for its retries, forgotten when its files
+    /// are deleted or it ends.
     var planned: [String: PlannedFetch] = [:]
+    /// Downloads whose kept plan is being loaded (``loadKeptPlan(of:)``).
+    var loadingPlans: Set<String> = []
     var authorizer: ArchiveURLAuthorizer?
 
     /// Per-download state that only lives in memory.
