@@ -121,7 +121,7 @@ extension DownloadManager {
             failOver = givingUp || status >= 500 || status == 404
         case .checksumMismatch, .lengthMismatch, .endlessData, .badChunk:
             failOver = givingUp
-        case .cannotResume, .io, .install:
+        case .cannotResume, .io, .install, .insufficientSpace:
             failOver = false
         }
         guard failOver else { return .unchanged }

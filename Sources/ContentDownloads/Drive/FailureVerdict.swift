@@ -46,6 +46,9 @@ extension TransferFailure {
         case .install(let failure):
             let error = DownloadError(code: .install, message: "cannot install: \(failure.description)")
             return FailureVerdict(error: error, final: error)
+        case .insufficientSpace(let needed, let available):
+            let error = DownloadError.insufficientSpace(needed: needed, available: available, path: record.storeRoot)
+            return FailureVerdict(error: error, final: error)
         case .io(let operation, let path, let code):
             let error: DownloadError = code == ENOSPC
                 ? .insufficientSpace(needed: record.expectedLength - record.durableOffset, path: path)

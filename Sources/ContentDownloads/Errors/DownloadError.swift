@@ -100,6 +100,13 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
             message: "not enough disk space in \(path): \(needed) more bytes needed; free some space and run the command again")
     }
 
+    /// Not enough free space in `path` (the store) for what a download writes: `needed` bytes, `available` free.
+    package static func insufficientSpace(needed: Int64, available: Int64, path: String) -> DownloadError {
+        DownloadError(
+            code: .insufficientSpace,
+            message: "not enough disk space in \(path): \(needed) bytes needed, \(available) available (\(max(1, needed - available)) more); free some space and run the command again")
+    }
+
     /// Not enough free space for what a download is about to write (refused before any byte is written): an
     /// ``InstallError/insufficientSpace(needed:available:)`` from the space check, with the bytes still missing.
     static func preflight(_ error: InstallError, store: String) -> DownloadError? {

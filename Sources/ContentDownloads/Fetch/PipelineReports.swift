@@ -44,7 +44,7 @@ extension TransferFailure {
     /// (a refusal: the archive disagrees with its signed manifest), typed, so the words a user reads are made once.
     init(_ error: InstallError) {
         switch error {
-        case .insufficientSpace: self = .io(operation: "write", path: "the store", errno: ENOSPC)
+        case .insufficientSpace(let needed, let available): self = .insufficientSpace(needed: needed, available: available)
         case .system(let operation, let path, let code): self = .io(operation: operation, path: path, errno: code)
         case .badChunk: self = .badChunk(error.description)
         default: self = .install(error)

@@ -43,8 +43,10 @@ extension Transfer {
     }
 
     func isDiskFailure(_ failure: TransferFailure) -> Bool {
-        if case .io = failure { return true }
-        return false
+        switch failure {
+        case .io, .insufficientSpace: return true
+        default: return false
+        }
     }
 
     /// Pause: flush and fsync what arrived; report the durable offset.

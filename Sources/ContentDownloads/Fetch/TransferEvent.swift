@@ -68,6 +68,9 @@ package enum TransferFailure: Sendable, Equatable {
     case lengthMismatch(expected: Int64, actual: Int64, url: String)
     /// A local file operation failed.
     case io(operation: String, path: String, errno: Int32)
+    /// The store's file system cannot hold what the download writes: `needed` bytes, `available` free (the
+    /// numbers of the check or write that found it, kept for the message a person reads).
+    case insufficientSpace(needed: Int64, available: Int64)
     /// A chunk of a chunk-indexed archive failed its signed hash or length (the message names it).
     case badChunk(String)
     /// A chunk-indexed archive cannot be installed as it arrives: what its headers, manifest or plan got wrong.

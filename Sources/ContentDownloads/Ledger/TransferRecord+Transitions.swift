@@ -1,7 +1,14 @@
+internal import Foundation
+
 /// The typed face of a record and the transitions every writer applies the same way: the driver's
 /// `DownloadManager`, a command-only process (`StoreCommands`) and the queue's crash recovery all change a record
 /// through these, then write it through the ``Ledger``.
 extension TransferRecord {
+    /// The store the download is in (its files are under `<store>/transfers/`), as messages name it.
+    package var storeRoot: String {
+        URL(fileURLWithPath: partialPath).deletingLastPathComponent().deletingLastPathComponent().path
+    }
+
     /// The install phase, typed (an unknown value reads as `downloading`).
     package var transferPhase: TransferPhase {
         get { TransferPhase(rawValue: phase) ?? .downloading }
