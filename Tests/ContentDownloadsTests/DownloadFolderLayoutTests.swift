@@ -3,7 +3,7 @@ import Testing
 
 /// `Sources/ContentDownloads` is laid out by stage: a later stage uses an earlier one's types, never the other way
 /// round. A type's folder is where it is declared at the top level; a folder depends on another when one of its
-/// files names a type declared there.
+/// files names a type declared there, or calls a function another folder adds to one of its types.
 @Suite struct DownloadFolderLayoutTests {
     static let module = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Sources/ContentDownloads")
@@ -32,12 +32,32 @@ import Testing
         for (folder, text) in files {
             for match in text.matches(of: declaration) where home[String(match.1)] == nil { home[String(match.1)] = folder }
         }
-        var uses: [String: [String: String]] = [:]  // folder → folder it uses → one type that makes it so
+        // Functions too: a file of one folder that extends a type of another adds functions to it; when the type's own
+        // folder calls one of them (unqualified, from inside the type), that folder depends on the extending one — a
+        // dependency no type name shows. Only names declared in that one folder count.
+        var functionFolders: [String: Set<String>] = [:]
+        for (folder, text) in files {
+            for match in text.matches(of: /func\s+(\w+)\s*[(<]/) { functionFolders[String(match.1), default: []].insert(folder) }
+        }
+        var addedTo: [String: [String: String]] = [:]  // type's folder → function name → folder that adds it
+        for (folder, text) in files {
+            let extended = text.matches(of: /(?m)^extension\s+(\w+)/).compactMap { home[String($0.1)] }.filter { $0 != folder }
+            guard let owner = extended.first else { continue }
+            for match in text.matches(of: /func\s+(\w+)\s*[(<]/) where functionFolders[String(match.1)] == [folder] {
+                addedTo[owner, default: [:]][String(match.1)] = folder
+            }
+        }
+        var uses: [String: [String: String]] = [:]  // folder → folder it uses → one type or function that makes it so
         for (folder, text) in files {
             let words = Set(text.matches(of: /\b[A-Z]\w*\b/.wordBoundaryKind(.simple)).map { String($0.0) })
             for word in words {
                 guard let other = home[word], other != folder else { continue }
                 uses[folder, default: [:]][other] = uses[folder]?[other] ?? word
+            }
+            let calls = Set(text.matches(of: /\b(\w+)\(/.wordBoundaryKind(.simple)).map { String($0.1) })
+            for call in calls {
+                guard let other = addedTo[folder]?[call], other != folder else { continue }
+                uses[folder, default: [:]][other] = uses[folder]?[other] ?? call + "()"
             }
         }
         var cycles: [String] = []

@@ -86,11 +86,11 @@ package final class SQLiteJournal: Sendable {
             }
         }
         migrator.registerMigration("v2-transactions", migrate: TransactionTables.create)
-        registerTrustMigrations(&migrator)
+        TrustTables.registerCatalogTrust(&migrator)
         migrator.registerMigration("v3-written-in-boot") { db in
             try db.alter(table: "transfers") { t in t.add(column: "writtenInBoot", .text) }
         }
-        registerEntitlementMigrations(&migrator)
+        TrustTables.registerEntitlementTrust(&migrator)
         // Rows journaled before it get NULL; `DownloadManager.start()` resolves each once from the files it left.
         migrator.registerMigration("v4-plan-kind") { db in
             try db.alter(table: "transfers") { t in t.add(column: "planKind", .text) }

@@ -7,17 +7,6 @@ internal import GRDB
 /// protection like `catalogTrust`'s `highestCatalogVersion`: it only grows (`MAX` in SQL) and is written
 /// with `synchronous=FULL`, so a power loss cannot lower it either.
 extension SQLiteJournal {
-    /// The entitlements migration; named and forward-only like every other one.
-    static func registerEntitlementMigrations(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("v4-entitlement-trust") { db in
-            try db.create(table: "entitlementTrust") { t in
-                t.primaryKey("subject", .text)
-                t.column("highestSequence", .integer).notNull()
-                t.column("updatedAt", .datetime).notNull()
-            }
-        }
-    }
-
     /// The per-subject mark (``HighWaterMark``).
     static let entitlementSequence = HighWaterMark(table: "entitlementTrust", key: "subject", mark: "highestSequence")
 

@@ -7,18 +7,6 @@ internal import GRDB
 /// (rollback protection: it only ever grows, `MAX` in SQL, so two processes cannot lower it) and the
 /// origin (`scheme://host:port`) of the mirror that last delivered a verified archive (tried first next time).
 extension SQLiteJournal {
-    /// The trust migration; named and forward-only like every other one.
-    static func registerTrustMigrations(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("v2-catalog-trust") { db in
-            try db.create(table: "catalogTrust") { t in
-                t.primaryKey("catalogURL", .text)
-                t.column("highestCatalogVersion", .integer)
-                t.column("preferredMirror", .text)
-                t.column("updatedAt", .datetime).notNull()
-            }
-        }
-    }
-
     /// The per-catalog mark (``HighWaterMark``).
     static let catalogVersion = HighWaterMark(table: "catalogTrust", key: "catalogURL", mark: "highestCatalogVersion")
 
