@@ -44,7 +44,7 @@ extension TransferFailure {
             let error = DownloadError(code: .checksumMismatch, message: "\(message); the download was damaged in transit or the archive on \(record.url) differs from its signed manifest")
             return FailureVerdict(error: error, final: record.checksumFailures >= 2 ? error : nil)
         case .install(let failure):
-            let error = DownloadError(code: .install, message: "cannot install: \(failure.description)")
+            let error = DownloadError(code: .init(failure), message: "cannot install: \(failure.description)")
             return FailureVerdict(error: error, final: error)
         case .insufficientSpace(let needed, let available):
             let error = DownloadError.insufficientSpace(needed: needed, available: available, path: record.storeRoot)

@@ -36,6 +36,26 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
         /// The product is not installed in the store (verify, repair or a pack change of something never
         /// downloaded, or deleted since): download it first.
         public static let notInstalled = Code(rawValue: "notInstalled")
+        /// A pack change named a pack the product does not declare.
+        public static let unknownPack = Code(rawValue: "unknownPack")
+        /// A pack change asked to remove an essential pack (`core` among them), which stays with the product.
+        public static let essentialPack = Code(rawValue: "essentialPack")
+        /// The record of the packs and variants an installed folder holds cannot be read: updates, repairs and
+        /// pack additions change nothing until a selection is chosen again (`packs --select`).
+        public static let selectionUnreadable = Code(rawValue: "selectionUnreadable")
+        /// The installed version has no manifest in the store (installed from a one-frame archive, or another
+        /// version's): it cannot be verified or repaired until it is downloaded again from a chunk-indexed catalog.
+        public static let noManifest = Code(rawValue: "noManifest")
+        /// The download was cancelled before it ended.
+        public static let cancelled = Code(rawValue: "cancelled")
+        /// The queue closed before the download ended; opening it again finishes it.
+        public static let closed = Code(rawValue: "closed")
+
+        /// The code of an install refusal: the ``InstallError``'s own case name (`unsafeEntry`, `outsideLayout`,
+        /// `sizeExceeded`, `tooManyEntries`, `wrongContent`, `archiveMismatch`, `refusedManifest`,
+        /// `insufficientSpace`, `invalidProductID`, `archive`, `system`, `badChunk`), so a client tells a hostile
+        /// archive from a full disk or a publisher's mistake without reading the message.
+        public init(_ error: InstallError) { self.init(rawValue: error.errorCode) }
     }
 
     /// The kind.

@@ -17,7 +17,7 @@ extension DownloadError {
                 code: .insufficientSpace,
                 message: "not enough disk space in \(store) to install: \(needed) bytes needed, \(available) available (\(max(0, needed - available)) more); free some space and run the command again — the verified archive is kept, and reopening the store installs it without downloading again")
         default:
-            DownloadError(code: .install, message: "cannot install: \(error.description)")
+            DownloadError(code: Code(error), message: "cannot install: \(error.description)")
         }
     }
 }

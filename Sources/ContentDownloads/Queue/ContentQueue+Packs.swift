@@ -47,10 +47,10 @@ extension ContentQueue {
         let current = try packs(productID: productID)
         for id in removed {
             guard let pack = current.first(where: { $0.id == id }) else {
-                throw DownloadError(code: .install, message: "\(productID) has no pack '\(id)'; its packs are \(current.map(\.id).joined(separator: ", ")); nothing changed")
+                throw DownloadError(code: .unknownPack, message: "\(productID) has no pack '\(id)'; its packs are \(current.map(\.id).joined(separator: ", ")); nothing changed")
             }
             if pack.policy == .essential {
-                throw DownloadError(code: .install, message: "'\(id)' is an essential pack of \(productID): essential packs stay installed with the product and cannot be removed; nothing changed")
+                throw DownloadError(code: .essentialPack, message: "'\(id)' is an essential pack of \(productID): essential packs stay installed with the product and cannot be removed; nothing changed")
             }
         }
     }
@@ -92,7 +92,7 @@ extension ContentQueue {
         guard isOpen else { throw QueueError.closed(productID: productID) }
         let current = try packs(productID: productID)
         if let unknown = selection.packs.subtracting(current.map(\.id)).sorted().first {
-            throw DownloadError(code: .install, message: "\(productID) has no pack '\(unknown)'; its packs are \(current.map(\.id).joined(separator: ", "))")
+            throw DownloadError(code: .unknownPack, message: "\(productID) has no pack '\(unknown)'; its packs are \(current.map(\.id).joined(separator: ", "))")
         }
         guard let version = store.installedVersion(forProductID: productID) else { return }
         await settleInterruptedChange(productID: productID, version: version, toward: selection)

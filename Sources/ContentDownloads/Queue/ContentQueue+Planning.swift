@@ -46,7 +46,7 @@ extension ContentQueue {
         // An update or repair keeps what the installed folder holds; when that cannot be known, a default would
         // switch the language or drop a pack, so nothing is planned (an explicit selection is the way out).
         if selection == nil, case .unreadable(let reason) = store.installedSelectionState(productID: product.productID) {
-            return .refused(DownloadError(code: .install, message: reason))
+            return .refused(DownloadError(code: .selectionUnreadable, message: reason))
         }
         let selection = selection ?? self.selection(for: product.productID)
         let id = product.productID, version = product.contentVersion.description
@@ -138,7 +138,7 @@ extension ContentQueue {
             DownloadLog.transfer.debug("the download is refused before any archive byte is fetched", metadata: metadata.merging(["reason": "\(error)"]) { $1 })
             return .refused(
                 DownloadError.preflight(error, store: store.root.path)
-                    ?? DownloadError(code: .install, message: "cannot install \(id) \(version): \(error)"))
+                    ?? DownloadError(code: .init(error), message: "cannot install \(id) \(version): \(error)"))
         }
     }
 }

@@ -72,11 +72,11 @@ extension ContentQueue {
             switch snapshot.state {
             case .finished: return
             case .failed, .cancelled:
-                throw snapshot.error ?? DownloadError(code: .install, message: "the download of \(product.productID) \(version) was cancelled")
+                throw snapshot.error ?? DownloadError(code: .cancelled, message: "the download of \(product.productID) \(version) was cancelled")
             default: continue
             }
         }
-        throw DownloadError(code: .install, message: "the queue closed before the download of \(product.productID) ended; open it again to finish")
+        throw DownloadError(code: .closed, message: "the queue closed before the download of \(product.productID) ended; open it again to finish")
     }
 
     /// The catalog's entry for the installed version, which a repair or a selection change fetches from.

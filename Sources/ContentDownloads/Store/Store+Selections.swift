@@ -128,7 +128,7 @@ extension Store {
     /// be known (``SelectionState/unreadable(_:)``): verify, repair, updates and pack changes then change nothing.
     package func requireKnownSelection(productID: String) throws(DownloadError) {
         if case .unreadable(let reason) = installedSelectionState(productID: productID) {
-            throw DownloadError(code: .install, message: reason)
+            throw DownloadError(code: .selectionUnreadable, message: reason)
         }
     }
 

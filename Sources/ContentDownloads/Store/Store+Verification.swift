@@ -55,10 +55,10 @@ extension Store {
         try requireKnownSelection(productID: productID)
         let manifestPath = installedManifestFile(productID: productID).path
         guard let manifest = (try? PackageManifest.decode(contentsOfFile: manifestPath)).map({ installedView(of: $0, productID: productID) }) else {
-            throw DownloadError(code: .install, message: "\(productID) \(version) has no manifest in \(installedManifestsDirectory.path) (it was installed from a one-frame archive); download it again from a chunk-indexed catalog to make it verifiable")
+            throw DownloadError(code: .noManifest, message: "\(productID) \(version) has no manifest in \(installedManifestsDirectory.path) (it was installed from a one-frame archive); download it again from a chunk-indexed catalog to make it verifiable")
         }
         guard manifest.contentVersion == version else {
-            throw DownloadError(code: .install, message: "the kept manifest describes \(productID) \(manifest.contentVersion) but \(version) is installed; download it again")
+            throw DownloadError(code: .noManifest, message: "the kept manifest describes \(productID) \(manifest.contentVersion) but \(version) is installed; download it again")
         }
         var result = ContentVerification(
             productID: productID, contentVersion: version, damaged: [], missing: [], extra: [], filesChecked: 0, bytesChecked: 0)
