@@ -46,6 +46,16 @@ struct CLIJSONErrorTests {
         #expect(error["code"] == "catalog" && error["message"]?.contains("--catalog") == true, "\(error)")
     }
 
+    @Test("pack refusals have codes of their own: essentialPack, unknownPack")
+    func packCodes() async throws {
+        let fixture = try QueueFixture()
+        let store = try await VoicedProduct.installGerman(try VoicedProduct(fixture), fixture)
+        let core = try await iapcontentOffPool(["packs", VoicedProduct.productID, "--remove", "core", "--store", store.path, "--json"])
+        #expect(core.status == 1 && Self.errorObject(core.output)?["code"] == "essentialPack", "\(core.output)")
+        let unknown = try await iapcontentOffPool(["packs", VoicedProduct.productID, "--remove", "nosuch", "--store", store.path, "--json"])
+        #expect(unknown.status == 1 && Self.errorObject(unknown.output)?["code"] == "unknownPack", "\(unknown.output)")
+    }
+
     @Test("without --json the same failures are sentences")
     func sentences() async throws {
         let run = try await iapcontentOffPool(["download", "com.example.x", "--store", "/tmp/none"])
