@@ -29,8 +29,9 @@ package enum ExitStatus: Int32, Error, Sendable, CaseIterable {
         ERRORS:
           A failure is one line on stderr: `iapcontent: <what happened and what to do>`. With --json it is one
           JSON object instead: {"error":{"code":"<code>","message":"<text>"}}, the code stable to branch on
-          (catalog, insufficientSpace, checksumMismatch, network, httpStatus, install, … from the library;
-          usage; notInstalled, storeUnreadable, noJournal, unknownDownload, manifestUnreadable; failure).
+          (the library's: catalog, insufficientSpace, checksumMismatch, network, httpStatus, notInstalled,
+          unknownPack, essentialPack, an install refusal's own such as unsafeEntry or archiveMismatch; usage;
+          the program's: storeUnreadable, noJournal, unknownDownload, manifestUnreadable, failure).
         """
 }
 

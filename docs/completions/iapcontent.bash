@@ -173,13 +173,13 @@ _iapcontent() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    import|validate|pack|inspect|catalog|publish|prune|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|daemon|content|verify|repair|diff|delete|restore|help)
+    import|validate|pack|inspect|catalog|publish|prune|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|daemon|content|packs|verify|repair|diff|delete|restore|help)
         # Offer subcommand argument completions
         "_iapcontent_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'import validate pack inspect catalog publish prune keygen entitlements serve sign-url download status pause resume cancel daemon content verify repair diff delete restore help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'import validate pack inspect catalog publish prune keygen entitlements serve sign-url download status pause resume cancel daemon content packs verify repair diff delete restore help' -- "${cur}"))
         ;;
     esac
 }
@@ -292,7 +292,7 @@ _iapcontent_publish() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--endpoint --region --part-size --parallel)
+    non_repeating_options=(--endpoint --region --ca-file --part-size --parallel)
     __iapcontent_offer_flags_options 2
 
     # Offer option value completions
@@ -301,6 +301,9 @@ _iapcontent_publish() {
         return
         ;;
     '--region')
+        return
+        ;;
+    '--ca-file')
         return
         ;;
     '--part-size')
@@ -316,7 +319,7 @@ _iapcontent_prune() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --version -h --help)
     repeating_options=()
-    non_repeating_options=(--keep --min-age --endpoint --region)
+    non_repeating_options=(--keep --min-age --endpoint --region --ca-file)
     __iapcontent_offer_flags_options 1
 
     # Offer option value completions
@@ -331,6 +334,9 @@ _iapcontent_prune() {
         return
         ;;
     '--region')
+        return
+        ;;
+    '--ca-file')
         return
         ;;
     esac
@@ -442,8 +448,8 @@ _iapcontent_sign-url() {
 
 _iapcontent_download() {
     repeating_flags=(--verbose -v)
-    non_repeating_flags=(--quiet -q --json --http2 --no-finish --no-install --verify-first --version -h --help)
-    repeating_options=(--public-key --header)
+    non_repeating_flags=(--quiet -q --json --http2 --no-prefetch --no-finish --no-install --verify-first --version -h --help)
+    repeating_options=(--public-key --header --select)
     non_repeating_options=(--catalog --token-key --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections)
     __iapcontent_offer_flags_options -1
 
@@ -498,6 +504,9 @@ _iapcontent_download() {
         return
         ;;
     '--max-connections')
+        return
+        ;;
+    '--select')
         return
         ;;
     esac
@@ -571,8 +580,8 @@ _iapcontent_cancel() {
 
 _iapcontent_daemon() {
     repeating_flags=(--verbose -v)
-    non_repeating_flags=(--quiet -q --http2 --openrpc --version -h --help)
-    repeating_options=(--public-key --header)
+    non_repeating_flags=(--quiet -q --http2 --no-prefetch --openrpc --version -h --help)
+    repeating_options=(--public-key --header --select)
     non_repeating_options=(--store --socket --catalog --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections)
     __iapcontent_offer_flags_options 0
 
@@ -629,6 +638,9 @@ _iapcontent_daemon() {
     '--max-connections')
         return
         ;;
+    '--select')
+        return
+        ;;
     esac
 }
 
@@ -642,6 +654,75 @@ _iapcontent_content() {
     # Offer option value completions
     case "${prev}" in
     '--store')
+        return
+        ;;
+    esac
+}
+
+_iapcontent_packs() {
+    repeating_flags=(--verbose -v)
+    non_repeating_flags=(--quiet -q --http2 --no-prefetch --json --version -h --help)
+    repeating_options=(--add --remove --public-key --header --select)
+    non_repeating_options=(--catalog --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections)
+    __iapcontent_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--add')
+        return
+        ;;
+    '--remove')
+        return
+        ;;
+    '--catalog')
+        return
+        ;;
+    '--public-key')
+        return
+        ;;
+    '--store')
+        return
+        ;;
+    '--concurrency')
+        return
+        ;;
+    '--max-rate')
+        return
+        ;;
+    '--ca-file')
+        return
+        ;;
+    '--header')
+        return
+        ;;
+    '--user-agent')
+        return
+        ;;
+    '--proxy')
+        return
+        ;;
+    '--cert')
+        return
+        ;;
+    '--key')
+        return
+        ;;
+    '--max-attempts')
+        return
+        ;;
+    '--retry-delay')
+        return
+        ;;
+    '--stall-timeout')
+        return
+        ;;
+    '--connections')
+        return
+        ;;
+    '--max-connections')
+        return
+        ;;
+    '--select')
         return
         ;;
     esac
@@ -664,8 +745,8 @@ _iapcontent_verify() {
 
 _iapcontent_repair() {
     repeating_flags=(--verbose -v)
-    non_repeating_flags=(--quiet -q --http2 --json --version -h --help)
-    repeating_options=(--public-key --header)
+    non_repeating_flags=(--quiet -q --http2 --no-prefetch --json --version -h --help)
+    repeating_options=(--public-key --header --select)
     non_repeating_options=(--catalog --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections)
     __iapcontent_offer_flags_options 1
 
@@ -719,6 +800,9 @@ _iapcontent_repair() {
     '--max-connections')
         return
         ;;
+    '--select')
+        return
+        ;;
     esac
 }
 
@@ -747,8 +831,8 @@ _iapcontent_delete() {
 
 _iapcontent_restore() {
     repeating_flags=(--verbose -v)
-    non_repeating_flags=(--quiet -q --json --http2 --version -h --help)
-    repeating_options=(--public-key --header)
+    non_repeating_flags=(--quiet -q --json --http2 --no-prefetch --version -h --help)
+    repeating_options=(--public-key --header --select)
     non_repeating_options=(--catalog --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections --entitlements)
     __iapcontent_offer_flags_options 0
 
@@ -800,6 +884,9 @@ _iapcontent_restore() {
         return
         ;;
     '--max-connections')
+        return
+        ;;
+    '--select')
         return
         ;;
     '--entitlements')

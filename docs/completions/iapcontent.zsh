@@ -68,6 +68,7 @@ _iapcontent() {
             'cancel:Cancel downloads and delete their partial data; a running download applies it within a second.'
             'daemon:Serve the store'\''s download queue to other programs over a Unix socket (JSON-RPC 2.0, events pushed).'
             'content:Print a product'\''s installed content folder (ContentInfo.plist + Contents/); exit 1 if not installed.'
+            'packs:Show an installed product'\''s packs; add or remove packs and switch variants (language=fr) in one atomic change that fetches only what is not on disk.'
             'verify:Re-hash a product'\''s installed files against its manifest; list damaged, missing and extra files (exit 1 if any).'
             'repair:Verify a product'\''s installed files and fetch only the chunks of damaged or missing ones; swap the repaired folder in atomically.'
             'diff:Show the bytes a client with OLD installed fetches to update to NEW (chunk-indexed packs).'
@@ -79,7 +80,7 @@ _iapcontent() {
         ;;
     arg)
         case "${words[1]}" in
-        import|validate|pack|inspect|catalog|publish|prune|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|daemon|content|verify|repair|diff|delete|restore|help)
+        import|validate|pack|inspect|catalog|publish|prune|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|daemon|content|packs|verify|repair|diff|delete|restore|help)
             "_iapcontent_${words[1]}" && ret=0
             ;;
         esac
@@ -176,6 +177,7 @@ _iapcontent_publish() {
         ':s3-url:'
         '--endpoint[The S3-compatible server (default\: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, else AWS itself).]:url:'
         '--region[The region requests are signed for (default\: $AWS_REGION, $AWS_DEFAULT_REGION, the profile'\''s, else us-east-1; R2\: auto).]:name:'
+        '--ca-file[A PEM file of the certificate authorities an https endpoint is checked against (default\: $AWS_CA_BUNDLE, else the system'\''s).]:path:'
         '--part-size[Objects larger than this go by multipart upload in parts of this many MiB (5 to 5120).]:MiB:'
         '--parallel[Parts uploaded at once.]:parallel:'
         '(--quiet -q)'{--quiet,-q}'[Print only the summary and errors.]'
@@ -196,6 +198,7 @@ _iapcontent_prune() {
         '--dry-run[List what would be deleted; delete nothing.]'
         '--endpoint[The S3-compatible server (default\: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, else AWS itself).]:url:'
         '--region[The region requests are signed for (default\: $AWS_REGION, $AWS_DEFAULT_REGION, the profile'\''s, else us-east-1; R2\: auto).]:name:'
+        '--ca-file[A PEM file of the certificate authorities an https endpoint is checked against (default\: $AWS_CA_BUNDLE, else the system'\''s).]:path:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -318,6 +321,8 @@ _iapcontent_download() {
         '--connections[Connections a chunk-indexed download opens at first, over all mirrors (twice as many streams with --http2; it adds more while they pay, up to --max-connections).]:n:'
         '--max-connections[The most connections one chunk-indexed download uses.]:n:'
         '--http2[Ask for HTTP/2\: a chunk-indexed download'\''s connections become streams of one connection per server (over TLS when the server agrees; over http\: the server must speak HTTP/2 directly). The default, HTTP/1.1, opens separate connections, which servers that cap each connection serve faster.]'
+        '*--select[This device on a variant axis, most preferred first (repeatable)\: language=fr, language=pt-BR,pt, arch=aarch64, texture=astc,etc2. A product'\''s first install picks its variants by it; the rest come from LANGUAGE/LANG and uname -m.]:axis=value\[,value\]:'
+        '--no-prefetch[Install only a purchase'\''s essential packs; its prefetch packs wait for `iapcontent packs --add`.]'
         '--no-finish[Leave the transactions unfinished (for inspection with `status`).]'
         '--no-install[Only fetch and verify the archives into the store'\''s transfers/ (no transaction, no install).]'
         '--verify-first[Extract only after the whole archive'\''s SHA-256 matched (no unverified byte reaches libarchive; slower\: no extraction while downloading).]'
@@ -408,6 +413,8 @@ _iapcontent_daemon() {
         '--connections[Connections a chunk-indexed download opens at first, over all mirrors (twice as many streams with --http2; it adds more while they pay, up to --max-connections).]:n:'
         '--max-connections[The most connections one chunk-indexed download uses.]:n:'
         '--http2[Ask for HTTP/2\: a chunk-indexed download'\''s connections become streams of one connection per server (over TLS when the server agrees; over http\: the server must speak HTTP/2 directly). The default, HTTP/1.1, opens separate connections, which servers that cap each connection serve faster.]'
+        '*--select[This device on a variant axis, most preferred first (repeatable)\: language=fr, language=pt-BR,pt, arch=aarch64, texture=astc,etc2. A product'\''s first install picks its variants by it; the rest come from LANGUAGE/LANG and uname -m.]:axis=value\[,value\]:'
+        '--no-prefetch[Install only a purchase'\''s essential packs; its prefetch packs wait for `iapcontent packs --add`.]'
         '--openrpc[Print the protocol'\''s OpenRPC document (what `rpc.discover` answers; docs/openrpc.json) and exit.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -422,6 +429,42 @@ _iapcontent_content() {
     local -ar arg_specs=(
         ':product-id:'
         '--store[The store folder\: journal, partial and verified archives, installed content.]:dir:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_packs() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':product-id:'
+        '*--add[A pack to install (repeatable)\: on-demand or prefetch packs, all in one download.]:pack:'
+        '*--remove[A pack to remove (repeatable); essential packs stay.]:pack:'
+        '--catalog[The catalog\: an http(s) URL or a file path (default\: $IAPCONTENT_CATALOG).]:url:'
+        '*--public-key[A trusted catalog-signing public key, base64 (repeatable; default\: $IAPCONTENT_PUBLIC_KEY, comma-separated).]:base64:'
+        '--store[The store folder\: journal, partial and verified archives, installed content.]:dir:'
+        '(--quiet -q)'{--quiet,-q}'[Only errors\: no progress display, no notes.]'
+        '*'{--verbose,-v}'[More detail on stderr (debug logging; twice for trace).]'
+        '--concurrency[Downloads running at once.]:concurrency:'
+        '--max-rate[Total receive cap in bytes per second (divided among downloads).]:max-rate:'
+        '--ca-file[A PEM file of extra trusted certificate authorities.]:ca-file:'
+        '*--header[An extra request header for the catalog, manifests and archives (repeatable), e.g. '\''Authorization\: Bearer <token>'\''.]:header:'
+        '--user-agent[The User-Agent of every request (default\: iapcontent/<version>).]:user-agent:'
+        '--proxy[A proxy for every request\: http\://host\:port, socks5h\://host\:port; '\'''\'' for none (default\: $https_proxy, $http_proxy).]:url:'
+        '--cert[A PEM client certificate, for servers that ask for one.]:file:'
+        '--key[The private key of --cert, PEM and unencrypted (default\: in the --cert file).]:file:'
+        '--max-attempts[Attempts per download on network errors before failing.]:max-attempts:'
+        '--retry-delay[First retry delay in seconds (doubles per attempt).]:retry-delay:'
+        '--stall-timeout[Seconds without data before a connection is retried.]:stall-timeout:'
+        '--connections[Connections a chunk-indexed download opens at first, over all mirrors (twice as many streams with --http2; it adds more while they pay, up to --max-connections).]:n:'
+        '--max-connections[The most connections one chunk-indexed download uses.]:n:'
+        '--http2[Ask for HTTP/2\: a chunk-indexed download'\''s connections become streams of one connection per server (over TLS when the server agrees; over http\: the server must speak HTTP/2 directly). The default, HTTP/1.1, opens separate connections, which servers that cap each connection serve faster.]'
+        '*--select[This device on a variant axis, most preferred first (repeatable)\: language=fr, language=pt-BR,pt, arch=aarch64, texture=astc,etc2. A product'\''s first install picks its variants by it; the rest come from LANGUAGE/LANG and uname -m.]:axis=value\[,value\]:'
+        '--no-prefetch[Install only a purchase'\''s essential packs; its prefetch packs wait for `iapcontent packs --add`.]'
+        '--json[Print the packs as JSON.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -467,6 +510,8 @@ _iapcontent_repair() {
         '--connections[Connections a chunk-indexed download opens at first, over all mirrors (twice as many streams with --http2; it adds more while they pay, up to --max-connections).]:n:'
         '--max-connections[The most connections one chunk-indexed download uses.]:n:'
         '--http2[Ask for HTTP/2\: a chunk-indexed download'\''s connections become streams of one connection per server (over TLS when the server agrees; over http\: the server must speak HTTP/2 directly). The default, HTTP/1.1, opens separate connections, which servers that cap each connection serve faster.]'
+        '*--select[This device on a variant axis, most preferred first (repeatable)\: language=fr, language=pt-BR,pt, arch=aarch64, texture=astc,etc2. A product'\''s first install picks its variants by it; the rest come from LANGUAGE/LANG and uname -m.]:axis=value\[,value\]:'
+        '--no-prefetch[Install only a purchase'\''s essential packs; its prefetch packs wait for `iapcontent packs --add`.]'
         '--json[Print what was found (and repaired) as JSON.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -526,6 +571,8 @@ _iapcontent_restore() {
         '--connections[Connections a chunk-indexed download opens at first, over all mirrors (twice as many streams with --http2; it adds more while they pay, up to --max-connections).]:n:'
         '--max-connections[The most connections one chunk-indexed download uses.]:n:'
         '--http2[Ask for HTTP/2\: a chunk-indexed download'\''s connections become streams of one connection per server (over TLS when the server agrees; over http\: the server must speak HTTP/2 directly). The default, HTTP/1.1, opens separate connections, which servers that cap each connection serve faster.]'
+        '*--select[This device on a variant axis, most preferred first (repeatable)\: language=fr, language=pt-BR,pt, arch=aarch64, texture=astc,etc2. A product'\''s first install picks its variants by it; the rest come from LANGUAGE/LANG and uname -m.]:axis=value\[,value\]:'
+        '--no-prefetch[Install only a purchase'\''s essential packs; its prefetch packs wait for `iapcontent packs --add`.]'
         '--entitlements[Signed entitlements document (URL or path)\: restore its active products, remove revoked and expired ones.]:url:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
