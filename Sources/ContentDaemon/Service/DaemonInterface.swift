@@ -24,7 +24,11 @@ enum DaemonInterface {
         the answers of its calls with an id; `[]` is one -32600 error; a batch of notifications gets no answer). A \
         line is at most 1 MiB (1048576 bytes); a longer one is skipped and answered with -32600. Params are by \
         name. Errors: -32700 not JSON, -32600 not a request, -32601 unknown method, -32602 wrong params (naming the \
-        member), -32001 another user, -32000 the queue refused, with its stable code in error.data.code. The queue \
+        member), -32001 another user, -32000 the queue refused, with its stable code in error.data.code: the \
+        library's, the same a download's error and the CLI's --json errors carry (catalog, network, httpStatus, \
+        checksumMismatch, insufficientSpace, notInstalled, unknownPack, essentialPack, selectionUnreadable, \
+        noManifest, stoppedPlanning, an install refusal's own such as unsafeEntry, archiveMismatch or \
+        refusedManifest, and the queue's: unknownProduct, unknownTransaction, downloadsInFlight, closed, …). The queue \
         runs one download per product, which every unfinished transaction of the product shares: each change of \
         it is one notification, naming every transaction it serves in transactionIDs (none for the download of a \
         repair, a pack request or a variant switch, which no transaction asked for).
