@@ -1,4 +1,4 @@
-package import CCurl
+internal import CCurl
 
 /// Process-wide libcurl initialisation, done exactly once before any handle exists.
 ///

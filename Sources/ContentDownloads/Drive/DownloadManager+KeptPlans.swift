@@ -16,7 +16,7 @@ extension DownloadManager {
                     try PlannedFetch.loadKept(target: target, expectedLength: length, expectedSHA256: sha256)
                 }
             }
-            await self.keptPlanLoaded(id, version: version, outcome)
+            self.keptPlanLoaded(id, version: version, outcome)
         }
     }
 
