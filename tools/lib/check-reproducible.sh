@@ -69,6 +69,10 @@ if cmp -s "$WORK/1.sums" "$WORK/2.sums"; then
   sed 's/^/  /' "$WORK/1.sums"
   # The image's files are root's when tools/package made it through sudo.
   rm -rf "$WORK" 2>/dev/null || sudo rm -rf "$WORK"
+  # And the two source copies tools/release-build made in /tmp for these builds (their .build links point in $WORK).
+  for copy in /tmp/iapcontent-shipping-*; do
+    case $(readlink "$copy/.build" 2>/dev/null) in "$WORK"/*) rm -rf "$copy";; esac
+  done
   exit 0
 fi
 
