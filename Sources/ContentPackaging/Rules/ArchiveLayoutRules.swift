@@ -1,6 +1,7 @@
 /// The layout rules of a hosted-content archive, applied header by header as the archive is read.
 ///
-/// An archive may hold only regular files and directories, with names that pass ``PathRules``,
+/// An archive may hold only regular files, directories, and hard links to a regular file it held earlier (how
+/// `pack` stores an identical file once; recognized only while paths are remembered), with names that pass ``PathRules``,
 /// each path once, no two paths (or implied parent directories) that differ only by case or
 /// Unicode normalization, `ContentInfo.plist` (a regular file) and `Contents` (a directory) at
 /// the root and everything else below `Contents/`. The packer only writes such archives; these
@@ -31,6 +32,9 @@ package struct ArchiveLayoutRules: Sendable {
     private var spellings: [StoredPath] = []
     /// Whether each claimed path is a directory, by position.
     private var claimedDirectory: [Bool] = []
+    /// The hash of the exact bytes of every regular file (or hard link to one) accepted so far: what a later hard
+    /// link may name.
+    private var acceptedFiles: Set<Int> = []
 
     /// Whether paths are remembered, for duplicates and collisions; a walk whose every path was already
     /// checked as a set (a manifest's) and is matched one by one against it needs only the per-entry rules.
@@ -96,7 +100,8 @@ package struct ArchiveLayoutRules: Sendable {
             spelling = spelling.prefix(spelling.count - 1)
         }
         var refusals: [ArchiveLayoutRefusal] = []
-        if header.kind != .regular, !isDirectory { refusals.append(.unsupportedKind(header.kind)) }
+        let acceptedLink = header.kind == .hardlink && namesAcceptedFile(header.linkTarget)
+        if header.kind != .regular, !isDirectory, !acceptedLink { refusals.append(.unsupportedKind(header.kind)) }
         let nameProblems = PathRules.problems(inPath: header.pathBytes)
         if !nameProblems.isEmpty { refusals.append(.unsafeName(nameProblems)) }
         if !isDirectory, header.path.hasSuffix("/") { refusals.append(.nonDirectoryEndsInSlash) }
@@ -109,9 +114,19 @@ package struct ArchiveLayoutRules: Sendable {
                 refusals.append(refusal)
             }
         }
+        if remembersPaths, refusals.isEmpty, header.kind == .regular || acceptedLink { acceptedFiles.insert(bytes.hashValue) }
         if place == .contentInfo { hasContentInfo = true }
         if place == .contentsDirectory || place == .content { hasContents = true }
         return ArchiveLayoutVerdict(path: path, place: place, refusals: refusals)
+    }
+
+    /// Whether `target` (a hard link's) is, byte for byte, the path of a regular file accepted earlier in this walk:
+    /// never a directory, a later entry, the link itself, a path outside the archive or a refused entry.
+    private func namesAcceptedFile(_ target: String?) -> Bool {
+        guard remembersPaths, let target, !target.isEmpty, acceptedFiles.contains(Array(target.utf8).hashValue),
+              let existing = claim(PathRules.collisionKey(target).hashValue)
+        else { return false }
+        return !existing.isDirectory && existing.spelling.utf8.elementsEqual(target.utf8)
     }
 
     /// Where a path split at `/` sits in the layout, or `nil` outside it.
