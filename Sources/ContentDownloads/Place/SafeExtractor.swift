@@ -123,6 +123,12 @@ package struct SafeExtractor: ~Copyable {
                     expectedTotal: expectedTotal, reader: &reader, buffer: buffer, syncs: &syncs)
                 CrashHook.reach(.extract)
             case .link:
+                // Whatever its header says, a link with data is refused before it is made (the data is never written).
+                let count: Int
+                do { count = try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<1])) } catch { throw .archive(error) }
+                guard count == 0 else {
+                    throw .unsafeEntry(path: header.path, reason: "is a hard link to '\(planned.linkTarget ?? "")' that carries data; links are never installed")
+                }
                 try link(planned, components: components)
             }
         }

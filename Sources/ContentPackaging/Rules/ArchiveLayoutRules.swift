@@ -1,7 +1,8 @@
 /// The layout rules of a hosted-content archive, applied header by header as the archive is read.
 ///
-/// An archive may hold only regular files, directories, and hard links to a regular file it held earlier (how
-/// `pack` stores an identical file once; recognized only while paths are remembered), with names that pass ``PathRules``,
+/// An archive may hold only regular files, directories, and hard links to a regular file below `Contents/` it held
+/// earlier (how `pack` stores an identical file once; recognized only while paths are remembered), with names that
+/// pass ``PathRules``,
 /// each path once, no two paths (or implied parent directories) that differ only by case or
 /// Unicode normalization, `ContentInfo.plist` (a regular file) and `Contents` (a directory) at
 /// the root and everything else below `Contents/`. The packer only writes such archives; these
@@ -120,10 +121,12 @@ package struct ArchiveLayoutRules: Sendable {
         return ArchiveLayoutVerdict(path: path, place: place, refusals: refusals)
     }
 
-    /// Whether `target` (a hard link's) is, byte for byte, the path of a regular file accepted earlier in this walk:
-    /// never a directory, a later entry, the link itself, a path outside the archive or a refused entry.
+    /// Whether `target` (a hard link's) is, byte for byte, the path of a regular file below `Contents/` accepted
+    /// earlier in this walk (where `pack` links): never `ContentInfo.plist`, a directory, a later entry, the link
+    /// itself, a path outside the archive or a refused entry.
     private func namesAcceptedFile(_ target: String?) -> Bool {
-        guard remembersPaths, let target, !target.isEmpty, acceptedFiles.contains(Array(target.utf8).hashValue),
+        guard remembersPaths, let target, target.hasPrefix(PackageValidator.contentsDirectoryName + "/"),
+              acceptedFiles.contains(Array(target.utf8).hashValue),
               let existing = claim(PathRules.collisionKey(target).hashValue)
         else { return false }
         return !existing.isDirectory && existing.spelling.utf8.elementsEqual(target.utf8)
