@@ -23,15 +23,25 @@ struct IdenticalFiles {
     /// The links among `entries` (tar order) below `root`, for files of at least `minimumSize` bytes. A file that
     /// cannot be read here is left alone: the archive's reader reports it.
     init(entries: [PackEntry], root: String, minimumSize: Int64) {
-        var bySize: [Int64: [Int]] = [:]
+        // Sizes and indices in one flat array sorted by size (16 bytes a file, freed before the archive is written):
+        // a table of lists would cost an allocation a size, megabytes for a million files.
+        var sized: [(size: Int64, index: Int32)] = []
         for (index, entry) in entries.enumerated()
         where entry.kind == .regular && entry.size >= max(1, minimumSize) && entry.storedPath.utf8.starts(with: Self.contentsPrefix) {
-            bySize[entry.size, default: []].append(index)
+            sized.append((entry.size, Int32(index)))
         }
+        sized.sort { ($0.size, $0.index) < ($1.size, $1.index) }
+        var candidates: [Int] = []
+        for (position, item) in sized.enumerated()
+        where (position > 0 && sized[position - 1].size == item.size) || (position + 1 < sized.count && sized[position + 1].size == item.size) {
+            candidates.append(Int(item.index))
+        }
+        sized = []
+        candidates.sort()
         var firstByContent: [String: Int] = [:]
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 4096)
         defer { buffer.deallocate() }
-        for index in bySize.values.filter({ $0.count > 1 }).flatMap({ $0 }).sorted() {
+        for index in candidates {
             let entry = entries[index]
             guard let digest = Self.sha256(of: root + "/" + entry.path, size: entry.size, buffer: buffer) else { continue }
             let key = "\(entry.size) \(digest)"
