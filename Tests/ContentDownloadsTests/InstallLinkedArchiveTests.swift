@@ -88,7 +88,7 @@ struct InstallLinkedArchiveTests {
             at: fixture.root.appendingPathComponent("pkg"), productID: InstallFixture.productID, version: "3", files: files,
             extraKeys: sharedVariantDownloadKeys)
         let packed = try Packer().pack(folder: folder, outputDirectory: fixture.archives)
-        #expect((packed.manifest.linkedFiles ?? []).count == 2)
+        #expect((packed.manifest.linkedFiles ?? []).count == 4)
         let product = try InstallFixture.catalogProduct(
             for: packed.archiveURL, productID: InstallFixture.productID, version: "3",
             uncompressedSize: packed.manifest.uncompressedSize, entryCount: packed.manifest.entryCount)

@@ -69,17 +69,24 @@ struct LinkedFilePackTests {
         #expect(try Data(contentsOf: again.manifestURL) == Data(contentsOf: result.manifestURL))
     }
 
-    @Test("files under 4 KiB, ContentInfo.plist and one-frame archives keep their data")
+    @Test("files under 4 KiB, copies outside variant folders, products without variants and one-frame archives keep their data")
     func keepsSmallFilesAndOneFrame() throws {
         let directory = try TemporaryDirectory("linked")
         var files = sharedVariantFiles(music: 64 << 10)
         files["Contents/a.txt"] = Data(repeating: 7, count: 100)
         files["Contents/b.txt"] = Data(repeating: 7, count: 100)
+        files["Contents/Voices#language=de/small.txt"] = Data(repeating: 7, count: 100)
+        files["Contents/Voices#language=fr/small.txt"] = Data(repeating: 7, count: 100)
+        files["Contents/a.bin"] = PackageFixture.bytes(count: 64 << 10, seed: 21)
+        files["Contents/b.bin"] = PackageFixture.bytes(count: 64 << 10, seed: 21)
         let folder = try PackageFixture.make(at: directory.appending("pkg"), files: files, extraKeys: sharedVariantKeys)
         let chunked = try Packer().pack(folder: folder, outputDirectory: directory.appending("out"))
         #expect(chunked.manifest.linkedFiles?.count == 2)
         let single = try Packer(chunked: false).pack(folder: folder, outputDirectory: directory.appending("single"))
         #expect(single.manifest.linkedFiles == nil)
         #expect(try PackageInspector().inspect(archive: single.archiveURL).problems.isEmpty)
+        let plain = try PackageFixture.make(
+            at: directory.appending("plain"), files: ["Contents/a.bin": files["Contents/a.bin"]!, "Contents/b.bin": files["Contents/b.bin"]!])
+        #expect(try Packer().pack(folder: plain, outputDirectory: directory.appending("plain-out")).manifest.linkedFiles == nil)
     }
 }

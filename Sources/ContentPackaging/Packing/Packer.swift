@@ -11,7 +11,7 @@ import Glibc
 /// through a few fixed buffers, read ahead on a reader thread and written on an output thread, so
 /// memory stays flat and both cores work. A one-frame archive's files are hashed by the reader and the
 /// archive as it is compressed; a chunked archive's chunks and files are hashed in one pass on a hash
-/// thread, and it has no archive-wide hash. A chunked archive stores identical files once: a later copy is a tar
+/// thread, and it has no archive-wide hash. A chunked archive stores a variant's copy of an earlier file once: a tar
 /// hard link to the first (``IdenticalFiles``, ``PackageManifest/LinkedFile``).
 /// Both files are written crash-safely (temp + fsync + rename + fsync dir); on any error the temp
 /// file is removed, and a signal handler can remove it too via a `TemporaryFileRegistry`.
@@ -42,8 +42,8 @@ public struct Packer: Sendable {
     /// (``FileGroupBudget``); `nil` leaves them to the content-defined chunker alone, as archives packed before
     /// file groups were.
     package var fileGroups: FileGroupBudget? = .standard
-    /// With ``chunked``, the smallest file stored once when another file of the content is identical
-    /// (``IdenticalFiles``): a hard link to the first in tar order. `nil` stores every file's data.
+    /// With ``chunked``, the smallest file of a variant folder stored once when an earlier file of the content is
+    /// identical (``IdenticalFiles``): a hard link to the first in tar order. `nil` stores every file's data.
     package var linkedFileMinimum: Int64? = Packer.smallestLinkedFile
 
     /// The smallest file a chunk-indexed archive stores as a hard link to an identical earlier file: 4 KiB. A
@@ -229,8 +229,10 @@ public struct Packer: Sendable {
         } catch {
             throw .archive(error)
         }
-        let identical = chunked && linkedFileMinimum != nil
-            ? IdenticalFiles(entries: entries, root: root, minimumSize: linkedFileMinimum ?? 0) : IdenticalFiles()
+        // Only a product with variants has variant folders, whose files may be links: any other is not read twice.
+        let identical = chunked && packs != nil && linkedFileMinimum != nil
+            ? IdenticalFiles(entries: entries, root: root, minimumSize: linkedFileMinimum ?? 0) { $0.storedPath.utf8.contains(UInt8(ascii: "#")) }
+            : IdenticalFiles()
         var linkedFiles: [PackageManifest.LinkedFile] = []
         /// The file record of each entry a link points to, by entry index.
         var recordOfSource: [Int: Int] = [:]
