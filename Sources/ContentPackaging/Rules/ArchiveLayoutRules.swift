@@ -33,9 +33,9 @@ package struct ArchiveLayoutRules: Sendable {
     private var spellings: [StoredPath] = []
     /// Whether each claimed path is a directory, by position.
     private var claimedDirectory: [Bool] = []
-    /// The hash of the exact bytes of every regular file (or hard link to one) accepted so far: what a later hard
-    /// link may name.
-    private var acceptedFiles: Set<Int> = []
+    /// Whether each claimed path is a regular file (or a hard link to one) accepted without refusal, by position:
+    /// what a later hard link may name.
+    private var claimedFile: [Bool] = []
 
     /// Whether paths are remembered, for duplicates and collisions; a walk whose every path was already
     /// checked as a set (a manifest's) and is matched one by one against it needs only the per-entry rules.
@@ -57,24 +57,27 @@ package struct ArchiveLayoutRules: Sendable {
             claims.reserveCapacity(expectedEntries)
             spellings.reserveCapacity(expectedEntries)
             claimedDirectory.reserveCapacity(expectedEntries)
+            claimedFile.reserveCapacity(expectedEntries)
         }
     }
 
     /// The path claimed under collision-key hash `key`, if any.
-    private func claim(_ key: Int) -> (spelling: StoredPath, isDirectory: Bool)? {
-        claims[key].map { (spellings[Int($0)], claimedDirectory[Int($0)]) }
+    private func claim(_ key: Int) -> (spelling: StoredPath, isDirectory: Bool, isFile: Bool)? {
+        claims[key].map { (spellings[Int($0)], claimedDirectory[Int($0)], claimedFile[Int($0)]) }
     }
 
-    /// Claims `key` for `spelling`, replacing what it held.
-    private mutating func setClaim(_ key: Int, spelling: StoredPath, isDirectory: Bool) {
+    /// Claims `key` for `spelling`, replacing what it held; `isFile` for an accepted regular file or link to one.
+    private mutating func setClaim(_ key: Int, spelling: StoredPath, isDirectory: Bool, isFile: Bool = false) {
         if let position = claims[key] {
             spellings[Int(position)] = spelling
             claimedDirectory[Int(position)] = isDirectory
+            claimedFile[Int(position)] = isFile
             return
         }
         claims[key] = UInt32(spellings.count)
         spellings.append(spelling)
         claimedDirectory.append(isDirectory)
+        claimedFile.append(isFile)
     }
 
     /// The root entries a package must hold that were not seen: `ContentInfo.plist`, then `Contents`.
@@ -111,11 +114,11 @@ package struct ArchiveLayoutRules: Sendable {
         if place == nil { refusals.append(.outsideLayout) }
         if remembersPaths {
             if nameProblems.isEmpty, let refusal = claimParents(of: components) { refusals.append(refusal) }
-            if let refusal = claimPath(path, spelling: spelling, bytes: bytes, isDirectory: isDirectory) {
+            let isFile = refusals.isEmpty && (header.kind == .regular || acceptedLink)
+            if let refusal = claimPath(path, spelling: spelling, bytes: bytes, isDirectory: isDirectory, isFile: isFile) {
                 refusals.append(refusal)
             }
         }
-        if remembersPaths, refusals.isEmpty, header.kind == .regular || acceptedLink { acceptedFiles.insert(bytes.hashValue) }
         if place == .contentInfo { hasContentInfo = true }
         if place == .contentsDirectory || place == .content { hasContents = true }
         return ArchiveLayoutVerdict(path: path, place: place, refusals: refusals)
@@ -126,10 +129,9 @@ package struct ArchiveLayoutRules: Sendable {
     /// itself, a path outside the archive or a refused entry.
     private func namesAcceptedFile(_ target: String?) -> Bool {
         guard remembersPaths, let target, target.hasPrefix(PackageValidator.contentsDirectoryName + "/"),
-              acceptedFiles.contains(Array(target.utf8).hashValue),
               let existing = claim(PathRules.collisionKey(target).hashValue)
         else { return false }
-        return !existing.isDirectory && existing.spelling.utf8.elementsEqual(target.utf8)
+        return existing.isFile && !existing.isDirectory && existing.spelling.utf8.elementsEqual(target.utf8)
     }
 
     /// Where a path split at `/` sits in the layout, or `nil` outside it.
@@ -166,7 +168,7 @@ package struct ArchiveLayoutRules: Sendable {
     /// Only a duplicate by exact bytes is found for a name that is not valid UTF-8: collision
     /// keys need text.
     private mutating func claimPath(
-        _ path: String, spelling: StoredPath, bytes: [UInt8], isDirectory: Bool
+        _ path: String, spelling: StoredPath, bytes: [UInt8], isDirectory: Bool, isFile: Bool
     ) -> ArchiveLayoutRefusal? {
         guard entryPaths.insert(bytes.hashValue).inserted else { return .duplicate }
         guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
@@ -176,7 +178,7 @@ package struct ArchiveLayoutRules: Sendable {
             // The same spelling not yet an entry: the implied parent of an earlier entry.
             if !isDirectory { return .duplicate }
         }
-        setClaim(key, spelling: spelling, isDirectory: isDirectory)
+        setClaim(key, spelling: spelling, isDirectory: isDirectory, isFile: isFile)
         return nil
     }
 }
