@@ -7,12 +7,13 @@ import Glibc
 /// Every path is walked component by component from the staging directory's descriptor with
 /// `O_NOFOLLOW|O_DIRECTORY`, directories are made with `mkdirat(0755)` and files with
 /// `openat(O_CREAT|O_EXCL|O_NOFOLLOW|O_WRONLY, 0644)`, so nothing can be written outside the
-/// staging directory or through a link, and nothing is overwritten. A hard link (an identical file `pack`
-/// stored once) is made with `linkat` between folders opened the same way, only to a regular file the
-/// policy admitted earlier from this archive and only when it is one in the staging folder now. Owners, permissions, ACLs,
-/// extended attributes and times from the archive are never restored. Data streams in one
-/// page-aligned 1 MiB block (flat memory) and is counted: an entry may not exceed the size the
-/// pre-scan accepted, nor the whole archive its cap, whatever the decompressor produces. Whole
+/// staging directory or through a link, and nothing is overwritten. A hard link (an identical file
+/// `pack` stored once) is made with `linkat` between folders opened the same way, only to a regular
+/// file the policy admitted earlier from this archive, and only while it is one in staging (its folder,
+/// created here, is fsynced with the others). Owners, permissions, ACLs, extended attributes and times
+/// from the archive are never restored. Data streams in one page-aligned 1 MiB block (flat memory)
+/// and is counted: an entry may not exceed the size the pre-scan accepted, nor the whole archive its
+/// cap, whatever the decompressor produces. Whole
 /// blocks of large files are written with `O_DIRECT` (``DirectIO``): the page-cache copy was the
 /// largest cost of installing a 1 GiB package, and the data is fsynced anyway.
 ///
@@ -26,8 +27,6 @@ package struct SafeExtractor: ~Copyable {
     private let stagingPath: String
     private let blockSize: Int
     private var createdDirectories: [String] = []
-    /// The folders given a hard link (relative, `""` for the root), fsynced at the end with the others.
-    private var createdLinks: [String] = []
 
     /// Bytes of file data written so far.
     package private(set) var bytesWritten: Int64 = 0
@@ -133,11 +132,6 @@ package struct SafeExtractor: ~Copyable {
             }
         }
         try syncs.syncAll(failure: syncFailure(expectedTotal: expectedTotal))
-        for directory in Set(createdLinks).subtracting(createdDirectories).subtracting([""]).sorted() {
-            let fd = try openDirectories(directory.split(separator: "/").map(String.init)[...])
-            defer { close(fd) }
-            try FileSystemCalls.sync(fd, display: stagingPath + "/" + directory)
-        }
         for directory in createdDirectories.reversed() {
             let fd = try openDirectories(directory.split(separator: "/").map(String.init)[...])
             defer { close(fd) }
@@ -167,7 +161,6 @@ package struct SafeExtractor: ~Copyable {
             let code = errno
             throw spaceError(code) ?? .system(operation: "link", path: display, errno: code)
         }
-        createdLinks.append(components.dropLast().joined(separator: "/"))
     }
 
     private static let changedReason =

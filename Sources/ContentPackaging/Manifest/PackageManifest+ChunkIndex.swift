@@ -13,9 +13,10 @@ extension PackageManifest {
     /// Sound means: the chunks follow each other without gap or overlap from offset 0, in the archive and in
     /// the tar stream; the last ends at ``archiveSize``; none is empty or longer than the chunking's maximum;
     /// every hash is 64 lowercase hex digits; every file's data lies inside the tar stream, after the
-    /// previous file's, except a linked file's, which is its source's (``linkedFileProblems()``); and the directory list, when present, is sound (``directoryProblems()``). A client
-    /// checks this before it trusts a single offset, so a manifest that lies about offsets or lengths is
-    /// refused as a whole instead of steering reads or writes somewhere else.
+    /// previous file's, except a linked file's, which is its source's (``linkedFileProblems()``); and the
+    /// directory list, when present, is sound (``directoryProblems()``). A client checks this before it trusts
+    /// a single offset, so a manifest that lies about offsets or lengths is refused as a whole instead of
+    /// steering reads or writes somewhere else.
     public func chunkIndexProblems() -> [String] {
         guard schema >= 2 || chunks != nil else { return [] }
         guard let chunks, !chunks.isEmpty else { return ["schema \(schema) manifest has no chunk index; pack it again"] }
