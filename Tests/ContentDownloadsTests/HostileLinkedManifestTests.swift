@@ -11,8 +11,9 @@ import TestSupport
 /// arrive, with nothing of the download kept.
 @Suite("Hostile linked files")
 struct HostileLinkedManifestTests {
-    /// A music file and a credits file in the core and again in the German variant (a selection of German installs
-    /// both copies), and a file of the credits' size with other bytes.
+    /// A music file, a credits file and a file with a non-ASCII name (its link's header carries pax records) in the
+    /// core and again in the German variant (a selection of German installs both copies), and a file of the
+    /// credits' size with other bytes.
     static func fixture() throws -> ChunkedFixture {
         try ChunkedFixture(productID: "com.example.chunked", files: Self.files, extraKeys: ["Variants": ["language": ["Default": "de"]]])
     }
@@ -21,6 +22,8 @@ struct HostileLinkedManifestTests {
         "Contents/Music/credits.txt": PackageFixture.bytes(count: 8 << 10, seed: 11),
         "Contents/Music/music.bin": PackageFixture.bytes(count: 2 << 20, seed: 9),
         "Contents/Music/other.txt": PackageFixture.bytes(count: 8 << 10, seed: 13),
+        "Contents/Music/th\u{E8}me.bin": PackageFixture.bytes(count: 16 << 10, seed: 17),
+        "Contents/V#language=de/th\u{E8}me.bin": PackageFixture.bytes(count: 16 << 10, seed: 17),
         "Contents/V#language=de/credits.txt": PackageFixture.bytes(count: 8 << 10, seed: 11),
         "Contents/V#language=de/music.bin": PackageFixture.bytes(count: 2 << 20, seed: 9),
         "Contents/readme.txt": Data("hello\n".utf8),
@@ -33,7 +36,9 @@ struct HostileLinkedManifestTests {
     @Test func bothCopiesInstallFromOneRangeAndEveryLinkHeaderIsChecked() async throws {
         let fixture = try Self.fixture()
         let links = try #require(fixture.manifest.linkedFiles)
-        #expect(links.map { fixture.manifest.files[$0.file].path } == ["Contents/V#language=de/credits.txt", "Contents/V#language=de/music.bin"])
+        #expect(links.map { fixture.manifest.files[$0.file].path } == [
+            "Contents/V#language=de/credits.txt", "Contents/V#language=de/music.bin", "Contents/V#language=de/th\u{E8}me.bin",
+        ])
         try fixture.keepManifest()
         let server = try FaultServer(body: fixture.archive)
         defer { server.stop() }
