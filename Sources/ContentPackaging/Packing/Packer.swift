@@ -234,7 +234,7 @@ public struct Packer: Sendable {
             ? IdenticalFiles(entries: entries, root: root, minimumSize: linkedFileMinimum ?? 0) { $0.storedPath.utf8.contains(UInt8(ascii: "#")) }
             : IdenticalFiles()
         var linkedFiles: [PackageManifest.LinkedFile] = []
-        /// The file record of each entry a link points to, by entry index.
+        // The file record of each entry a link points to, by entry index.
         var recordOfSource: [Int: Int] = [:]
         let reader = FileReadAhead(entries: entries, root: root, hashing: !chunked, skipping: Set(identical.sources.keys))
         defer { reader.close() }
