@@ -15,10 +15,10 @@ struct ChunkedFixture {
     let store: Store
 
     /// Packs `files` (paths below `Contents/` → bytes) for `productID`, kept in `store` (default: a fresh one).
-    init(productID: String = "com.example.chunked", files: [String: Data], store: Store? = nil) throws {
+    init(productID: String = "com.example.chunked", files: [String: Data], extraKeys: [String: Any] = [:], store: Store? = nil) throws {
         let root = try TemporaryDirectory.make(prefix: "chunked")
         folder = root.appendingPathComponent("source", isDirectory: true)
-        try PackageFixture.make(at: folder, productID: productID, version: "1.0", files: files)
+        try PackageFixture.make(at: folder, productID: productID, version: "1.0", files: files, extraKeys: extraKeys)
         let packed = try Packer(chunked: true).pack(folder: folder, outputDirectory: root.appendingPathComponent("out"))
         archive = Array(try Data(contentsOf: packed.archiveURL))
         manifest = packed.manifest

@@ -85,6 +85,20 @@ struct InstallMaliciousArchiveTests {
         Case(name: "hardlink carrying data (CVE-2016-5418)", reason: "hard link", expect: .unsafe) { b, _ in
             b.hardlink("Contents/h", target: "ContentInfo.plist", data: Data("overwrite".utf8))
         },
+        Case(name: "hardlink to a later file", reason: "hard link", expect: .unsafe) { b, _ in
+            b.hardlink("Contents/h", target: "Contents/later")
+            b.file("Contents/later", text: "later")
+        },
+        Case(name: "hardlink to itself", reason: "hard link", expect: .unsafe) { b, _ in b.hardlink("Contents/h", target: "Contents/h") },
+        Case(name: "hardlink to a directory", reason: "hard link", expect: .unsafe) { b, _ in b.hardlink("Contents/h", target: "Contents") },
+        Case(name: "hardlink to an absolute path inside the archive's names", reason: "hard link", expect: .unsafe) { b, _ in
+            b.hardlink("Contents/h", target: "/Contents/version.txt")
+        },
+        Case(name: "hardlink to ContentInfo.plist", reason: "hard link", expect: .unsafe) { b, _ in b.hardlink("Contents/h", target: "ContentInfo.plist") },
+        Case(name: "hardlink to a missing file", reason: "hard link", expect: .unsafe) { b, _ in b.hardlink("Contents/h", target: "Contents/missing.txt") },
+        Case(name: "hardlink through a ../ spelling of an earlier file", reason: "hard link", expect: .unsafe) { b, _ in
+            b.hardlink("Contents/h", target: "Contents/levels/../version.txt")
+        },
         Case(name: "FIFO", reason: "FIFO", expect: .unsafe) { b, _ in b.append(entry(0o010000, "Contents/fifo")) },
         Case(name: "character device", reason: "character device", expect: .unsafe) { b, _ in
             b.append(entry(0o020000, "Contents/null", rdev: 0x0103))

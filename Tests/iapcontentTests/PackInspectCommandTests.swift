@@ -193,16 +193,26 @@ struct PackInspectCommandTests {
         #expect(result.stderr.contains("Contents/escape: is a symbolic link entry"))
     }
 
-    @Test("inspect rejects a hard-link entry (bsdtar stores a second name as a link)")
+    @Test("inspect accepts a hard link to an earlier file (bsdtar stores a second name as a link) and rejects one to a later or missing file")
     func hardLinkEntry() throws {
         let directory = try TemporaryDirectory("cli")
         let folder = try PackageFixture.make(at: directory.appending("pkg"))
         #expect(link(folder.appendingPathComponent("Contents/hello.txt").path,
                      folder.appendingPathComponent("Contents/twin.txt").path) == 0)
         let archive = try bsdtarArchive(directory, root: folder, members: ["ContentInfo.plist", "Contents"])
-        let result = try CommandRunner.iapcontent(["inspect", archive])
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("is a hard link entry"), "\(result.stderr)")
+        let accepted = try CommandRunner.iapcontent(["inspect", archive])
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+
+        var builder = TestArchiveBuilder.package(productID: "com.example.test", version: "1.0", files: ["hello.txt": Data("hello\n".utf8)])
+        builder.hardlink("Contents/early.txt", target: "Contents/later.txt")
+        builder.file("Contents/later.txt", text: "later")
+        builder.hardlink("Contents/nowhere.txt", target: "Contents/missing.txt")
+        let hostile = directory.appending("hostile.tar.zst")
+        try builder.write(to: hostile)
+        let refused = try CommandRunner.iapcontent(["inspect", hostile.path])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("Contents/early.txt: is a hard link entry"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("Contents/nowhere.txt: is a hard link entry"), "\(refused.stderr)")
     }
 
     @Test("inspect rejects duplicate and case-colliding entries written with the low-level writer")

@@ -11,12 +11,15 @@ import Glibc
 /// the hash is checked against the manifest (``verified``). So the check is spread over the download instead of a
 /// second read of every file at its end. A chunk's own SHA-256 and the file parts it continues are hashed in one
 /// pass (``digest(chunk:bytes:)``, interleaved on the SHA extensions) into copies of the files' streams, kept only
-/// when the chunk matched its signed hash: no byte is written before that.
+/// when the chunk matched its signed hash: no byte is written before that. A linked file
+/// (``PackageManifest/LinkedFile``) is written from its source's bytes like any file, whether or not its source is
+/// written too: the two then take the same parts of the same chunks.
 ///
 /// - Important: Owned by one thread (the preparation, then `iap-install`).
 final class ChunkPlacement {
     private let package: ChunkedPackage
-    /// The written files' indices, in stream order.
+    /// The written files' indices, in stream order of their data (a linked file right after its source, when both
+    /// are written).
     private let written: [Int]
     private let tree: StagingTree
     /// The file being written and its descriptor.
@@ -34,7 +37,7 @@ final class ChunkPlacement {
 
     init(package: ChunkedPackage, written: [Int], tree: StagingTree) {
         self.package = package
-        self.written = written
+        self.written = written.sorted { (package.files[$0].dataOffset!, $0) < (package.files[$1].dataOffset!, $1) }
         self.tree = tree
     }
 
@@ -53,11 +56,15 @@ final class ChunkPlacement {
         forEachPart(of: index, length: bytes.count) { position, offset, partRange in
             let state = hashing[written[position]]
             guard offset == (state?.length ?? 0) else { return }
-            chunk.update(UnsafeRawBufferPointer(rebasing: bytes[hashed..<partRange.lowerBound]))
             var file = state?.hasher ?? SHA256Stream()
-            SHA256Stream.update(UnsafeRawBufferPointer(rebasing: bytes[partRange]), first: &chunk, second: &file)
+            if partRange.lowerBound < hashed {  // a linked file's part: the very bytes its source's part just took
+                file.update(UnsafeRawBufferPointer(rebasing: bytes[partRange]))
+            } else {
+                chunk.update(UnsafeRawBufferPointer(rebasing: bytes[hashed..<partRange.lowerBound]))
+                SHA256Stream.update(UnsafeRawBufferPointer(rebasing: bytes[partRange]), first: &chunk, second: &file)
+                hashed = partRange.upperBound
+            }
             continued[written[position]] = file
-            hashed = partRange.upperBound
         }
         chunk.update(UnsafeRawBufferPointer(rebasing: bytes[hashed...]))
         return ChunkDigest(sha256: chunk.finish(), continued: continued)

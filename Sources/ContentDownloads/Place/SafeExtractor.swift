@@ -7,10 +7,13 @@ import Glibc
 /// Every path is walked component by component from the staging directory's descriptor with
 /// `O_NOFOLLOW|O_DIRECTORY`, directories are made with `mkdirat(0755)` and files with
 /// `openat(O_CREAT|O_EXCL|O_NOFOLLOW|O_WRONLY, 0644)`, so nothing can be written outside the
-/// staging directory or through a link, and nothing is overwritten. Owners, permissions, ACLs,
-/// extended attributes and times from the archive are never restored. Data streams in one
-/// page-aligned 1 MiB block (flat memory) and is counted: an entry may not exceed the size the
-/// pre-scan accepted, nor the whole archive its cap, whatever the decompressor produces. Whole
+/// staging directory or through a link, and nothing is overwritten. A hard link (an identical file
+/// `pack` stored once) is made with `linkat` between folders opened the same way, only to a regular
+/// file the policy admitted earlier from this archive, and only while it is one in staging (its folder,
+/// created here, is fsynced with the others). Owners, permissions, ACLs, extended attributes and times
+/// from the archive are never restored. Data streams in one page-aligned 1 MiB block (flat memory)
+/// and is counted: an entry may not exceed the size the pre-scan accepted, nor the whole archive its
+/// cap, whatever the decompressor produces. Whole
 /// blocks of large files are written with `O_DIRECT` (``DirectIO``): the page-cache copy was the
 /// largest cost of installing a 1 GiB package, and the data is fsynced anyway.
 ///
@@ -52,8 +55,15 @@ package struct SafeExtractor: ~Copyable {
             index += 1
             var path = header.path
             if path.hasSuffix("/") { path.removeLast() }
-            let kind: PlannedEntry.Kind? = header.kind == .regular ? .file : header.kind == .directory ? .directory : nil
-            guard kind == planned.kind, Array(path.utf8) == Array(planned.path.utf8) else {
+            let kind: PlannedEntry.Kind? = switch header.kind {
+            case .regular: .file
+            case .directory: .directory
+            case .hardlink: .link
+            default: nil
+            }
+            guard kind == planned.kind, Array(path.utf8) == Array(planned.path.utf8),
+                  kind != .link || header.linkTarget == planned.linkTarget
+            else {
                 throw .unsafeEntry(path: header.path, reason: Self.changedReason)
             }
             return planned
@@ -111,6 +121,14 @@ package struct SafeExtractor: ~Copyable {
                     named: components.last!, in: parentFD, planned: planned, limits: limits,
                     expectedTotal: expectedTotal, reader: &reader, buffer: buffer, syncs: &syncs)
                 CrashHook.reach(.extract)
+            case .link:
+                // Whatever its header says, a link with data is refused before it is made (the data is never written).
+                let count: Int
+                do { count = try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<1])) } catch { throw .archive(error) }
+                guard count == 0 else {
+                    throw .unsafeEntry(path: header.path, reason: "is a hard link to '\(planned.linkTarget ?? "")' that carries data; links are never installed")
+                }
+                try link(planned, components: components)
             }
         }
         try syncs.syncAll(failure: syncFailure(expectedTotal: expectedTotal))
@@ -120,6 +138,29 @@ package struct SafeExtractor: ~Copyable {
             try FileSystemCalls.sync(fd, display: stagingPath + "/" + directory)
         }
         try FileSystemCalls.sync(stagingFD, display: stagingPath)
+    }
+
+    /// Makes `planned` (a link the policy admitted) a second name of its target, which must be a regular file in
+    /// the staging folder: both folders are walked from the staging descriptor without following links, and
+    /// `linkat` (no `AT_SYMLINK_FOLLOW`) names the target inside its folder.
+    private mutating func link(_ planned: PlannedEntry, components: [String]) throws(InstallError) {
+        let display = stagingPath + "/" + planned.path
+        let targetComponents = (planned.linkTarget ?? "").split(separator: "/").map(String.init)
+        guard let targetName = targetComponents.last else {
+            throw .unsafeEntry(path: planned.path, reason: "is a hard link without a target; links are never installed")
+        }
+        let targetFolder = try openDirectories(targetComponents.dropLast()[...])
+        defer { close(targetFolder) }
+        var info = stat()
+        guard fstatat(targetFolder, targetName, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw .unsafeEntry(path: planned.path, reason: "is a hard link to '\(planned.linkTarget ?? "")', which is not a file this archive put in the staging folder")
+        }
+        let folder = try openDirectories(components.dropLast()[...])
+        defer { close(folder) }
+        guard linkat(targetFolder, targetName, folder, components.last!, 0) == 0 else {
+            let code = errno
+            throw spaceError(code) ?? .system(operation: "link", path: display, errno: code)
+        }
     }
 
     private static let changedReason =

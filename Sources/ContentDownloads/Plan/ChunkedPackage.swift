@@ -12,8 +12,12 @@ struct ChunkedPackage: Sendable {
     let manifest: PackageManifest
     /// The chunk index, in archive order.
     let chunks: [ArchiveChunk]
-    /// Regular files in tar-stream order (by data offset).
+    /// Regular files in tar-stream order (by data offset; a linked file has its source's, see ``sources``).
     let files: [PackageManifest.File]
+    /// The source of each linked file (``PackageManifest/LinkedFile``), by the linked file's index: its bytes are the
+    /// source's, at the source's data offset, and its tar entry is a hard link with no data. Checked with the chunk
+    /// index: the source is an earlier file with data, of the same size and SHA-256.
+    let sources: [Int: Int]
     /// Length of the tar stream.
     let streamLength: Int64
     /// The longest frame, which sizes the receive buffers.
@@ -59,6 +63,7 @@ struct ChunkedPackage: Sendable {
         manifestDisplay = display
         self.chunks = chunks
         self.files = files
+        sources = manifest.linkSources
         streamLength = chunks.last!.uncompressedOffset + chunks.last!.uncompressedLength
         largestFrame = Int(chunks.map(\.length).max()!)
         largestChunk = Int(chunks.map(\.uncompressedLength).max()!)

@@ -2,14 +2,17 @@ package import ContentPackaging
 
 /// One entry the pre-scan accepted: a normalized relative path, its kind and its declared size.
 package struct PlannedEntry: Sendable, Equatable {
-    /// The two kinds of object that are ever installed.
-    package enum Kind: Sendable, Equatable { case file, directory }
+    /// What is installed: a file, a directory, or a second name of a file this archive held earlier (a hard link
+    /// `pack` writes for an identical file, made with `linkat` inside the staging folder).
+    package enum Kind: Sendable, Equatable { case file, directory, link }
     /// Relative path without a trailing `/` (`ContentInfo.plist`, `Contents/a/b.png`).
     package var path: String
     /// File or directory.
     package var kind: Kind
-    /// Declared size in bytes (0 for directories); the extractor refuses to write more.
+    /// Declared size in bytes (0 for directories and links); the extractor refuses to write more.
     package var size: Int64
+    /// A link's target: the path of a regular file admitted earlier (`nil` for files and directories).
+    package var linkTarget: String? = nil
 }
 
 /// What the header pre-scan found acceptable: the exact sequence the extraction pass must see again.
@@ -23,7 +26,8 @@ package struct ExtractionPlan: Sendable, Equatable {
 /// Checks every archive header against the install policy BEFORE anything is written.
 ///
 /// Accepts only what `ArchiveLayoutRules` (ContentPackaging) accepts, the rules
-/// `iapcontent inspect` reports too: regular files and directories with safe names
+/// `iapcontent inspect` reports too: regular files, directories, and hard links (no data) to a regular
+/// file admitted earlier from the same archive, with safe names
 /// (``PathRules``) inside the hosted-content layout (`ContentInfo.plist` at the root, everything
 /// else under `Contents/`), with no duplicates and no names that collide by case or Unicode
 /// normalization (including implied parent directories); and only within the entry-count and size
@@ -74,12 +78,31 @@ package struct EntryPolicy: Sendable {
         if let refusal = verdict.refusals.first {
             throw Self.error(for: refusal, of: header)
         }
+        if header.kind == .hardlink, let target = header.linkTarget {
+            let entry = try admitLink(header, path: verdict.path, target: target)
+            if keepsPlan { entries.append(entry) }
+            return entry
+        }
         let kind: PlannedEntry.Kind = header.kind == .directory ? .directory : .file
         var size: Int64 = 0
         if kind == .file { size = try admitSize(of: header, path: verdict.path) }
         let entry = PlannedEntry(path: verdict.path, kind: kind, size: size)
         if keepsPlan { entries.append(entry) }
         return entry
+    }
+
+    /// A hard link the layout rules accepted (its target a regular file admitted earlier): it carries no data, and
+    /// with a manifest both names must be listed with one size.
+    private func admitLink(_ header: ArchiveEntryHeader, path: String, target: String) throws(InstallError) -> PlannedEntry {
+        guard header.size == 0 else {
+            throw .unsafeEntry(path: header.path, reason: "is a hard link to '\(target)' that carries \(header.size) bytes of data")
+        }
+        if let manifest = limits.manifestSizes {
+            guard let expected = manifest[path], manifest[target] == expected else {
+                throw .unsafeEntry(path: header.path, reason: "is a hard link to '\(target)', but the package manifest does not list both with one size")
+            }
+        }
+        return PlannedEntry(path: path, kind: .link, size: 0, linkTarget: target)
     }
 
     /// Checks a file's declared size against the manifest and the caps and counts it in the total.

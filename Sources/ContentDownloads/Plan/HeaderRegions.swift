@@ -9,7 +9,9 @@ internal import ContentPackaging
 /// from the verified chunks that hold them and parsed once whole: every entry passes ``EntryPolicy`` (the rules
 /// of every download's headers, with the same words); a folder must be one the manifest lists; the region must end
 /// with the header of exactly the next file the manifest lists (path and size), its data starting right there;
-/// the last region holds folders and then only the zeros that end an archive. A file the tar lacks, a tar entry
+/// the last region holds folders and then only the zeros that end an archive. A linked file (``PackageManifest/LinkedFile``)
+/// has no data of its own: its header, a hard link to its source's path and nothing else, lies in the region
+/// before the next file with data, where the manifest lists it, in order. A file the tar lacks, a tar entry
 /// the manifest lacks, or a lying offset is refused, naming the path and the stream byte.
 ///
 /// The regions checked are those whose bytes all lie in chunks the plan fetches: all of them for an install
@@ -19,10 +21,12 @@ internal import ContentPackaging
 ///
 /// - Important: Owned by the install thread.
 struct HeaderRegions {
-    /// One region: its stream range and the file whose header ends it (`nil`: the archive's end).
+    /// One region: its stream range, the file whose header ends it (`nil`: the archive's end), and the linked files
+    /// whose hard-link headers come before that header (indices into the package's files, in order).
     struct Region: Sendable, Equatable {
         let range: Range<Int64>
         let file: Int?
+        let links: Range<Int>
     }
 
     private let package: ChunkedPackage
@@ -46,6 +50,9 @@ struct HeaderRegions {
     /// The largest region accepted: a file's header with a pax path record, and folder entries before it.
     static func largestRegion(directories: Int) -> Int64 { (64 << 10) + Int64(directories) * 2048 }
 
+    /// The most bytes a linked file's entry takes: a pax header with its path and link path, and the hard link's own.
+    static let largestLinkEntry: Int64 = 4096
+
     /// The regions of `package` and which of them the chunks `fetched` cover.
     init(package: ChunkedPackage, fetched: Set<Int>) {
         self.package = package
@@ -65,16 +72,19 @@ struct HeaderRegions {
         checked = covered
     }
 
-    /// Regions from the manifest: before each file's data, then the archive's end.
+    /// Regions from the manifest: before each data of a file (the linked files before it with it), then the
+    /// archive's end.
     static func regions(of package: ChunkedPackage) -> [Region] {
         var regions: [Region] = []
         regions.reserveCapacity(package.files.count + 1)
         var start: Int64 = 0
-        for (index, file) in package.files.enumerated() {
-            regions.append(Region(range: start..<max(start, file.dataOffset!), file: index))
+        var firstLink = 0
+        for (index, file) in package.files.enumerated() where package.sources[index] == nil {
+            regions.append(Region(range: start..<max(start, file.dataOffset!), file: index, links: firstLink..<index))
             start = max(start, ChunkedPackage.headersAfter(file))
+            firstLink = index + 1
         }
-        regions.append(Region(range: start..<max(start, package.streamLength), file: nil))
+        regions.append(Region(range: start..<max(start, package.streamLength), file: nil, links: firstLink..<package.files.count))
         return regions
     }
 
@@ -83,12 +93,18 @@ struct HeaderRegions {
     static func problems(in package: ChunkedPackage) -> [String] {
         var problems: [String] = []
         var start: Int64 = 0
+        var links: Int64 = 0
         let largest = largestRegion(directories: package.manifest.directories?.count ?? 0)
-        for file in package.files {
+        for (index, file) in package.files.enumerated() {
+            guard package.sources[index] == nil else {
+                links += 1
+                continue
+            }
             let offset = file.dataOffset!
-            if offset - start < Int64(TarHeaderBlock.length) {
-                problems.append("\(file.path): its data offset \(offset) leaves no room for its tar header after stream byte \(start)")
-            } else if offset - start > largest {
+            defer { links = 0 }
+            if offset - start < Int64(TarHeaderBlock.length) * (1 + links) {
+                problems.append("\(file.path): its data offset \(offset) leaves no room for its tar header (and \(links) linked files' before it) after stream byte \(start)")
+            } else if offset - start > largest + links * largestLinkEntry {
                 problems.append("\(file.path): \(offset - start) bytes lie before its data where only tar headers belong (at most \(largest))")
             }
             start = ChunkedPackage.headersAfter(file)
@@ -176,18 +192,31 @@ struct HeaderRegions {
         let block = TarHeaderBlock.length
         var offset = 0
         var overrides: [String: [UInt8]] = [:]
+        var nextLink = region.links.lowerBound
         while offset < bytes.count {
-            guard let header = try headerBlock(bytes, at: offset, in: region) else { return }
+            guard let header = try headerBlock(bytes, at: offset, in: region) else {
+                try checkLinksEnded(nextLink, region: region)
+                return
+            }
             offset += block
             switch header.typeFlag {
             case UInt8(ascii: "x"):
                 offset += try paxRecords(bytes, at: offset, size: header.size, in: region, into: &overrides)
             case UInt8(ascii: "g"), UInt8(ascii: "L"), UInt8(ascii: "K"):
                 throw .unsafeEntry(path: String(decoding: header.name, as: UTF8.self), reason: "is a tar '\(Character(UnicodeScalar(header.typeFlag)))' header, which `iapcontent pack` never writes")
+            case UInt8(ascii: "1"):
+                var entry = ArchiveEntryHeader(header, overrides: overrides)
+                entry.size = overrides["size"].flatMap { Int64(String(decoding: $0, as: UTF8.self)) } ?? header.size  // the declared data, which must be none
+                overrides = [:]
+                try admitLink(entry, expected: nextLink, header: offset - block, in: region)
+                nextLink += 1
             default:
                 let entry = Self.spelledAsListed(ArchiveEntryHeader(header, overrides: overrides), file: region.file.map { package.files[$0] })
                 overrides = [:]
-                if try admit(entry, header: offset - block, data: offset, endsRegion: offset == bytes.count, in: region) { return }
+                if try admit(entry, header: offset - block, data: offset, endsRegion: offset == bytes.count, in: region) {
+                    try checkLinksEnded(nextLink, region: region)
+                    return
+                }
             }
         }
         if let fileIndex = region.file {
@@ -266,6 +295,35 @@ struct HeaderRegions {
                 reason: "the tar header (\(planned.size) bytes, data at stream byte \(at(data))) disagrees with the signed package manifest, which lists \(expected.path) (\(expected.size) bytes) there; the archive does not match its manifest — tell the publisher")
         }
         return true
+    }
+
+    /// Admits a hard-link entry whose header is at `header` (offset in the region): it must be the linked file
+    /// `expected` the manifest lists next in this region, linked to that file's source, with no data.
+    private func admitLink(_ entry: ArchiveEntryHeader, expected: Int, header: Int, in region: Region) throws(InstallError) {
+        let at = region.range.lowerBound + Int64(header)
+        guard region.links.contains(expected), let source = package.sources[expected] else {
+            throw .unsafeEntry(
+                path: entry.path,
+                reason: "is a hard link to '\(entry.linkTarget ?? "")' (header at stream byte \(at)) where the signed package manifest lists no linked file; links are never installed")
+        }
+        let file = package.files[expected], target = package.files[source]
+        guard file.storedPath.utf8.elementsEqual(entry.pathBytes), let link = entry.linkTarget,
+              target.storedPath.utf8.elementsEqual(link.utf8), entry.size == 0
+        else {
+            throw .unsafeEntry(
+                path: entry.path,
+                reason: "the hard link to '\(entry.linkTarget ?? "")' (\(entry.size) bytes, header at stream byte \(at)) disagrees with the signed package manifest, which lists \(file.path) as the same file as \(target.path) there; the archive does not match its manifest — tell the publisher")
+        }
+    }
+
+    /// Throws when the region ended (at its file's header, or the archive's end) before the hard link of every
+    /// linked file the manifest lists in it, from `nextLink` on.
+    private func checkLinksEnded(_ nextLink: Int, region: Region) throws(InstallError) {
+        guard nextLink < region.links.upperBound else { return }
+        let file = package.files[nextLink]
+        throw .archiveMismatch(
+            path: file.path,
+            reason: "is listed in the signed package manifest as the same file as \(package.files[package.sources[nextLink] ?? nextLink].path), but the archive has no hard link for it before stream byte \(region.range.upperBound); the archive does not match its manifest — tell the publisher")
     }
 
     /// `entry` with its path spelled by the listed file's own stored path when its bytes are that path, so the

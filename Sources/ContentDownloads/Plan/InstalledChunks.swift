@@ -46,9 +46,12 @@ struct InstalledChunks: Sendable {
         self.manifest = manifest
         // The files with data, in stream order, as indices: a copy of the records would be megabytes.
         let files = manifest.files
-        chunksBySHA = Self.rebuildable(
-            chunks: manifest.chunks ?? [], files: files,
-            inStream: files.indices.filter { files[$0].dataOffset != nil }.sorted { files[$0].dataOffset! < files[$1].dataOffset! })
+        // A linked file's data is its source's: one of the two holds it (either one's bytes rebuild the chunk).
+        var inStream = files.indices.filter { files[$0].dataOffset != nil }.sorted { files[$0].dataOffset! < files[$1].dataOffset! }
+        inStream = inStream.enumerated().filter { position, index in
+            position == 0 || files[inStream[position - 1]].dataOffset! != files[index].dataOffset! || files[index].size == 0
+        }.map(\.element)
+        chunksBySHA = Self.rebuildable(chunks: manifest.chunks ?? [], files: files, inStream: inStream)
         var hashes = files.map { FileKey($0).hashValue }
         let order = files.indices.map(Int32.init).sorted { (hashes[Int($0)], $0) < (hashes[Int($1)], $1) }
         Self.permute(&hashes, by: order)

@@ -83,9 +83,10 @@ struct PlanDraft: Sendable, Equatable {
 
     /// Every chunk that overlaps a written file's data is rebuilt when an installed file held it, else fetched.
     /// Any installed file may be read for a chunk, a changed or damaged one too: a rebuilt chunk is used only
-    /// when it matches its signed hash, so a damaged file still gives its intact chunks.
+    /// when it matches its signed hash, so a damaged file still gives its intact chunks. A linked file's data is its
+    /// source's, so its source's chunks come whether or not the source is written too.
     private mutating func placeChunks(package: ChunkedPackage, installed: InstalledChunks?) {
-        let files = written.map { package.files[$0] }.filter { $0.size > 0 }
+        let files = written.map { package.files[$0] }.filter { $0.size > 0 }.sorted { $0.dataOffset! < $1.dataOffset! }
         var next = 0
         for (index, chunk) in package.chunks.enumerated() {
             let start = chunk.uncompressedOffset, end = start + chunk.uncompressedLength

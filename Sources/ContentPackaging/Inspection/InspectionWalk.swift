@@ -45,6 +45,9 @@ struct InspectionWalk: ~Copyable {
                 }
                 if header.kind == .regular {
                     try readFile(&reader, path: verdict.path, isContentInfo: verdict.place == .contentInfo)
+                } else if header.kind == .hardlink, verdict.refusals.isEmpty, let target = header.linkTarget, let source = file(at: target) {
+                    // A file stored once for an earlier identical one: its bytes are the earlier file's.
+                    files.append(PackageManifest.File(path: verdict.path, size: source.size, sha256: source.sha256))
                 } else if header.kind == .directory {
                     directories.append(verdict.path)
                 }
@@ -53,6 +56,18 @@ struct InspectionWalk: ~Copyable {
             problems.append(ValidationProblem(path: archivePath, message: "damaged archive: \(error.message)"))
         }
         problems += layout.missingRootEntries.map { ValidationProblem(path: $0, message: "missing from the archive") }
+    }
+
+    /// The file read earlier at `path` (files come sorted byte-wise by path from `pack`: a binary search, else a scan).
+    private func file(at path: String) -> PackageManifest.File? {
+        let key = Array(path.utf8)
+        var low = 0, high = files.count
+        while low < high {
+            let middle = (low + high) / 2
+            if files[middle].storedPath.utf8.lexicographicallyPrecedes(key) { low = middle + 1 } else { high = middle }
+        }
+        if low < files.count, files[low].storedPath.utf8.elementsEqual(key) { return files[low] }
+        return files.last { $0.storedPath.utf8.elementsEqual(key) }
     }
 
     /// Reads the current entry's data, hashing it; parses it when it is the root `ContentInfo.plist`.

@@ -13,9 +13,10 @@ extension PackageManifest {
     /// Sound means: the chunks follow each other without gap or overlap from offset 0, in the archive and in
     /// the tar stream; the last ends at ``archiveSize``; none is empty or longer than the chunking's maximum;
     /// every hash is 64 lowercase hex digits; every file's data lies inside the tar stream, after the
-    /// previous file's; and the directory list, when present, is sound (``directoryProblems()``). A client
-    /// checks this before it trusts a single offset, so a manifest that lies about offsets or lengths is
-    /// refused as a whole instead of steering reads or writes somewhere else.
+    /// previous file's, except a linked file's, which is its source's (``linkedFileProblems()``); and the
+    /// directory list, when present, is sound (``directoryProblems()``). A client checks this before it trusts
+    /// a single offset, so a manifest that lies about offsets or lengths is refused as a whole instead of
+    /// steering reads or writes somewhere else.
     public func chunkIndexProblems() -> [String] {
         guard schema >= 2 || chunks != nil else { return [] }
         guard let chunks, !chunks.isEmpty else { return ["schema \(schema) manifest has no chunk index; pack it again"] }
@@ -38,7 +39,7 @@ extension PackageManifest {
         if offset != archiveSize {
             problems.append("the chunks end at archive byte \(offset) but the archive has \(archiveSize) bytes")
         }
-        return problems + fileOffsetProblems(streamLength: uncompressed) + directoryProblems()
+        return problems + fileOffsetProblems(streamLength: uncompressed) + linkedFileProblems() + directoryProblems()
     }
 
     /// The problems of one chunk that should start at `offset` and `uncompressed`.
@@ -68,11 +69,13 @@ extension PackageManifest {
         return problems
     }
 
-    /// Files whose data offsets are missing, out of order or outside a tar stream of `streamLength` bytes.
+    /// Files whose data offsets are missing, out of order or outside a tar stream of `streamLength` bytes (a linked
+    /// file's offset is its source's, checked by ``linkedFileProblems()``).
     private func fileOffsetProblems(streamLength: Int64) -> [String] {
         var problems: [String] = []
         var end: Int64 = 0
-        for file in files {
+        let linked = Set((linkedFiles ?? []).map(\.file))
+        for (index, file) in files.enumerated() where !linked.contains(index) {
             guard let start = file.dataOffset else {
                 problems.append("\(file.path) has no data offset in the chunk index; pack it again")
                 continue

@@ -43,6 +43,9 @@ public struct PackageManifest: Codable, Sendable, Equatable {
     /// The packs and variant axes `ContentInfo.plist` declares (``PackDeclaration``); `nil` for a product that is
     /// one essential pack, so every manifest written before packs existed reads the same.
     public var packs: PackDeclaration?
+    /// The files the archive stores once for an earlier file of the same content (``LinkedFile``), by ascending file
+    /// index; `nil` when there are none, so a manifest without them reads and encodes as before they existed.
+    public var linkedFiles: [LinkedFile]?
 
     /// One regular file inside the archive.
     ///
@@ -151,9 +154,10 @@ public struct PackageManifest: Codable, Sendable, Equatable {
         productID: String, contentVersion: ContentVersion, archiveName: String, archiveSize: Int64,
         archiveSHA256: String?, uncompressedSize: Int64, entryCount: Int, files: [File],
         directories: [String]? = nil, chunking: ChunkingDescription? = nil, chunks: [ArchiveChunk]? = nil,
-        packs: PackDeclaration? = nil
+        packs: PackDeclaration? = nil, linkedFiles: [LinkedFile]? = nil
     ) {
         self.packs = packs
+        self.linkedFiles = linkedFiles
         self.schema = chunks == nil ? 1 : 2
         self.directories = directories
         self.chunking = chunking

@@ -16,10 +16,10 @@ final class FileReadAhead {
     private var ended = false
     private var closed = false
 
-    /// Starts reading the regular files among `entries` (sorted) below `root`, hashing each unless
-    /// `hashing` is false.
-    init(entries: [PackEntry], root: String, hashing: Bool = true) {
-        reader = FileReadAheadThread(entries: entries, root: root, hashing: hashing)
+    /// Starts reading the regular files among `entries` (sorted) below `root` but those at `skipping` (stored as
+    /// links, their data never read), hashing each unless `hashing` is false.
+    init(entries: [PackEntry], root: String, hashing: Bool = true, skipping: Set<Int> = []) {
+        reader = FileReadAheadThread(entries: entries, root: root, hashing: hashing, skipping: skipping)
     }
 
     deinit {

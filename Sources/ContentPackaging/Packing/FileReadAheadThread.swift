@@ -63,12 +63,12 @@ final class FileReadAheadThread: Sendable {
     /// Whether each file's SHA-256 is computed here.
     private let hashing: Bool
 
-    /// Fills ``spare`` and starts reading the regular files among `entries` below `root`, hashing them
-    /// unless `hashing` is false.
-    init(entries: [PackEntry], root: String, hashing: Bool = true) {
+    /// Fills ``spare`` and starts reading the regular files among `entries` below `root` but those at `skipping`,
+    /// hashing them unless `hashing` is false.
+    init(entries: [PackEntry], root: String, hashing: Bool = true, skipping: Set<Int> = []) {
         self.hashing = hashing
         for _ in 0..<Self.bufferCount { spare.send(.allocate(byteCount: Self.bufferSize)) }
-        NamedThread.start("iap-pack-read") { [self] in run(entries: entries, root: root) }
+        NamedThread.start("iap-pack-read") { [self] in run(entries: entries, root: root, skipping: skipping) }
     }
 
     /// Asks the thread to stop after the file it is reading; it then sends ``Message/end``.
@@ -76,9 +76,9 @@ final class FileReadAheadThread: Sendable {
         cancelled.store(true, ordering: .relaxed)
     }
 
-    private func run(entries: [PackEntry], root: String) {
+    private func run(entries: [PackEntry], root: String, skipping: Set<Int>) {
         var batch = Batch(buffer: spare.receive())
-        for (index, entry) in entries.enumerated() where entry.kind == .regular {
+        for (index, entry) in entries.enumerated() where entry.kind == .regular && !skipping.contains(index) {
             if cancelled.load(ordering: .relaxed) { break }
             do {
                 try read(entry, index: index, path: root + "/" + entry.path, into: &batch)

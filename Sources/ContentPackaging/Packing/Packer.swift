@@ -11,7 +11,8 @@ import Glibc
 /// through a few fixed buffers, read ahead on a reader thread and written on an output thread, so
 /// memory stays flat and both cores work. A one-frame archive's files are hashed by the reader and the
 /// archive as it is compressed; a chunked archive's chunks and files are hashed in one pass on a hash
-/// thread, and it has no archive-wide hash.
+/// thread, and it has no archive-wide hash. A chunked archive stores a variant's copy of an earlier file once: a tar
+/// hard link to the first (``IdenticalFiles``, ``PackageManifest/LinkedFile``).
 /// Both files are written crash-safely (temp + fsync + rename + fsync dir); on any error the temp
 /// file is removed, and a signal handler can remove it too via a `TemporaryFileRegistry`.
 ///
@@ -41,6 +42,14 @@ public struct Packer: Sendable {
     /// (``FileGroupBudget``); `nil` leaves them to the content-defined chunker alone, as archives packed before
     /// file groups were.
     package var fileGroups: FileGroupBudget? = .standard
+    /// With ``chunked``, the smallest file of a variant folder stored once when an earlier file of the content is
+    /// identical (``IdenticalFiles``): a hard link to the first in tar order. `nil` stores every file's data.
+    package var linkedFileMinimum: Int64? = Packer.smallestLinkedFile
+
+    /// The smallest file a chunk-indexed archive stores as a hard link to an identical earlier file: 4 KiB. A
+    /// smaller one saves at most a few blocks, while its source lies in a frame of small files of another pack
+    /// or variant, which a device installing the link alone would then fetch whole (up to 64 KiB).
+    public static let smallestLinkedFile: Int64 = 4 << 10
 
     /// Creates a packer.
     public init(
@@ -138,7 +147,8 @@ public struct Packer: Sendable {
             archiveSize: archive.size, archiveSHA256: archive.sha256,
             uncompressedSize: archive.files.reduce(0) { $0 + $1.size }, entryCount: entryCount,
             files: archive.files, directories: directories,
-            chunking: chunked ? chunking.manifestDescription(fileGroups: fileGroups) : nil, chunks: chunked ? archive.chunks : nil, packs: packs)
+            chunking: chunked ? chunking.manifestDescription(fileGroups: fileGroups) : nil, chunks: chunked ? archive.chunks : nil, packs: packs,
+            linkedFiles: archive.linkedFiles.isEmpty ? nil : archive.linkedFiles)
     }
 
     /// The output folder's path, created if needed.
@@ -191,6 +201,8 @@ public struct Packer: Sendable {
         var sha256: String?
         var files: [PackageManifest.File]
         var chunks: [ArchiveChunk]
+        /// The files stored as hard links to identical earlier ones (chunked archives only).
+        var linkedFiles: [PackageManifest.LinkedFile]
     }
 
     /// Writes every entry; returns the archive's size and SHA-256 (one frame) and the file and chunk records.
@@ -217,20 +229,34 @@ public struct Packer: Sendable {
         } catch {
             throw .archive(error)
         }
-        let reader = FileReadAhead(entries: entries, root: root, hashing: !chunked)
+        // Only a product with variants has variant folders, whose files may be links: any other is not read twice.
+        let identical = chunked && packs != nil && linkedFileMinimum != nil
+            ? IdenticalFiles(entries: entries, root: root, minimumSize: linkedFileMinimum ?? 0) { $0.storedPath.utf8.contains(UInt8(ascii: "#")) }
+            : IdenticalFiles()
+        var linkedFiles: [PackageManifest.LinkedFile] = []
+        // The file record of each entry a link points to, by entry index.
+        var recordOfSource: [Int: Int] = [:]
+        let reader = FileReadAhead(entries: entries, root: root, hashing: !chunked, skipping: Set(identical.sources.keys))
         defer { reader.close() }
         for (index, entry) in entries.enumerated() {
             // The data of a file of at least a minimum chunk has chunks of its own: its header and padding go
             // with the small entries around it, so an update that changes it, or them, fetches no other bytes.
             // Smaller entries are grouped into frames of a bounded compressed size, cut between entries.
-            let large = chunked && entry.kind != .directory && entry.size >= Int64(chunking.minimum)
+            let source = identical.sources[index]
+            let large = chunked && entry.kind != .directory && source == nil && entry.size >= Int64(chunking.minimum)
             if chunked {
-                let bytes = FileGroupBudget.entryBytes(dataSize: entry.kind == .directory ? 0 : entry.size, dataInGroup: !large)
+                let bytes = FileGroupBudget.entryBytes(dataSize: entry.kind == .directory || source != nil ? 0 : entry.size, dataInGroup: !large)
                 try boundaries.boundary(before: index, entryBytes: bytes, budget: fileGroups, writer: &writer)
             }
             if entry.kind == .directory {
                 try writeDirectory(entry, to: &writer)
+            } else if let source, let record = recordOfSource[source] {
+                try writeLink(entries[source], to: entry, to: &writer)
+                linkedFiles.append(PackageManifest.LinkedFile(file: files.count, source: record))
+                files.append(PackageManifest.File(
+                    storedPath: entry.storedPath, size: entry.size, storedSHA256: StoredSHA256(""), dataOffset: files[record].dataOffset))
             } else {
+                if identical.sourceDigests[index] != nil { recordOfSource[index] = files.count }
                 files.append(try writeFile(entry, index: index, large: large, from: reader, to: &writer))
             }
         }
@@ -240,11 +266,41 @@ public struct Packer: Sendable {
         } catch {
             throw .archive(error)
         }
-        if chunked {  // each file's data was hashed with its chunks, in header order
-            precondition(finished.fileSHA256s.count == files.count, "one digest per file")
-            for index in files.indices { files[index].storedSHA256 = finished.fileSHA256s[index] }
+        if chunked {  // each file's data was hashed with its chunks, in header order; a link has its source's
+            precondition(finished.fileSHA256s.count == files.count - linkedFiles.count, "one digest per file with data")
+            let sources = Dictionary(uniqueKeysWithValues: linkedFiles.map { ($0.file, $0.source) })
+            var next = 0
+            for index in files.indices {
+                if let source = sources[index] {
+                    files[index].storedSHA256 = files[source].storedSHA256
+                } else {
+                    files[index].storedSHA256 = finished.fileSHA256s[next]
+                    next += 1
+                }
+            }
+            try Self.checkSources(identical, records: recordOfSource, files: files)
         }
-        return WrittenArchive(size: finished.size, sha256: finished.sha256, files: files, chunks: finished.chunks)
+        return WrittenArchive(size: finished.size, sha256: finished.sha256, files: files, chunks: finished.chunks, linkedFiles: linkedFiles)
+    }
+
+    /// Fails the pack when a linked file's source hashed, in the archive, to other bytes than when the links were
+    /// found: it changed while it was packed, and its links may not hold its content.
+    private static func checkSources(_ identical: IdenticalFiles, records: [Int: Int], files: [PackageManifest.File]) throws(PackError) {
+        for (entry, digest) in identical.sourceDigests {
+            guard let record = records[entry], files[record].sha256 != digest else { continue }
+            throw .io(path: files[record].path, errno: 0, message: "changed while it was packed; pack again")
+        }
+    }
+
+    /// Writes `entry` as a hard link to `source`, an identical file written earlier: a header, no data.
+    private func writeLink(_ source: PackEntry, to entry: PackEntry, to writer: inout ArchiveWriter) throws(PackError) {
+        var header = ArchiveEntryHeader(pathBytes: entry.pathBytes, kind: .hardlink, size: 0, permissions: 0o644)
+        header.linkTarget = source.path
+        do {
+            try writer.writeHeader(header, modificationTime: modificationTime)
+        } catch {
+            throw .archive(error)
+        }
     }
 
     /// Writes one regular file's header and data as the reader delivers them; returns its record (its

@@ -10,6 +10,15 @@ extension PackageManifest {
             if let path = content.installPaths[index] { file.path = path }
             return file
         }
+        // A link whose source is not installed is a file of its own here (its data offset still says where its bytes are).
+        if let linkedFiles {
+            var position: [Int: Int] = [:]
+            for (viewIndex, index) in content.files.enumerated() { position[index] = viewIndex }
+            let kept = linkedFiles.compactMap { link in
+                position[link.file].flatMap { file in position[link.source].map { LinkedFile(file: file, source: $0) } }
+            }
+            view.linkedFiles = kept.isEmpty ? nil : kept
+        }
         var folders = Set<String>()
         for file in view.files {
             var path = Substring(file.path)

@@ -1,6 +1,8 @@
 /// The layout rules of a hosted-content archive, applied header by header as the archive is read.
 ///
-/// An archive may hold only regular files and directories, with names that pass ``PathRules``,
+/// An archive may hold only regular files, directories, and hard links to a regular file below `Contents/` it held
+/// earlier (how `pack` stores an identical file once; recognized only while paths are remembered), with names that
+/// pass ``PathRules``,
 /// each path once, no two paths (or implied parent directories) that differ only by case or
 /// Unicode normalization, `ContentInfo.plist` (a regular file) and `Contents` (a directory) at
 /// the root and everything else below `Contents/`. The packer only writes such archives; these
@@ -31,6 +33,9 @@ package struct ArchiveLayoutRules: Sendable {
     private var spellings: [StoredPath] = []
     /// Whether each claimed path is a directory, by position.
     private var claimedDirectory: [Bool] = []
+    /// Whether each claimed path is a regular file (or a hard link to one) accepted without refusal, by position:
+    /// what a later hard link may name.
+    private var claimedFile: [Bool] = []
 
     /// Whether paths are remembered, for duplicates and collisions; a walk whose every path was already
     /// checked as a set (a manifest's) and is matched one by one against it needs only the per-entry rules.
@@ -52,24 +57,27 @@ package struct ArchiveLayoutRules: Sendable {
             claims.reserveCapacity(expectedEntries)
             spellings.reserveCapacity(expectedEntries)
             claimedDirectory.reserveCapacity(expectedEntries)
+            claimedFile.reserveCapacity(expectedEntries)
         }
     }
 
     /// The path claimed under collision-key hash `key`, if any.
-    private func claim(_ key: Int) -> (spelling: StoredPath, isDirectory: Bool)? {
-        claims[key].map { (spellings[Int($0)], claimedDirectory[Int($0)]) }
+    private func claim(_ key: Int) -> (spelling: StoredPath, isDirectory: Bool, isFile: Bool)? {
+        claims[key].map { (spellings[Int($0)], claimedDirectory[Int($0)], claimedFile[Int($0)]) }
     }
 
-    /// Claims `key` for `spelling`, replacing what it held.
-    private mutating func setClaim(_ key: Int, spelling: StoredPath, isDirectory: Bool) {
+    /// Claims `key` for `spelling`, replacing what it held; `isFile` for an accepted regular file or link to one.
+    private mutating func setClaim(_ key: Int, spelling: StoredPath, isDirectory: Bool, isFile: Bool = false) {
         if let position = claims[key] {
             spellings[Int(position)] = spelling
             claimedDirectory[Int(position)] = isDirectory
+            claimedFile[Int(position)] = isFile
             return
         }
         claims[key] = UInt32(spellings.count)
         spellings.append(spelling)
         claimedDirectory.append(isDirectory)
+        claimedFile.append(isFile)
     }
 
     /// The root entries a package must hold that were not seen: `ContentInfo.plist`, then `Contents`.
@@ -96,7 +104,8 @@ package struct ArchiveLayoutRules: Sendable {
             spelling = spelling.prefix(spelling.count - 1)
         }
         var refusals: [ArchiveLayoutRefusal] = []
-        if header.kind != .regular, !isDirectory { refusals.append(.unsupportedKind(header.kind)) }
+        let acceptedLink = header.kind == .hardlink && namesAcceptedFile(header.linkTarget)
+        if header.kind != .regular, !isDirectory, !acceptedLink { refusals.append(.unsupportedKind(header.kind)) }
         let nameProblems = PathRules.problems(inPath: header.pathBytes)
         if !nameProblems.isEmpty { refusals.append(.unsafeName(nameProblems)) }
         if !isDirectory, header.path.hasSuffix("/") { refusals.append(.nonDirectoryEndsInSlash) }
@@ -105,13 +114,24 @@ package struct ArchiveLayoutRules: Sendable {
         if place == nil { refusals.append(.outsideLayout) }
         if remembersPaths {
             if nameProblems.isEmpty, let refusal = claimParents(of: components) { refusals.append(refusal) }
-            if let refusal = claimPath(path, spelling: spelling, bytes: bytes, isDirectory: isDirectory) {
+            let isFile = refusals.isEmpty && (header.kind == .regular || acceptedLink)
+            if let refusal = claimPath(path, spelling: spelling, bytes: bytes, isDirectory: isDirectory, isFile: isFile) {
                 refusals.append(refusal)
             }
         }
         if place == .contentInfo { hasContentInfo = true }
         if place == .contentsDirectory || place == .content { hasContents = true }
         return ArchiveLayoutVerdict(path: path, place: place, refusals: refusals)
+    }
+
+    /// Whether `target` (a hard link's) is, byte for byte, the path of a regular file below `Contents/` accepted
+    /// earlier in this walk (where `pack` links): never `ContentInfo.plist`, a directory, a later entry, the link
+    /// itself, a path outside the archive or a refused entry.
+    private func namesAcceptedFile(_ target: String?) -> Bool {
+        guard remembersPaths, let target, target.hasPrefix(PackageValidator.contentsDirectoryName + "/"),
+              let existing = claim(PathRules.collisionKey(target).hashValue)
+        else { return false }
+        return existing.isFile && !existing.isDirectory && existing.spelling.utf8.elementsEqual(target.utf8)
     }
 
     /// Where a path split at `/` sits in the layout, or `nil` outside it.
@@ -148,7 +168,7 @@ package struct ArchiveLayoutRules: Sendable {
     /// Only a duplicate by exact bytes is found for a name that is not valid UTF-8: collision
     /// keys need text.
     private mutating func claimPath(
-        _ path: String, spelling: StoredPath, bytes: [UInt8], isDirectory: Bool
+        _ path: String, spelling: StoredPath, bytes: [UInt8], isDirectory: Bool, isFile: Bool
     ) -> ArchiveLayoutRefusal? {
         guard entryPaths.insert(bytes.hashValue).inserted else { return .duplicate }
         guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
@@ -158,7 +178,7 @@ package struct ArchiveLayoutRules: Sendable {
             // The same spelling not yet an entry: the implied parent of an earlier entry.
             if !isDirectory { return .duplicate }
         }
-        setClaim(key, spelling: spelling, isDirectory: isDirectory)
+        setClaim(key, spelling: spelling, isDirectory: isDirectory, isFile: isFile)
         return nil
     }
 }

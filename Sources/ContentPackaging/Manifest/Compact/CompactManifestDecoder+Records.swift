@@ -4,12 +4,13 @@ import Glibc
 
 /// The body's records: files, paths (front-coded, checked as they are rebuilt) and chunks.
 extension CompactManifestDecoder {
-    /// The file columns: paths, sizes, data offsets, SHA-256s. A path `reference` also lists (both sorted byte-wise,
-    /// so one walk finds them) shares its bytes: an update's installed manifest then costs the paths that changed.
+    /// The file columns: paths, sizes, linked files (`withLinks`), data offsets, SHA-256s; a linked file's data
+    /// offset is not stored but its source's. A path `reference` also lists (both sorted byte-wise, so one walk finds
+    /// them) shares its bytes: an update's installed manifest then costs the paths that changed.
     static func files(
-        _ input: inout ManifestBodyReader, count: Int, withOffsets: Bool, pathBytes: Int,
+        _ input: inout ManifestBodyReader, count: Int, withLinks: Bool = false, withOffsets: Bool, pathBytes: Int,
         sharingPathsWith reference: [PackageManifest.File]? = nil
-    ) throws(ManifestFormatError) -> [PackageManifest.File] {
+    ) throws(ManifestFormatError) -> (files: [PackageManifest.File], linked: [PackageManifest.LinkedFile]?) {
         // Every path in one buffer, sized beforehand: a million files' paths are one allocation, not a million.
         var builder = StoredPath.Builder(paths: count, bytes: pathBytes)
         var files: [PackageManifest.File]
@@ -41,9 +42,16 @@ extension CompactManifestDecoder {
             files = builder.finish { PackageManifest.File(storedPath: $0, size: 0, storedSHA256: .text("")) }
         }
         for index in files.indices { files[index].size = try input.count("file \(index)'s size", atMost: Int64.max) }
+        let linked = withLinks ? try linkedFiles(&input, fileCount: count) : nil
+        var sources: [Int: Int] = [:]
+        for link in linked ?? [] { sources[link.file] = link.source }
         if withOffsets {
             var end: Int64 = 0
             for index in files.indices {
+                if let source = sources[index] {
+                    files[index].dataOffset = files[source].dataOffset
+                    continue
+                }
                 let offset = input.position
                 let delta = try input.signed("file \(index)'s data offset")
                 let (start, overflow) = end.addingReportingOverflow(delta)
@@ -56,7 +64,31 @@ extension CompactManifestDecoder {
             }
         }
         for index in files.indices { files[index].storedSHA256 = try input.storedDigest("file \(index)'s SHA-256") }
-        return files
+        return (files, linked)
+    }
+
+    /// The linked-file column: a count, then per link its file's distance from the previous link's file (less one)
+    /// and its distance back to its source; each link names a file of the `fileCount` and an earlier source.
+    private static func linkedFiles(_ input: inout ManifestBodyReader, fileCount: Int) throws(ManifestFormatError) -> [PackageManifest.LinkedFile] {
+        let count = Int(try input.count("linked file count", atMost: Int64(min(fileCount, input.remaining / CompactManifestFormat.minimumLinkBytes))))
+        var links: [PackageManifest.LinkedFile] = []
+        links.reserveCapacity(count)
+        var previous = -1
+        for position in 0..<count {
+            let offset = input.position
+            guard previous + 1 < fileCount else {
+                throw input.error("linked file \(position)'s index", at: offset, "comes after the last file; the manifest is damaged — pack it again")
+            }
+            let gap = try input.count("linked file \(position)'s index", atMost: Int64(fileCount - previous - 2))
+            let file = previous + 1 + Int(gap)
+            let back = try input.count("linked file \(position)'s source", atMost: Int64(file))
+            guard back >= 1 else {
+                throw input.error("linked file \(position)'s source", at: offset, "links file \(file) to itself; the manifest is damaged — pack it again")
+            }
+            links.append(PackageManifest.LinkedFile(file: file, source: file - Int(back)))
+            previous = file
+        }
+        return links
     }
 
     /// The bytes of the `count` front-coded paths at `input`'s position once rebuilt, from their lengths alone,

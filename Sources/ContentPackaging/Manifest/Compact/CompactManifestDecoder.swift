@@ -145,8 +145,9 @@ enum CompactManifestDecoder {
         let packs = flags & Format.Flag.packs != 0 ? try packDeclaration(&input) : nil
         let counts = try Counts(&input, flags: flags)
         // In body order: files, directories, chunks.
-        let files = try files(
-            &input, count: counts.files, withOffsets: flags & Format.Flag.dataOffsets != 0,
+        let (files, linkedFiles) = try files(
+            &input, count: counts.files, withLinks: flags & Format.Flag.linkedFiles != 0,
+            withOffsets: flags & Format.Flag.dataOffsets != 0,
             pathBytes: try sizingPaths(input.position, counts.files), sharingPathsWith: reference)
         var directories: [String]?
         if let count = counts.directories {
@@ -159,7 +160,7 @@ enum CompactManifestDecoder {
         var manifest = PackageManifest(
             productID: productID, contentVersion: version, archiveName: archiveName, archiveSize: archiveSize,
             archiveSHA256: archiveSHA256, uncompressedSize: uncompressedSize, entryCount: entryCount, files: files,
-            directories: directories, chunking: chunking, chunks: chunks, packs: packs)
+            directories: directories, chunking: chunking, chunks: chunks, packs: packs, linkedFiles: linkedFiles)
         manifest.schema = schema
         guard input.remaining == 0 else {
             throw input.error("end", "\(input.remaining) bytes follow the last record; the manifest is damaged — pack it again")

@@ -75,6 +75,7 @@ enum CompactManifestEncoder {
         if manifest.chunks != nil { flags |= Flag.chunks }
         if withOffsets { flags |= Flag.dataOffsets }
         if manifest.packs != nil { flags |= Flag.packs }
+        if manifest.linkedFiles != nil { flags |= Flag.linkedFiles }
         out.varint(UInt64(max(0, manifest.schema)))
         out.varint(flags)
         out.string(manifest.productID)
@@ -94,25 +95,41 @@ enum CompactManifestEncoder {
         out.varint(UInt64(manifest.files.count))
         if let directories = manifest.directories { out.varint(UInt64(directories.count)) }
         if let chunks = manifest.chunks { out.varint(UInt64(chunks.count)) }
-        try files(manifest.files, withOffsets: withOffsets, into: &out)
+        try files(manifest.files, linked: manifest.linkedFiles, withOffsets: withOffsets, into: &out)
         if let directories = manifest.directories {
             try paths(directories.lazy.map { $0.utf8 }, name: "directory", into: &out)
         }
         if let chunks = manifest.chunks { try self.chunks(chunks, into: &out) }
     }
 
-    /// The files as columns: paths, sizes, data offsets (each from where the previous file's data ended), SHA-256s.
+    /// The files as columns: paths, sizes, linked files (when there are any), data offsets (each from where the
+    /// previous file's data ended; none for a linked file, whose offset is its source's), SHA-256s.
     private static func files(
-        _ files: [PackageManifest.File], withOffsets: Bool, into out: inout ManifestBodyWriter
+        _ files: [PackageManifest.File], linked: [PackageManifest.LinkedFile]?, withOffsets: Bool, into out: inout ManifestBodyWriter
     ) throws {
         try paths(files.lazy.map { $0.storedPath.utf8 }, name: "file", into: &out)
         for (index, file) in files.enumerated() {
             try out.varint(nonNegative(file.size, "file \(index)'s size", out))
             try out.handOnIfFull()
         }
+        var linkedIndices = Set<Int>()
+        if let linked {
+            out.varint(UInt64(linked.count))
+            var previous = -1
+            for (position, link) in linked.enumerated() {
+                guard link.file > previous, link.file < files.count, link.source >= 0, link.source < link.file else {
+                    throw refusal("linked file \(position)", out.offset, "(file \(link.file), source \(link.source)) is out of order or not linked to an earlier file; pack it again")
+                }
+                out.varint(UInt64(link.file - previous - 1))
+                out.varint(UInt64(link.file - link.source))
+                previous = link.file
+                linkedIndices.insert(link.file)
+                try out.handOnIfFull()
+            }
+        }
         if withOffsets {
             var end: Int64 = 0
-            for (index, file) in files.enumerated() {
+            for (index, file) in files.enumerated() where !linkedIndices.contains(index) {
                 guard let start = file.dataOffset, start >= 0 else {
                     throw refusal("file \(index)'s data offset", out.offset, "is missing or negative while other files have one; pack it again")
                 }

@@ -21,7 +21,8 @@ enum CompactManifestFormat {
         static let chunks: UInt64 = 1 << 3
         static let dataOffsets: UInt64 = 1 << 4
         static let packs: UInt64 = 1 << 5
-        static let all: UInt64 = (1 << 6) - 1
+        static let linkedFiles: UInt64 = 1 << 6
+        static let all: UInt64 = (1 << 7) - 1
     }
 
     /// The longest header string (product, version, archive name, chunking algorithm), in bytes.
@@ -33,6 +34,8 @@ enum CompactManifestFormat {
     /// The fewest bytes one file takes in the body: a path (shared-prefix varint, length varint, at least
     /// one byte), a size, and a SHA-256; a data offset adds one more.
     static let minimumFileBytes = 3 + 1 + digestBytes
+    /// The fewest bytes one linked file takes: its index's distance from the previous one and its source's.
+    static let minimumLinkBytes = 2
     /// The fewest bytes one directory takes: a path.
     static let minimumDirectoryBytes = 3
     /// The fewest bytes one chunk takes: two lengths and a SHA-256.
