@@ -14,12 +14,18 @@ struct ChunkedFixture {
     let manifestData: Data
     let store: Store
 
-    /// Packs `files` (paths below `Contents/` → bytes) for `productID`, kept in `store` (default: a fresh one).
-    init(productID: String = "com.example.chunked", files: [String: Data], extraKeys: [String: Any] = [:], store: Store? = nil) throws {
+    /// Packs `files` (paths below `Contents/` → bytes) for `productID`, kept in `store` (default: a fresh one);
+    /// copies of at least `linkedFileMinimum` bytes in variant folders are stored once (the packer's default).
+    init(
+        productID: String = "com.example.chunked", files: [String: Data], extraKeys: [String: Any] = [:], store: Store? = nil,
+        linkedFileMinimum: Int64? = Packer.smallestLinkedFile
+    ) throws {
         let root = try TemporaryDirectory.make(prefix: "chunked")
         folder = root.appendingPathComponent("source", isDirectory: true)
         try PackageFixture.make(at: folder, productID: productID, version: "1.0", files: files, extraKeys: extraKeys)
-        let packed = try Packer(chunked: true).pack(folder: folder, outputDirectory: root.appendingPathComponent("out"))
+        var packer = Packer(chunked: true)
+        packer.linkedFileMinimum = linkedFileMinimum
+        let packed = try packer.pack(folder: folder, outputDirectory: root.appendingPathComponent("out"))
         archive = Array(try Data(contentsOf: packed.archiveURL))
         manifest = packed.manifest
         manifestData = try Data(contentsOf: packed.manifestURL)

@@ -15,7 +15,10 @@ struct HostileLinkedManifestTests {
     /// core and again in the German variant (a selection of German installs both copies), and a file of the
     /// credits' size with other bytes.
     static func fixture() throws -> ChunkedFixture {
-        try ChunkedFixture(productID: "com.example.chunked", files: Self.files, extraKeys: ["Variants": ["language": ["Default": "de"]]])
+        // Links from 4 KiB on (the default starts at a chunk's 256 KiB): the small files' links are checked too.
+        try ChunkedFixture(
+            productID: "com.example.chunked", files: Self.files, extraKeys: ["Variants": ["language": ["Default": "de"]]],
+            linkedFileMinimum: 4 << 10)
     }
 
     static let files: [String: Data] = [

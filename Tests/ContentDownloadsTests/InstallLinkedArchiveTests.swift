@@ -87,7 +87,9 @@ struct InstallLinkedArchiveTests {
         let folder = try PackageFixture.make(
             at: fixture.root.appendingPathComponent("pkg"), productID: InstallFixture.productID, version: "3", files: files,
             extraKeys: sharedVariantDownloadKeys)
-        let packed = try Packer().pack(folder: folder, outputDirectory: fixture.archives)
+        var packer = Packer()
+        packer.linkedFileMinimum = 4 << 10  // the small copies as links too (the default starts at 256 KiB)
+        let packed = try packer.pack(folder: folder, outputDirectory: fixture.archives)
         #expect((packed.manifest.linkedFiles ?? []).count == 4)
         let product = try InstallFixture.catalogProduct(
             for: packed.archiveURL, productID: InstallFixture.productID, version: "3",

@@ -11,7 +11,7 @@ struct CompactLinkedFilesTests {
     static func packed() throws -> PackageManifest {
         let directory = try TemporaryDirectory("compact-linked")
         let folder = try PackageFixture.make(at: directory.appending("pkg"), files: sharedVariantFiles(music: 64 << 10), extraKeys: sharedVariantKeys)
-        return try Packer().pack(folder: folder, outputDirectory: directory.appending("out")).manifest
+        return try LinkedFilePackTests.smallLinks.pack(folder: folder, outputDirectory: directory.appending("out")).manifest
     }
 
     /// The refusal decoding `data` throws, or a failed expectation.

@@ -26,12 +26,20 @@ var sharedVariantKeys: [String: Any] { [
 
 @Suite("Identical files stored once")
 struct LinkedFilePackTests {
+    /// A packer that links copies from 4 KiB on (the default links only files with chunks of their own), so the
+    /// small-file path of links is exercised too.
+    static var smallLinks: Packer {
+        var packer = Packer()
+        packer.linkedFileMinimum = 4 << 10
+        return packer
+    }
+
     @Test("the fr copies of de's files are hard links: the archive is no larger than the distinct content, bsdtar extracts every file, packing again gives the same bytes")
     func storesIdenticalFilesOnce() throws {
         let directory = try TemporaryDirectory("linked")
         let files = sharedVariantFiles()
         let folder = try PackageFixture.make(at: directory.appending("pkg"), files: files, extraKeys: sharedVariantKeys)
-        let result = try Packer().pack(folder: folder, outputDirectory: directory.appending("out"))
+        let result = try Self.smallLinks.pack(folder: folder, outputDirectory: directory.appending("out"))
         let manifest = result.manifest
         let paths = manifest.files.map(\.path)
         let links = (manifest.linkedFiles ?? []).map { "\(paths[$0.file]) -> \(paths[$0.source])" }
@@ -54,6 +62,10 @@ struct LinkedFilePackTests {
         let copied = try copying.pack(folder: folder, outputDirectory: directory.appending("copied"))
         #expect(copied.manifest.linkedFiles == nil)
         #expect(copied.manifest.archiveSize - manifest.archiveSize >= Int64((1 << 20) + (8 << 10)))
+        // By default only copies with chunks of their own are links: the 8 KiB credits keep their data, so a
+        // French-only install never fetches a frame of German small files for them.
+        let standard = try Packer().pack(folder: folder, outputDirectory: directory.appending("standard"))
+        #expect(standard.manifest.linkedFiles?.map { standard.manifest.files[$0.file].path } == ["Contents/Voices#language=fr/music.ogg"])
 
         let extracted = directory.appending("extracted")
         try FileManager.default.createDirectory(at: extracted, withIntermediateDirectories: true)
@@ -64,7 +76,7 @@ struct LinkedFilePackTests {
         let listing = try CommandRunner.run("/usr/bin/bsdtar", ["-tvf", result.archiveURL.path])
         #expect(listing.stdout.contains("Contents/Voices#language=fr/music.ogg link to Contents/Voices#language=de/music.ogg"), "\(listing.stdout)")
 
-        let again = try Packer().pack(folder: folder, outputDirectory: directory.appending("again"))
+        let again = try Self.smallLinks.pack(folder: folder, outputDirectory: directory.appending("again"))
         #expect(try Data(contentsOf: again.archiveURL) == Data(contentsOf: result.archiveURL))
         #expect(try Data(contentsOf: again.manifestURL) == Data(contentsOf: result.manifestURL))
     }
@@ -80,7 +92,7 @@ struct LinkedFilePackTests {
         files["Contents/a.bin"] = PackageFixture.bytes(count: 64 << 10, seed: 21)
         files["Contents/b.bin"] = PackageFixture.bytes(count: 64 << 10, seed: 21)
         let folder = try PackageFixture.make(at: directory.appending("pkg"), files: files, extraKeys: sharedVariantKeys)
-        let chunked = try Packer().pack(folder: folder, outputDirectory: directory.appending("out"))
+        let chunked = try Self.smallLinks.pack(folder: folder, outputDirectory: directory.appending("out"))
         #expect(chunked.manifest.linkedFiles?.count == 2)
         let single = try Packer(chunked: false).pack(folder: folder, outputDirectory: directory.appending("single"))
         #expect(single.manifest.linkedFiles == nil)
