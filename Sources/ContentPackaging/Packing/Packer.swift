@@ -12,7 +12,7 @@ import Glibc
 /// memory stays flat and both cores work. A one-frame archive's files are hashed by the reader and the
 /// archive as it is compressed; a chunked archive's chunks and files are hashed in one pass on a hash
 /// thread, and it has no archive-wide hash. A chunked archive stores a variant's copy of an earlier file once: a tar
-/// hard link to the first (``IdenticalFiles``, ``PackageManifest/LinkedFile``).
+/// hard link to the first (`IdenticalFiles`, ``PackageManifest/LinkedFile``).
 /// Both files are written crash-safely (temp + fsync + rename + fsync dir); on any error the temp
 /// file is removed, and a signal handler can remove it too via a `TemporaryFileRegistry`.
 ///
