@@ -13,7 +13,7 @@ struct CompactManifestHostileTests {
     private static func wrapped(_ body: [UInt8]) throws -> Data { try CompactManifestEncoder.envelope(body) }
 
     /// The refusal decoding `data` throws, or a failed expectation.
-    private static func refusal(_ data: Data, sourceLocation: SourceLocation = #_sourceLocation) -> ManifestFormatError? {
+    static func refusal(_ data: Data, sourceLocation: SourceLocation = #_sourceLocation) -> ManifestFormatError? {
         do {
             _ = try CompactManifestDecoder.decode(data)
             Issue.record("decoded bytes that should have been refused", sourceLocation: sourceLocation)
