@@ -207,7 +207,7 @@ let package = Package(
         .testTarget(
             name: "ContentDownloadsTests",
             dependencies: [
-                "ContentDownloads", "ContentDelivery", "ContentPackaging", "TestSupport",
+                "ContentDownloads", "ContentDelivery", "ContentPackaging", "CurlTransport", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "GRDB", package: "GRDB.swift"),  // to build journals of older schemas

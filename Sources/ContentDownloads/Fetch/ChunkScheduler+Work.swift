@@ -85,9 +85,8 @@ extension ChunkScheduler {
     func shareTheTail(now: Double) {
         for _ in 0..<tuner.target {
             let counts = Dictionary(grouping: connections, by: \.mirror).mapValues(\.count)
-            guard !hasWork, connections.count < tuner.target, mirrors.indices.contains(where: {
-                mirrors[$0].mayHold(counts[$0, default: 0] + 1, now: now) && mirrors[$0].confirmed
-            }) else { return }
+            guard !hasWork, connections.count < tuner.target, mirrors.confirmedMayTakeOneMore(counts: counts, now: now)
+            else { return }
             let running = connections.filter { $0.run != nil && !$0.wholeArchive }
             let tails = running.map {
                 TailSplit.Tail(frames: $0.tail.map { package.chunks[$0].length }, bytesPerSecond: $0.runRate(now: now))
@@ -143,14 +142,11 @@ extension ChunkScheduler {
         rangeSupport.record(mirrors[mirror].url, supportsMultipleRanges: false)
     }
 
-    /// The mirror for a new connection: of those up, past their `Retry-After` and under their own cap, the one with
-    /// the fewest connections (then the one that delivered most); a mirror that has not yet answered a range request
-    /// correctly gets one (unless its connections start with a `HEAD` probe, which risks no body).
+    /// The mirror for a new connection (``MirrorSet/pick(counts:now:hasWork:probes:)``).
     func pickMirror(now: Double) -> Int? {
-        let counts = Dictionary(grouping: connections, by: \.mirror).mapValues(\.count)
-        return mirrors.indices
-            .filter { mirrors[$0].mayHold(counts[$0, default: 0] + 1, now: now) && hasWork(for: $0) && (mirrors[$0].confirmed || counts[$0, default: 0] == 0 || shouldProbe($0)) }
-            .min { (counts[$0, default: 0], -mirrors[$0].delivered) < (counts[$1, default: 0], -mirrors[$1].delivered) }
+        mirrors.pick(
+            counts: Dictionary(grouping: connections, by: \.mirror).mapValues(\.count), now: now, hasWork: hasWork(for:),
+            probes: shouldProbe)
     }
 
     func start(_ connection: ChunkConnection) {
@@ -159,7 +155,7 @@ extension ChunkScheduler {
         if shouldProbe(connection.mirror) { return begin(connection, .probe) }
         let local = mirrors[connection.mirror].isLocal
         let run: FetchQueue.Run
-        if let chunk = takeElsewhere(for: connection.mirror) {  // a chunk another mirror served bad: alone
+        if let chunk = retries.take(for: connection.mirror) {  // a chunk another mirror served bad: alone
             run = FetchQueue.Run(chunks: [chunk], ranges: [frameRange(of: chunk)])
         } else if let next = local
             ? queue.nextRun(targetBytes: 1, gapBytes: 0)  // a local origin: one frame per request
@@ -220,8 +216,8 @@ extension ChunkScheduler {
     /// (a frame it rejects goes back to the queue), the tree is checked, and `verified` is reported.
     func endIfDone() {
         guard !hasEnded else { return }
-        if failure == nil, !mirrors.contains(where: { !$0.dropped }) {
-            failure = mirrors.compactMap(\.lastFailure).last ?? .install(.archiveMismatch(path: request.url, reason: "no mirror left to fetch from"))
+        if failure == nil, !mirrors.anyUp {
+            failure = mirrors.lastFailure ?? .install(.archiveMismatch(path: request.url, reason: "no mirror left to fetch from"))
         }
         if let failure {
             abandonAll()

@@ -49,7 +49,8 @@ final class ChunkScheduler: EngineTransfer {
     let package: ChunkedPackage
     let plan: ChunkPlan
     let install: ChunkInstallPipeline
-    var mirrors: [Mirror]
+    /// The mirrors and their rules: which one a connection goes to, what a failure does to one.
+    var mirrors: MirrorSet
     var queue: FetchQueue
     var connections: [ChunkConnection] = []
     /// Connections taken off, kept alive until the engine has removed their handles.
@@ -63,12 +64,8 @@ final class ChunkScheduler: EngineTransfer {
     var gapsAsked: Int64 = 0
     /// Body bytes the connections took off the network in this run (the rate is measured on them).
     var fetched: Int64 = 0
-    /// How often each chunk failed its hash, and the mirrors that served it bad, by chunk.
-    var badChunks: [Int: Int] = [:]
-    var servedBad: [Int: Set<Int>] = [:]
-    /// Chunks that failed their hash, waiting to be fetched alone from a mirror that has not served them bad
-    /// (not in ``queue``: no run of another mirror takes them).
-    var elsewhere: [Int] = []
+    /// The chunks that failed their hash and where each may be fetched again.
+    var retries = ChunkRetries()
     var reports: PipelineReports
     var rate: Int64
     /// The download's receive cap across its connections (`nil`: none).
@@ -116,7 +113,7 @@ final class ChunkScheduler: EngineTransfer {
             chunks: plan.fetch.filter { !done.contains($0) || loop.recheck.contains($0) },
             frames: package.chunks.map { $0.offset..<($0.offset + $0.length) })
         let urls = request.mirrors.isEmpty ? [request.url] : request.mirrors
-        mirrors = urls.map { Mirror(url: $0, confirmed: rangeSupport.answersRange($0)) }
+        mirrors = MirrorSet(urls: urls, answersRange: rangeSupport.answersRange)
         rate = request.maxBytesPerSecond
         bucket = rate > 0 ? RateBucket(rate: rate, now: MonotonicTime.now()) : nil
         leaveRefusingAlone()
@@ -150,7 +147,7 @@ final class ChunkScheduler: EngineTransfer {
                 mirrors[connection.mirror].gaps.observe(roundTrip: timings.roundTrip, bytes: timings.bytes, seconds: timings.seconds)
             }
             connection.endRun()
-            mirrors[connection.mirror].failures = 0
+            mirrors.delivered(at: connection.mirror)
         } else if let refused = connection.rangesRefused {
             refuseMultipleRanges(connection.mirror, refused)
             failed(connection, .cannotResume(reason: refused), penalize: false)
@@ -183,7 +180,7 @@ final class ChunkScheduler: EngineTransfer {
         let now = MonotonicTime.now()
         // A stall moves work to another mirror; with one mirror left, libcurl's low-speed limit decides (a server
         // that paces its replies, nginx `limit_rate`, may pause a connection for seconds while others deliver).
-        let liveMirrors = mirrors.indices.filter { !mirrors[$0].dropped }.count
+        let liveMirrors = mirrors.upCount
         for connection in connections where connection.run != nil && !connection.paused && connection.waitsForMemory == nil
             && now - connection.lastBytes > settings.stallSeconds && liveMirrors > 1
         {
