@@ -56,6 +56,22 @@ struct CLIJSONErrorTests {
         #expect(unknown.status == 1 && Self.errorObject(unknown.output)?["code"] == "unknownPack", "\(unknown.output)")
     }
 
+    @Test("a download that fails says its own code, as the daemon's download.error does: httpStatus")
+    func downloadFailureCode() async throws {
+        let fixture = try QueueFixture()
+        try fixture.publish([try fixture.source("com.example.gone", version: "1.0")])
+        let archives = fixture.nginx.root.appendingPathComponent("archives")
+        for archive in try FileManager.default.contentsOfDirectory(atPath: archives.path) {
+            try FileManager.default.removeItem(at: archives.appendingPathComponent(archive))  // 404 from now on
+        }
+        let run = try await iapcontentOffPool([
+            "download", "com.example.gone", "--catalog", fixture.catalogURL, "--store", fixture.store.root.path, "--json",
+        ])
+        #expect(run.status == 1, "\(run.output)")
+        let error = try #require(Self.errorObject(run.output), "\(run.output)")
+        #expect(error["code"] == "httpStatus" && error["message"]?.contains("404") == true, "\(error)")
+    }
+
     @Test("without --json the same failures are sentences")
     func sentences() async throws {
         let run = try await iapcontentOffPool(["download", "com.example.x", "--store", "/tmp/none"])

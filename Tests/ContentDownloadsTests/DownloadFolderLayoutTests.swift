@@ -24,7 +24,8 @@ import Testing
         return files
     }
 
-    @Test func noTwoFoldersDependOnEachOtherBothWays() throws {
+    /// Folder → folder it uses → one type or function that makes it so.
+    static func folderUses() throws -> [String: [String: String]] {
         let files = try Self.files()
         #expect(files.count > 100, "read \(files.count) files under \(Self.module.path)")
         var home: [String: String] = [:]
@@ -60,6 +61,11 @@ import Testing
                 uses[folder, default: [:]][other] = uses[folder]?[other] ?? call + "()"
             }
         }
+        return uses
+    }
+
+    @Test func noTwoFoldersDependOnEachOtherBothWays() throws {
+        let uses = try Self.folderUses()
         var cycles: [String] = []
         for (folder, used) in uses {
             for (other, type) in used where folder < other {
@@ -67,6 +73,38 @@ import Testing
             }
         }
         #expect(cycles.isEmpty, "folders that depend on each other both ways: \(cycles.sorted())")
+    }
+
+    /// The folders form no cycle of any length either (`Fetch` → `Store` → `Ledger` → `Fetch` was one, through the
+    /// HTTP validator the ledger journals): so they have an order, and a download walks it forward — the queue
+    /// plans, the driver runs the fetch, the fetch places, the commit swaps in — with no call back into a folder it
+    /// came through.
+    @Test func theFoldersHaveAnOrder() throws {
+        let uses = try Self.folderUses()
+        var done: Set<String> = [], path: [String] = [], cycle: [String]?
+        func visit(_ folder: String) {
+            if let at = path.firstIndex(of: folder) {
+                cycle = cycle ?? Array(path[at...]) + [folder]
+                return
+            }
+            guard !done.contains(folder) else { return }
+            path.append(folder)
+            for next in (uses[folder] ?? [:]).keys.sorted() { visit(next) }
+            path.removeLast()
+            done.insert(folder)
+        }
+        for folder in uses.keys.sorted() { visit(folder) }
+        let shown = cycle.map { names in
+            zip(names, names.dropFirst()).map { "\($0) uses \(uses[$0]?[$1] ?? "?") of \($1)" }.joined(separator: "; ")
+        }
+        #expect(cycle == nil, "the folders depend on each other in a cycle: \(shown ?? "")")
+        // The download's own stages, in the order a download walks them: none uses one before it.
+        let stages = ["Queue", "Drive", "Fetch", "Commit", "Place", "Plan"]
+        for (index, stage) in stages.enumerated() {
+            for earlier in stages[..<index] {
+                #expect(uses[stage]?[earlier] == nil, "\(stage) uses \(uses[stage]?[earlier] ?? "") of \(earlier), an earlier stage")
+            }
+        }
     }
 
     /// A download's record changes only through the ledger's typed transitions (`Ledger/TransferRecord+*.swift`):

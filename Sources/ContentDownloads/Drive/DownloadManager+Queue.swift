@@ -231,6 +231,10 @@ extension DownloadManager {
                 try await postVerify(VerifiedArchive(
                     productID: id, contentIdentifier: record.contentIdentifier,
                     contentVersion: record.contentVersion, archivePath: archivePath, plan: record.planKind ?? .wholeArchive))
+                // A chunk plan's tree is in the store now: its plan, placed-chunks log and manifest copy are spent.
+                if record.planKind == .chunks {
+                    store.discardTransfer(productID: id, version: record.contentVersion, partialPath: record.partialPath)
+                }
             } catch {
                 // A download that replaced this one meanwhile (another archive) is not what failed to install.
                 guard var current = records[id], current.expectedSHA256 == record.expectedSHA256 else { return }

@@ -47,7 +47,7 @@ extension ContentQueue {
             // Verified earlier without installing (`download --no-install`): install that archive.
             let archive = store.archiveFile(productID: row.productID, version: product.contentVersion.description)
             do {
-                _ = try await Self.runInstall(archive: archive, product: product, store: store, options: installOptions)
+                _ = try await VerifiedCommit.runInstall(archive: archive, product: product, store: store, options: installOptions)
                 try? ledger.recordPhase(row.productID, .installed)
             } catch {
                 localFailures[row.productID] = error as? DownloadError ?? DownloadError(code: .install, message: "\(error)")

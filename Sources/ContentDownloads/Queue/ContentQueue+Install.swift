@@ -3,75 +3,7 @@ internal import ContentDelivery
 internal import ContentPackaging
 internal import Foundation
 
-extension DownloadError.Code {
-    /// The verified archive could not be installed (unsafe, wrong content, file system trouble).
-    public static let install = DownloadError.Code(rawValue: "install")
-}
-
-extension DownloadError {
-    /// The download error an install failure becomes (`insufficientSpace` keeps its code and numbers).
-    public static func install(_ error: InstallError, store: String) -> DownloadError {
-        switch error {
-        case .insufficientSpace(let needed, let available):
-            DownloadError(
-                code: .insufficientSpace,
-                message: "not enough disk space in \(store) to install: \(needed) bytes needed, \(available) available (\(max(0, needed - available)) more); free some space and run the command again — the verified archive is kept, and reopening the store installs it without downloading again")
-        default:
-            DownloadError(code: Code(error), message: "cannot install: \(error.description)")
-        }
-    }
-}
-
 extension ContentQueue {
-    /// The post-verify step: journal `installing`, install off the cooperative pool, return (the
-    /// manager then records `finished` + `installed`).
-    func install(_ archive: VerifiedArchive) async throws {
-        let started = MonotonicTime.now()
-        defer { DownloadMetrics.installed(seconds: MonotonicTime.now() - started) }
-        CrashHook.reach(.verify)
-        guard let product = product(archive.productID, version: archive.contentVersion) else {
-            throw DownloadError(
-                code: .install,
-                message: "no transaction or catalog entry describes \(archive.productID) \(archive.contentVersion); add the purchase again with a current catalog")
-        }
-        try? ledger.recordPhase(archive.productID, .installing)
-        let metadata: Logger.Metadata = ["product": "\(product.productID)", "version": "\(product.contentVersion)"]
-        if archive.plan == .chunks {
-            DownloadLog.install.debug("commit: installed chunk by chunk while downloading, swapping in", metadata: metadata)
-            let url = try await Self.runCommit(
-                try StagingFolder(adopting: archive.archivePath), product: product, archive: nil, store: store,
-                options: installOptions)
-            store.keepInstalledManifest(productID: product.productID, version: archive.contentVersion)
-            store.discardTransfer(
-                productID: product.productID, version: archive.contentVersion,
-                partialPath: store.partialFile(productID: product.productID).path)
-            DownloadLog.install.debug("installed", metadata: metadata.merging(["contentURL": "\(url.path)"]) { $1 })
-            return
-        }
-        if let running = overlapped.take(productID: product.productID, sha256: product.sha256) {
-            if case .success(let staging) = await running.result() {
-                DownloadLog.install.debug("commit: extracted while downloading, swapping in", metadata: metadata)
-                let url = try await Self.runCommit(
-                    staging, product: product, archive: archive.archivePath, store: store, options: installOptions)
-                DownloadLog.install.debug("installed", metadata: metadata.merging(["contentURL": "\(url.path)"]) { $1 })
-                return
-            }
-            DownloadLog.install.debug("extraction while downloading was abandoned; installing from the verified archive", metadata: metadata)
-            // Abandoned or refused while streaming: install from the verified archive, which
-            // gives the definitive answer (and the same words for a refused entry).
-        }
-        // The engine hashed exactly these bytes (streaming, or re-hashing the kept prefix after a
-        // restart) and renamed the file into the store moments ago, in this process: a second full
-        // read would cost ~0.6 s/GiB and protect only against someone who can already write the
-        // store. Archives found on disk after a restart (recovery, `--no-install`) are re-hashed.
-        var options = installOptions
-        options.verifySHA256 = false
-        DownloadLog.install.debug("extracting the verified archive", metadata: metadata)
-        let url = try await Self.runInstall(
-            archive: URL(fileURLWithPath: archive.archivePath), product: product, store: store, options: options)
-        DownloadLog.install.debug("installed", metadata: metadata.merging(["contentURL": "\(url.path)"]) { $1 })
-    }
-
     /// The catalog product a transaction (or the catalog) gives for this product version.
     func product(_ productID: String, version: String) -> CatalogProduct? {
         if let row = rows.values.first(where: { $0.productID == productID && $0.product.contentVersion.description == version }) {
@@ -81,38 +13,11 @@ extension ContentQueue {
         return nil
     }
 
-    /// Runs the (blocking) installer on a dispatch queue, never on a cooperative thread.
-    nonisolated static func runInstall(
-        archive: URL, product: CatalogProduct, store: Store, options: ContentInstaller.Options
-    ) async throws -> URL {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .utility).async {
-                do throws(InstallError) {
-                    let url = try ContentInstaller.install(archive: archive, product: product, store: store, options: options)
-                    continuation.resume(returning: url)
-                } catch {
-                    continuation.resume(throwing: DownloadError.install(error, store: store.root.path))
-                }
-            }
-        }
-    }
-
-    /// Swaps an extracted staging folder in, on a dispatch queue (never on a cooperative thread).
-    nonisolated static func runCommit(
-        _ staging: StagingFolder, product: CatalogProduct, archive: String?, store: Store,
-        options: ContentInstaller.Options
-    ) async throws -> URL {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .utility).async {
-                do throws(InstallError) {
-                    let url = try ContentInstaller.commit(
-                        staging, product: product, store: store, archivePath: archive, options: options)
-                    continuation.resume(returning: url)
-                } catch {
-                    continuation.resume(throwing: DownloadError.install(error, store: store.root.path))
-                }
-            }
-        }
+    /// The commit stage as this queue runs it: the driver's step after verification, and the recovery's.
+    var commit: VerifiedCommit {
+        VerifiedCommit(
+            store: store, ledger: ledger, options: installOptions, overlapped: overlapped,
+            product: { [weak self] productID, version in await self?.product(productID, version: version) })
     }
 
     /// Crash recovery of installs, before transfers start (the caller holds the driver lock):
@@ -165,12 +70,10 @@ extension ContentQueue {
             metadata: ["product": "\(record.productID)", "version": "\(record.contentVersion)"])
         do {
             if record.planKind == .chunks {
-                _ = try await Self.runCommit(
-                    try StagingFolder(adopting: archive), product: product, archive: nil, store: store, options: installOptions)
-                store.keepInstalledManifest(productID: record.productID, version: record.contentVersion)
+                _ = try await commit.swapInTree(archive, of: product)
                 store.discardTransfer(productID: record.productID, version: record.contentVersion, partialPath: record.partialPath)
             } else {
-                _ = try await Self.runInstall(
+                _ = try await VerifiedCommit.runInstall(
                     archive: URL(fileURLWithPath: archive), product: product, store: store, options: installOptions)
             }
             record.markInstalled()

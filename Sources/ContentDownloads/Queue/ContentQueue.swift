@@ -119,10 +119,9 @@ public actor ContentQueue {
             try await recoverInstalls()
             withExtendedLifetime(lock) {}
         }  // the lock is released here
-        await manager.setPostVerifyStep { [weak self] archive in
-            guard let self else { return }
-            try await self.install(archive)
-        }
+        // After verification a download goes on to the commit stage, not back to the queue.
+        let commit = self.commit
+        await manager.setPostVerifyStep { archive in try await commit.install(archive) }
         if installOptions.overlapWithDownload {
             for row in rows.values { overlapped.register(row.product) }
             let overlapped = self.overlapped

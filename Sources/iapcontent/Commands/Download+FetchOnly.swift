@@ -63,7 +63,8 @@ extension IAPContent.Download {
             completed: productIDs.filter { states[$0] == .finished }.count, bytes: outcome.bytesThisRun)
         for id in productIDs where states[id] != .finished {
             if states[id] == .cancelled {
-                results.cancellations.append("\(id) cancelled; its partial data was deleted.")
+                results.cancellations.append(RunEnding.Problem(
+                    message: "\(id) cancelled; its partial data was deleted.", code: DownloadError.Code.cancelled.rawValue))
             } else {
                 results.failures.append(RunEnding.failure(id, states[id], outcome.lastErrors[id]))
             }

@@ -47,8 +47,8 @@ struct DownloadWaiter {
     struct Outcome<Download: FollowedDownload> {
         /// The last value of each download.
         var latest: [String: Download]
-        /// The last error message each download reported (kept when a later change carries none).
-        var lastErrors: [String: String]
+        /// The last error each download reported (kept when a later change carries none).
+        var lastErrors: [String: DownloadError]
         /// Bytes received while waiting (for the summary line).
         var bytesThisRun: Int64
 
@@ -96,7 +96,7 @@ struct DownloadWaiter {
                 let snapshot = download.snapshot
                 if firstBytes[id] == nil { firstBytes[id] = snapshot.downloadedBytes }
                 outcome.latest[id] = download
-                if let error = snapshot.error { outcome.lastErrors[id] = error.message }
+                if let error = snapshot.error { outcome.lastErrors[id] = error }
                 await reporter.update(download.row)
                 await notePause(snapshot, noted: &pauseNoted)
             }

@@ -25,10 +25,17 @@ struct RunEnding {
         var bytes: Int64
         /// Result lines for stdout (left out with `--json`).
         var lines: [String] = []
-        /// One message per failed download.
-        var failures: [String] = []
-        /// One message per cancelled download.
-        var cancellations: [String] = []
+        /// One per failed download.
+        var failures: [Problem] = []
+        /// One per cancelled download.
+        var cancellations: [Problem] = []
+    }
+
+    /// A download that did not finish, as the error line says it: the message, and under `--json` the code of the
+    /// download's own error (`insufficientSpace`, `badChunk`, … as the daemon's `download.error` gives it).
+    struct Problem {
+        var message: String
+        var code: String
     }
 
     /// Ends the queue's run: finishes the transactions of installed downloads (unless `finishTransactions` is
@@ -43,18 +50,20 @@ struct RunEnding {
         for transaction in transactions {
             guard let download = outcome.latest[transaction.id] else { continue }
             if download.state == .cancelled {
-                results.cancellations.append(
-                    "\(download.productID) cancelled; its partial data was deleted. Run the same command to download it again.")
+                results.cancellations.append(Problem(
+                    message: "\(download.productID) cancelled; its partial data was deleted. Run the same command to download it again.",
+                    code: DownloadError.Code.cancelled.rawValue))
                 continue
             }
             guard download.state == .finished, let url = download.contentURL else {
-                results.failures.append(Self.failure(download.productID, download.state, download.error?.message))
+                results.failures.append(Self.failure(download.productID, download.state, download.error))
                 continue
             }
             if finishTransactions {
                 do { try await queue.finish(transaction.id) } catch {
-                    results.failures.append(
-                        "\(download.productID): installed, but finishing transaction \(transaction.id) failed: \(error.description)")
+                    results.failures.append(Problem(
+                        message: "\(download.productID): installed, but finishing transaction \(transaction.id) failed: \(error.description)",
+                        code: error.errorCode))
                     continue
                 }
             }
@@ -84,15 +93,18 @@ struct RunEnding {
     func report(_ results: Results, allDone: String) async throws {
         await reporter.finish(summary: RunSummary(files: results.completed, bytes: results.bytes, since: started))
         if !json { for line in results.lines { Output.line(line) } }
-        for message in results.failures + results.cancellations { Output.error(message) }
+        for problem in results.failures + results.cancellations { Output.error(problem.message, code: problem.code) }
         if !results.failures.isEmpty { throw ExitStatus.failure }
         if !results.cancellations.isEmpty { throw ExitStatus.cancelled }
         note(allDone, important: false)
     }
 
-    /// The message for a download that ended in `state` instead of finishing: `<product> <state>[: <error>]`.
-    static func failure(_ productID: String, _ state: DownloadState?, _ error: String?) -> String {
-        "\(productID) \(state?.rawValue ?? "unknown")\(error.map { ": \($0)" } ?? "")"
+    /// A download that ended in `state` instead of finishing: `<product> <state>[: <error>]`, with the error's
+    /// code (`failure` when it reported none).
+    static func failure(_ productID: String, _ state: DownloadState?, _ error: DownloadError?) -> Problem {
+        Problem(
+            message: "\(productID) \(state?.rawValue ?? "unknown")\(error.map { ": \($0.message)" } ?? "")",
+            code: error?.code.rawValue ?? "failure")
     }
 
     /// A note for a person: stdout normally, stderr with `--json` (stdout is for JSON); with `--quiet`
