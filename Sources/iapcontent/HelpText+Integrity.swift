@@ -14,6 +14,17 @@ extension HelpText {
         """
 
     /// `iapcontent diff`.
+    static let patch = """
+        Writes `<product>-<old>-to-<new>.patch` for a static host to serve beside the archives: the new manifest \
+        compressed against the old one, and every file whose content the old version does not hold anywhere, \
+        compressed against the old file of the same path (as `zstd --patch-from` does). A client with OLD installed \
+        fetches this one file instead of the new manifest and the changed chunks; every byte it makes is checked \
+        against the new manifest, whose hash the signed catalog gives. Pass the folders the two versions were \
+        packed from and the manifests `pack` wrote; a file that differs from its manifest is refused. Prints the \
+        patch's size against what the update fetches without it. The format is in docs/MANIFEST-FORMAT.md.
+
+        """
+
     static let diff = """
         Compares two packed versions of a product (chunk-indexed, what pack writes by default) the way a client with the \
         old one installed will update: files whose content is unchanged (renamed ones too) are kept, chunks \

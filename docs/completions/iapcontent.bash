@@ -173,13 +173,13 @@ _iapcontent() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    import|validate|pack|inspect|catalog|publish|prune|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|daemon|content|packs|verify|repair|diff|delete|restore|help)
+    import|validate|pack|inspect|catalog|publish|prune|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|daemon|content|packs|verify|repair|diff|patch|delete|restore|help)
         # Offer subcommand argument completions
         "_iapcontent_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'import validate pack inspect catalog publish prune keygen entitlements serve sign-url download status pause resume cancel daemon content packs verify repair diff delete restore help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'import validate pack inspect catalog publish prune keygen entitlements serve sign-url download status pause resume cancel daemon content packs verify repair diff patch delete restore help' -- "${cur}"))
         ;;
     esac
 }
@@ -812,6 +812,27 @@ _iapcontent_diff() {
     repeating_options=()
     non_repeating_options=()
     __iapcontent_offer_flags_options 2
+}
+
+_iapcontent_patch() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--old-manifest --new-manifest --output -o)
+    __iapcontent_offer_flags_options 2
+
+    # Offer option value completions
+    case "${prev}" in
+    '--old-manifest')
+        return
+        ;;
+    '--new-manifest')
+        return
+        ;;
+    '--output'|'-o')
+        return
+        ;;
+    esac
 }
 
 _iapcontent_delete() {

@@ -72,6 +72,7 @@ _iapcontent() {
             'verify:Re-hash a product'\''s installed files against its manifest; list damaged, missing and extra files (exit 1 if any).'
             'repair:Verify a product'\''s installed files and fetch only the chunks of damaged or missing ones; swap the repaired folder in atomically.'
             'diff:Show the bytes a client with OLD installed fetches to update to NEW (chunk-indexed packs).'
+            'patch:Write the patch that updates a client from OLD to NEW: the new manifest and the changed files, each compressed against its old version.'
             'delete:Delete a product'\''s installed content (atomically); exit 1 if it was not installed.'
             'restore:Restore: download and install content of previously finished purchases that is missing or older than the catalog'\''s.'
             'help:Show subcommand help information.'
@@ -80,7 +81,7 @@ _iapcontent() {
         ;;
     arg)
         case "${words[1]}" in
-        import|validate|pack|inspect|catalog|publish|prune|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|daemon|content|packs|verify|repair|diff|delete|restore|help)
+        import|validate|pack|inspect|catalog|publish|prune|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|daemon|content|packs|verify|repair|diff|patch|delete|restore|help)
             "_iapcontent_${words[1]}" && ret=0
             ;;
         esac
@@ -526,6 +527,23 @@ _iapcontent_diff() {
     local -ar arg_specs=(
         ':old:'
         ':new:'
+        '--json[Print the result as JSON.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_patch() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':old-folder:'
+        ':new-folder:'
+        '--old-manifest[The old version'\''s manifest, as `pack` wrote it.]:file:'
+        '--new-manifest[The new version'\''s manifest, as `pack` wrote it.]:file:'
+        '(--output -o)'{--output,-o}'[The folder the patch is written to (beside the archives).]:folder:'
         '--json[Print the result as JSON.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
