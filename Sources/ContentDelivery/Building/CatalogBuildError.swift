@@ -23,6 +23,8 @@ public enum CatalogBuildError: Error, CustomStringConvertible, Sendable, Equatab
     case fileSystem(FileSystemError)
     /// The catalog or signature could not be encoded.
     case encoding(String)
+    /// A patch beside the archives cannot be offered: unreadable, or made to another manifest than the one published.
+    case unusablePatch(path: String, detail: String)
 
     /// A message a publisher can act on.
     public var description: String {
@@ -51,6 +53,8 @@ public enum CatalogBuildError: Error, CustomStringConvertible, Sendable, Equatab
             return error.description
         case .encoding(let detail):
             return "cannot encode the catalog: \(detail)"
+        case .unusablePatch(let path, let detail):
+            return "cannot offer the patch \(path): \(detail); write it again with `iapcontent patch` from the manifests `pack` wrote, or remove it"
         }
     }
 }

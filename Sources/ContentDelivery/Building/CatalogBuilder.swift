@@ -12,6 +12,8 @@ import Glibc
 /// <out>/catalog.json               every product, sorted by productID
 /// <out>/catalog.json.sig           detached Ed25519 signature (when a key is given)
 /// <out>/archives/<sha256>.tar.zst  immutable, named by content
+/// <out>/manifests/<sha256>.manifest  each chunk-indexed archive's manifest
+/// <out>/patches/<sha256>.patch      precomputed patches to a current version (`<id>-<old>-to-<new>.patch` inputs)
 /// ```
 /// Every archive is stream-hashed and must match its manifest. When several versions of a product
 /// are present, the highest wins (the others are reported in ``CatalogBuildResult/superseded``).
@@ -66,6 +68,7 @@ public struct CatalogBuilder: Sendable {
         let archives = outputDirectory.appendingPathComponent("archives", isDirectory: true)
         try createDirectory(archives)
         let manifests = outputDirectory.appendingPathComponent("manifests", isDirectory: true)
+        let patches = outputDirectory.appendingPathComponent("patches", isDirectory: true)
 
         var products: [CatalogProduct] = []
         for input in kept {
@@ -77,6 +80,7 @@ public struct CatalogBuilder: Sendable {
                 sha256: digest.sha256, uncompressedSize: input.manifest.uncompressedSize,
                 entryCount: input.manifest.entryCount)
             product.manifest = try publishManifest(input, into: manifests)
+            product.patches = try publishPatches(to: input, manifest: product.manifest, into: patches)
             products.append(product)
         }
         products.sort { $0.productID.utf8.lexicographicallyPrecedes($1.productID.utf8) }

@@ -81,6 +81,9 @@ public struct CatalogProduct: Codable, Sendable, Equatable {
     /// (schema 2) archive: its SHA-256 here binds the manifest, and through it every chunk's SHA-256,
     /// to this signed catalog. `nil` for a schema-1 archive.
     public var manifest: ManifestReference?
+    /// Precomputed patches to this version from older ones, by ascending ``PatchReference/fromVersion``; `nil`
+    /// when the publisher made none (clients before patches ignore the key).
+    public var patches: [PatchReference]?
 
     /// Creates a product entry.
     public init(

@@ -2,6 +2,7 @@ internal import SystemSupport
 internal import ContentPackaging
 internal import Logging
 internal import Foundation
+internal import Crypto
 import Glibc
 
 /// The local half of a chunk plan, on the planning thread (`iap-update`) before any byte is fetched: it builds
@@ -42,7 +43,7 @@ struct TreeBuilder {
         var draft = decision.draft
         Store.discardPlan(treePath: treePath)
         let tree = try StagingTree(path: treePath, wipe: true, expectedBytes: package.manifest.uncompressedSize)
-        guard !draft.local.isEmpty else {
+        guard !draft.local.isEmpty || !draft.patched.isEmpty else {
             guard !draft.fetch.isEmpty else { throw .archiveMismatch(path: treePath, reason: PlanBuilder.nothingToFetch) }
             return Built(plan: plan(draft, missed: []), tree: tree, populated: false)
         }
@@ -52,7 +53,8 @@ struct TreeBuilder {
         CrashHook.reach(.prepare)
         try placement.release()
         draft.fetch = (draft.fetch + missed).sorted()
-        guard !draft.fetch.isEmpty else { throw .archiveMismatch(path: treePath, reason: PlanBuilder.nothingToFetch) }
+        // A patch that made every changed file leaves nothing to fetch: the plan runs through the fetch at once.
+        guard !draft.fetch.isEmpty || !draft.patched.isEmpty else { throw .archiveMismatch(path: treePath, reason: PlanBuilder.nothingToFetch) }
         return Built(plan: plan(draft, missed: missed), tree: tree, populated: true)
     }
 
@@ -126,6 +128,31 @@ struct TreeBuilder {
         for index in decision.draft.written {
             try tree.create(try package.installPath(index), size: package.files[index].size)
         }
+        for index in decision.draft.patched { try placePatched(index, into: tree) }
+    }
+
+    /// Writes the new file `index` a patch made (``Store/patchedFile(productID:version:file:)``) into the tree,
+    /// once its bytes are again the length and SHA-256 the new manifest lists (a file torn by a crash, or made for
+    /// another manifest, is refused: the planning fails, and the store's discard of the update takes what the patch made).
+    private func placePatched(_ index: Int, into tree: StagingTree) throws(InstallError) {
+        let file = package.files[index]
+        let source = decision.patchedPath(index)
+        guard let bytes = FileManager.default.contents(atPath: source), Int64(bytes.count) == file.size,
+              SHA256.hash(data: bytes).lowercaseHex == file.sha256
+        else {
+            throw .archiveMismatch(path: source, reason: "the file a patch made for \(file.path) is not the one the new manifest lists; planning again fetches it")
+        }
+        let target = try package.installPath(index)
+        let descriptor = try tree.openFile(target, truncate: true)
+        let written: InstallError? = bytes.withUnsafeBytes { raw in
+            do throws(InstallError) { try tree.write(raw, to: descriptor, at: 0, display: target.string) } catch { return error }
+            return nil
+        }
+        if let written {
+            close(descriptor)
+            throw written
+        }
+        try tree.finish(descriptor, size: file.size, relative: target.string)
     }
 
     /// The plan of `draft`, whose rebuilt chunks but `missed` are in the tree.

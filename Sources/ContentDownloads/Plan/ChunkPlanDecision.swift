@@ -20,4 +20,11 @@ struct ChunkPlanDecision {
     var manifestPath: String?
     /// Where the tree's pack selection is kept (`selections/` of the store), for a package with a selection.
     var selectionsDirectory: URL?
+    /// Where the files a precomputed patch made wait, by file index (`nil`: no store).
+    var patchedDirectory: URL?
+
+    /// The file a patch made for the new file `index`.
+    func patchedPath(_ index: Int) -> String {
+        patchedDirectory?.appendingPathComponent(String(index), isDirectory: false).path ?? ""
+    }
 }

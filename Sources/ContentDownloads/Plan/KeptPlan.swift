@@ -12,7 +12,7 @@ extension PlannedFetch {
     /// - Throws: ``InstallError`` naming the plan or manifest and what to do; the caller fails the download and
     ///   deletes its files, and the next request plans it anew.
     static func loadKept(target: ChunkedInstallTarget, expectedLength: Int64, expectedSHA256: String) throws(InstallError) -> PlannedFetch {
-        guard let plan = ChunkPlan.load(treePath: target.treePath), plan.fetchBytes == expectedLength, !plan.fetch.isEmpty else {
+        guard let plan = ChunkPlan.load(treePath: target.treePath), plan.fetchBytes == expectedLength else {
             throw .archiveMismatch(path: target.treePath, reason: "the download's plan beside it is missing or does not match the download; run it again to plan it anew")
         }
         if let refusal = Store.beginPlanning(treePath: target.treePath) {

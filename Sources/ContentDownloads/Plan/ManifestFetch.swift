@@ -75,16 +75,22 @@ struct ManifestFetch: Sendable {
 
     /// Where the manifest may be fetched from, like the archive: each mirror, then the catalog's own folder.
     static func manifestURLs(_ reference: ManifestReference, catalog: CatalogSource) -> [URL] {
+        urls(of: reference.path, what: "manifest", catalog: catalog)
+    }
+
+    /// Where a file the catalog names by a relative `path` (a manifest, a patch) may be fetched from: each mirror,
+    /// then the catalog's own folder, as the URL rule permits.
+    static func urls(of path: String, what: String, catalog: CatalogSource) -> [URL] {
         var urls: [URL] = []
         for base in catalog.catalog.baseURLs {
             let directory = base.hasSuffix("/") ? base : base + "/"
-            if let url = URL(string: reference.path, relativeTo: URL(string: directory))?.absoluteURL, !urls.contains(url) {
+            if let url = URL(string: path, relativeTo: URL(string: directory))?.absoluteURL, !urls.contains(url) {
                 urls.append(url)
             }
         }
-        if let url = URL(string: reference.path, relativeTo: catalog.location)?.absoluteURL, !urls.contains(url) { urls.append(url) }
-        // The URL rule (``OriginRule``): a remote catalog's manifest is never read from this machine's disk.
-        let permitted = Set(catalog.permitted(urls.map(\.absoluteString), what: "manifest \(reference.path)"))
+        if let url = URL(string: path, relativeTo: catalog.location)?.absoluteURL, !urls.contains(url) { urls.append(url) }
+        // The URL rule (``OriginRule``): a remote catalog's file is never read from this machine's disk.
+        let permitted = Set(catalog.permitted(urls.map(\.absoluteString), what: "\(what) \(path)"))
         return urls.filter { permitted.contains($0.absoluteString) }
     }
 

@@ -26,6 +26,8 @@ struct PlanBuilder {
     /// Whether a draft that fetches nothing is the point (a change made from the installed files alone,
     /// ``Planner/decideLocal(productID:selection:metadata:)``) rather than a reason to plan from nothing.
     var local = false
+    /// Whether a precomputed patch made the new file at an index (``PlanDraft/patched``).
+    var patched: @Sendable (Int) -> Bool = { _ in false }
 
     /// Why a plan from the installed version is pointless (every chunk is local): the caller plans from nothing.
     static let nothingToFetch = "every chunk the new version needs is in the installed files; nothing to fetch"
@@ -37,9 +39,9 @@ struct PlanBuilder {
         let directories = package.selectedDirectories ?? admittedDirectories
         let draft: PlanDraft
         if let installed {
-            draft = PlanDraft.make(package: package, installed: installed.chunks) { file in
+            draft = PlanDraft.make(package: package, installed: installed.chunks, usable: { file in
                 installed.folder.holds(file, at: file.path)
-            }
+            }, patched: patched)
         } else if let selected = package.selectedFiles {
             // From nothing, part of the package: the selected files written, the chunks holding them fetched.
             draft = PlanDraft.fromNothing(package: package, written: selected)
@@ -47,16 +49,17 @@ struct PlanBuilder {
             // From nothing: every file written, every chunk fetched (the headers between files are checked too).
             draft = PlanDraft(written: Array(package.files.indices), fetch: Array(package.chunks.indices))
         }
-        guard local || !draft.fetch.isEmpty || !draft.local.isEmpty else {
+        guard local || !draft.fetch.isEmpty || !draft.local.isEmpty || !draft.patched.isEmpty else {
             throw .archiveMismatch(path: treePath, reason: Self.nothingToFetch)
         }
-        let writtenBytes = draft.written.reduce(Int64(0)) { $0 + package.files[$1].size }
+        let writtenBytes = (draft.written + draft.patched).reduce(Int64(0)) { $0 + package.files[$1].size }
         if let space, let store { try space.check(store: store, archiveLength: 0, uncompressedSize: writtenBytes) }
         return ChunkPlanDecision(
             package: package, installed: installed, directories: directories, draft: draft, treePath: treePath,
             archiveLength: archiveLength,
             manifestPath: store?.manifestFile(productID: package.manifest.productID, version: package.manifest.contentVersion.description).path,
-            selectionsDirectory: store?.selectionsDirectory)
+            selectionsDirectory: store?.selectionsDirectory,
+            patchedDirectory: store?.patchedDirectory(productID: package.manifest.productID, version: package.manifest.contentVersion.description))
     }
 
     /// The manifest's folders, its header regions, and every path through the same rules as a download's headers

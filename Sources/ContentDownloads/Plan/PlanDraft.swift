@@ -34,8 +34,11 @@ struct PlanDraft: Sendable, Equatable {
 
     /// New files linked to installed ones.
     var links: [Link] = []
-    /// New files written by the update (indices, ascending).
+    /// New files written by the update from chunks (indices, ascending).
     var written: [Int] = []
+    /// New files a precomputed patch made (indices, ascending): the tree takes each whole, checked, and no chunk is
+    /// fetched for it.
+    var patched: [Int] = []
     /// Chunks rebuilt locally, in stream order.
     var local: [LocalChunk] = []
     /// Chunks fetched, in stream order.
@@ -45,9 +48,11 @@ struct PlanDraft: Sendable, Equatable {
     func fetchBytes(in package: ChunkedPackage) -> Int64 { fetch.reduce(0) { $0 + package.chunks[$1].length } }
 
     /// Decides the update to `package` from `installed`; `usable` says whether an installed file (its record in
-    /// the installed manifest) may be linked — asked at most once per file, only for files the update could link.
+    /// the installed manifest) may be linked — asked at most once per file, only for files the update could link;
+    /// `patched` whether a patch made a new file (by index) that cannot be linked.
     static func make(
-        package: ChunkedPackage, installed: InstalledChunks, usable: (PackageManifest.File) -> Bool
+        package: ChunkedPackage, installed: InstalledChunks, usable: (PackageManifest.File) -> Bool,
+        patched isPatched: (Int) -> Bool = { _ in false }
     ) -> PlanDraft {
         var draft = PlanDraft()
         // A bit per installed file, not a table of paths: a hundred thousand answers in 25 KB.
@@ -65,6 +70,8 @@ struct PlanDraft: Sendable, Equatable {
             let file = package.files[index]
             if file.size > 0, let source = installed.files(holding: file).first(where: may) {
                 draft.links.append(Link(file: index, installedFile: source))
+            } else if file.size > 0, isPatched(index) {
+                draft.patched.append(index)
             } else {
                 draft.written.append(index)
             }

@@ -51,7 +51,13 @@ struct Planner: Sendable {
             (chunks: base.0, folder: try InstalledFolder(path: base.2.path, seal: base.1, distrusted: damaged))
         }
         do throws(InstallError) {
-            return try builder(package, installed: installed, treePath: tree, archiveLength: product.length).decide()
+            var builder = builder(package, installed: installed, treePath: tree, archiveLength: product.length)
+            // What a precomputed patch made for this version (``PatchFetch``): taken whole, checked again by the tree.
+            let store = self.store
+            builder.patched = { index in
+                FileManager.default.fileExists(atPath: store.patchedFile(productID: id, version: version, file: index).path)
+            }
+            return try builder.decide()
         } catch {
             guard installed != nil, Self.isNothingToFetch(error) else { throw error }
             return try fromNothing(package, treePath: tree, archiveLength: product.length)

@@ -50,9 +50,15 @@ extension ContentQueue {
         }
         let selection = selection ?? self.selection(for: product.productID)
         let id = product.productID, version = product.contentVersion.description
+        // A precomputed patch from the installed version, when the catalog offers one and no plan is kept: it
+        // makes the new manifest (kept as the fetch below would) and the changed files, so neither is fetched.
+        let transport = await manager.options.transfer
+        if !store.hasChunkPlan(productID: id, version: version) {
+            _ = await PatchFetch(store: store, catalog: catalog, transport: transport).apply(product)
+        }
         let manifestKept: Bool
         do {
-            manifestKept = try await ManifestFetch(store: store, catalog: catalog, transport: await manager.options.transfer).keep(product)
+            manifestKept = try await ManifestFetch(store: store, catalog: catalog, transport: transport).keep(product)
         } catch {
             return .refused(error)  // a manifest past a limit: no fallback to the whole archive
         }

@@ -23,6 +23,23 @@ extension Store {
         transfersDirectory.appendingPathComponent("\(Self.safeName(productID))-\(Self.safeName(version)).update", isDirectory: true)
     }
 
+    /// The new files a precomputed patch made for an update to `version`
+    /// (`transfers/<product>-<version>.patched/<file index>`), each checked against the new manifest when made and
+    /// again before the tree takes it (``TreeBuilder``); spent once the tree is built.
+    package func patchedDirectory(productID: String, version: String) -> URL {
+        transfersDirectory.appendingPathComponent("\(Self.safeName(productID))-\(Self.safeName(version)).patched", isDirectory: true)
+    }
+
+    /// The file a patch made for the new manifest's file `index` (see ``patchedDirectory(productID:version:)``).
+    package func patchedFile(productID: String, version: String, file index: Int) -> URL {
+        patchedDirectory(productID: productID, version: version).appendingPathComponent(String(index), isDirectory: false)
+    }
+
+    /// Deletes the files a patch made for an update to `version` (best effort).
+    package func discardPatched(productID: String, version: String) {
+        try? FileSystemCalls.removeTree(patchedDirectory(productID: productID, version: version).path)
+    }
+
     /// Whether the plan of a chunk-plan download of `version` is in the store (it is written durably before the
     /// download is journaled; a crash while planning leaves the tree or manifest without it).
     package func hasChunkPlan(productID: String, version: String) -> Bool {
@@ -78,10 +95,12 @@ extension Store {
         unlink(manifestFile(productID: productID, version: version).path)
     }
 
-    /// Deletes an update's plan, then its tree (best effort): without the plan the tree is never used.
+    /// Deletes an update's plan, then its tree, then what a patch made for it (best effort): without the plan the
+    /// tree is never used.
     package func discardUpdate(productID: String, version: String) {
         let tree = updateTreeDirectory(productID: productID, version: version).path
         Store.discardPlan(treePath: tree)
         try? FileSystemCalls.removeTree(tree)
+        discardPatched(productID: productID, version: version)
     }
 }

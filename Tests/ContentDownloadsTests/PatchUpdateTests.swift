@@ -1,0 +1,91 @@
+import ContentDelivery
+import ContentDownloads
+import ContentPackaging
+import Foundation
+import Testing
+import TestSupport
+
+/// An update from a version the catalog offers a precomputed patch for fetches that one file — no manifest, no
+/// chunk — and installs the new version exactly; a patch that fails a check, or an installed file changed since,
+/// costs only the fallback to the manifest and the chunks, never a wrong byte.
+@Suite struct PatchUpdateTests {
+    /// Installs 1.0 with the CLI, then publishes 2.0 with the patch from 1.0 beside it; returns the store.
+    static func installFirstThenOfferAPatch(_ fixture: QueueFixture, _ versions: DeltaVersions) async throws -> URL {
+        let store = try await versions.installFirst(fixture)
+        let packed = fixture.root.appendingPathComponent("packed", isDirectory: true)
+        let manifest = { (version: String) in try Data(contentsOf: packed.appendingPathComponent("\(DeltaVersions.productID)-\(version).manifest")) }
+        let (patch, _) = try PatchWriter.write(oldManifest: try manifest("1.0"), oldFolder: versions.v1, newManifest: try manifest("2.0"), newFolder: versions.v2)
+        try patch.write(to: packed.appendingPathComponent("\(DeltaVersions.productID)-1.0-to-2.0.patch"))
+        try fixture.publish([versions.v1, versions.v2], chunked: true)
+        let offered = try #require(try DeltaVersions.published(fixture).patches)
+        #expect(offered.count == 1 && offered[0].fromVersion.description == "1.0" && offered[0].length == Int64(patch.count))
+        return store
+    }
+
+    /// Requests for `fragment` (an archive's, the manifests' or the patches' path) nginx served.
+    static func requests(_ fixture: QueueFixture, containing fragment: String) -> [Nginx.LoggedRequest] {
+        fixture.nginx.requests().filter { $0.request.contains(fragment) }
+    }
+
+    static func installedEqualsTheNewVersion(_ store: URL, _ versions: DeltaVersions) async throws {
+        let installed = try #require(try Store(root: store).contentURL(forProductID: DeltaVersions.productID))
+        #expect(try Store(root: store).installedVersion(forProductID: DeltaVersions.productID)?.description == "2.0")
+        #expect(try diffTrees(versions.v2, installed).status == 0)
+        let verify = try await iapcontentOffPool(["verify", DeltaVersions.productID, "--store", store.path])
+        #expect(verify.status == 0, "\(verify.output)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: store.appendingPathComponent("transfers").path)
+        #expect(left.isEmpty, "transfers/ keeps \(left)")
+    }
+
+    @Test func anUpdateFetchesOnePatchAndNoManifestOrChunk() async throws {
+        let fixture = try QueueFixture()
+        let versions = try DeltaVersions(fixture)
+        let store = try await Self.installFirstThenOfferAPatch(fixture, versions)
+        let before = fixture.nginx.requests().count
+        let update = try await iapcontentOffPool(["download", DeltaVersions.productID, "--catalog", fixture.catalogURL, "--store", store.path, "-vv"])
+        #expect(update.status == 0, "\(update.output)")
+        #expect(update.output.contains("a precomputed patch made the new manifest"), "\(update.output)")
+        let after = Array(fixture.nginx.requests().dropFirst(before))
+        let archive = "\(try DeltaVersions.published(fixture).sha256).tar.zst"
+        #expect(!after.contains { $0.request.contains(archive) }, "the archive was fetched: \(after.map(\.request))")
+        #expect(!after.contains { $0.request.contains("manifests/") }, "the manifest was fetched: \(after.map(\.request))")
+        #expect(after.filter { $0.request.contains("patches/") }.count == 1, "\(after.map(\.request))")
+        try await Self.installedEqualsTheNewVersion(store, versions)
+    }
+
+    @Test func aPatchThatFailsItsHashIsNotUsedAndTheUpdateFetchesTheChunks() async throws {
+        let fixture = try QueueFixture()
+        let versions = try DeltaVersions(fixture)
+        let store = try await Self.installFirstThenOfferAPatch(fixture, versions)
+        let reference = try #require(try DeltaVersions.published(fixture).patches?.first)
+        let served = fixture.nginx.root.appendingPathComponent(reference.path)
+        var bytes = try Data(contentsOf: served)
+        bytes[bytes.count - 10] ^= 0xFF  // the last file's frame: the hash says so before anything is decoded
+        try bytes.write(to: served)
+        let update = try await iapcontentOffPool(["download", DeltaVersions.productID, "--catalog", fixture.catalogURL, "--store", store.path, "-vv"])
+        #expect(update.status == 0, "\(update.output)")
+        #expect(update.output.contains("the patch is not used"), "\(update.output)")
+        #expect(update.output.contains("update: fetching only what changed"), "\(update.output)")
+        try await Self.installedEqualsTheNewVersion(store, versions)
+    }
+
+    @Test func anInstalledFileChangedSinceIsFetchedByItsChunks() async throws {
+        let fixture = try QueueFixture()
+        let versions = try DeltaVersions(fixture)
+        let store = try await Self.installFirstThenOfferAPatch(fixture, versions)
+        let installed = try #require(try Store(root: store).contentURL(forProductID: DeltaVersions.productID))
+        let big = installed.appendingPathComponent("Contents/big.bin")
+        let handle = try FileHandle(forWritingTo: big)
+        try handle.seek(toOffset: 1 << 20)
+        try handle.write(contentsOf: Data("damaged".utf8))
+        try handle.close()
+        let before = fixture.nginx.requests().count
+        let update = try await iapcontentOffPool(["download", DeltaVersions.productID, "--catalog", fixture.catalogURL, "--store", store.path, "-vv"])
+        #expect(update.status == 0, "\(update.output)")
+        #expect(update.output.contains("a file of the patch is left to the chunks"), "\(update.output)")
+        let after = Array(fixture.nginx.requests().dropFirst(before))
+        let archive = "\(try DeltaVersions.published(fixture).sha256).tar.zst"
+        #expect(after.contains { $0.request.contains(archive) }, "the changed file's chunks were not fetched: \(after.map(\.request))")
+        try await Self.installedEqualsTheNewVersion(store, versions)
+    }
+}
