@@ -88,4 +88,23 @@ import TestSupport
         #expect(after.contains { $0.request.contains(archive) }, "the changed file's chunks were not fetched: \(after.map(\.request))")
         try await Self.installedEqualsTheNewVersion(store, versions)
     }
+
+    /// Killed (SIGKILL) while a patched update's tree is built (`prepare`: the patched files are in it, the plan not
+    /// yet kept) or once every byte is in (`verify`: before the swap): the old version stays installed and whole, and
+    /// the same command run again installs the new one exactly.
+    @Test(arguments: ["prepare", "verify"])
+    func aKillAtAnyStepLeavesTheOldVersionAndARerunFinishes(_ phase: String) async throws {
+        let fixture = try QueueFixture()
+        let versions = try DeltaVersions(fixture)
+        let store = try await Self.installFirstThenOfferAPatch(fixture, versions)
+        let arguments = ["download", DeltaVersions.productID, "--catalog", fixture.catalogURL, "--store", store.path]
+        let killed = try await QueueCrashTests.runKilled(arguments, at: phase)
+        #expect(killed.killed, "not killed at \(phase): \(killed.output)")
+        let installed = try #require(try Store(root: store).contentURL(forProductID: DeltaVersions.productID))
+        #expect(try Store(root: store).installedVersion(forProductID: DeltaVersions.productID)?.description == "1.0")
+        #expect(try diffTrees(versions.v1, installed).status == 0, "the old version was touched")
+        let rerun = try await iapcontentOffPool(arguments)
+        #expect(rerun.status == 0, "\(rerun.output)")
+        try await Self.installedEqualsTheNewVersion(store, versions)
+    }
 }
