@@ -3,7 +3,7 @@ internal import Crypto
 package import Foundation
 internal import SystemSupport
 
-/// Deletes what no recent catalog needs: every object under `archives/`, `manifests/`, `signatures/`,
+/// Deletes what no recent catalog needs: every object under `archives/`, `manifests/`, `patches/`, `signatures/`,
 /// `catalogs/` and `probes/` that neither the live `catalog.json` nor the last `keep` published catalogs (by
 /// catalogVersion, from the history `catalogs/<sha256>.json` the publisher keeps) reference.
 ///
@@ -44,7 +44,7 @@ package struct CatalogPruner {
     }
 
     /// The folders under the prefix whose unreferenced objects are deleted.
-    static let folders = ["archives/", "manifests/", "signatures/", "catalogs/", ConditionalWriteProbe.folder]
+    static let folders = ["archives/", "manifests/", "patches/", "signatures/", "catalogs/", ConditionalWriteProbe.folder]
 
     /// The last check before a DELETE, whatever the listing and the reference sets said: the object is in one of
     /// ``CatalogPruner/folders``, its full key is `prefix/` + its name, its name has no empty, `.` or `..` segment,
@@ -101,20 +101,14 @@ package struct CatalogPruner {
         for (sha, catalog) in kept {
             referenced.insert(Catalog.signaturePath(catalogSHA256: sha))
             referenced.insert(Catalog.historyPath(catalogSHA256: sha))
-            for product in catalog.products {
-                referenced.insert(product.path)
-                if let manifest = product.manifest { referenced.insert(manifest.path) }
-            }
+            for product in catalog.products { referenced.formUnion(product.publishedPaths) }
         }
         let liveSHA = SHA256.hash(data: live.data).lowercaseHex
         var protected: Set<String> = [
             Catalog.fileName, Catalog.signatureFileName,
             Catalog.signaturePath(catalogSHA256: liveSHA), Catalog.historyPath(catalogSHA256: liveSHA),
         ]
-        for product in liveCatalog.products {
-            protected.insert(product.path)
-            if let manifest = product.manifest { protected.insert(manifest.path) }
-        }
+        for product in liveCatalog.products { protected.formUnion(product.publishedPaths) }
         let guardRail = DeletionGuard(protected: protected.union(referenced), keyPrefix: location.key(""))
         var summary = Summary(keptCatalogs: Set(kept.map(\.0)).count)
         var doomed: [ObjectStoreClient.ListedObject] = []

@@ -4,7 +4,7 @@ internal import Foundation
 internal import SystemSupport
 
 /// A catalog folder as `iapcontent catalog` wrote it, checked before anything is sent: `catalog.json`, its
-/// signature, and every archive and manifest the catalog names, present locally with the length it states.
+/// signature, and every archive, manifest and patch the catalog names, present locally with the length it states.
 struct PublishSource {
     /// The bytes of `catalog.json`, sent unchanged (the signature covers them exactly).
     let catalogData: Data
@@ -14,7 +14,7 @@ struct PublishSource {
     let catalog: Catalog
     /// The bytes of `catalog.json.sig`.
     let signatureData: Data
-    /// Every content-addressed object the catalog names: manifests first, then archives.
+    /// Every content-addressed object the catalog names: manifests first, then patches, then archives.
     let objects: [PublishedObject]
 
     /// Reads and checks `folder`.
@@ -50,7 +50,13 @@ struct PublishSource {
                     name: product.path, folder: folder, length: product.length, sha256: product.sha256, kind: .archive))
             }
         }
-        objects = manifests + archives
+        var patches: [PublishedObject] = []
+        for product in catalog.products {
+            for patch in product.patches ?? [] where seen.insert(patch.path).inserted {
+                patches.append(try PublishedObject(name: patch.path, folder: folder, length: patch.length, sha256: patch.sha256, kind: .patch))
+            }
+        }
+        objects = manifests + patches + archives
     }
 }
 
@@ -58,7 +64,7 @@ struct PublishSource {
 /// key under the prefix, the local file and what the catalog says of it.
 struct PublishedObject {
     /// What the object holds.
-    enum Kind { case archive, manifest }
+    enum Kind { case archive, manifest, patch }
 
     /// The path relative to the catalog folder, which is also its key under the prefix.
     let name: String

@@ -18,3 +18,11 @@ extension Catalog {
         "catalogs/\(catalogSHA256).json"
     }
 }
+
+extension CatalogProduct {
+    /// The content-addressed files this entry names, relative to the catalog's folder: its archive, its manifest and
+    /// its patches — what a publisher uploads before the catalog, and what a prune keeps while a catalog names them.
+    public var publishedPaths: [String] {
+        [path] + (manifest.map { [$0.path] } ?? []) + (patches ?? []).map(\.path)
+    }
+}
