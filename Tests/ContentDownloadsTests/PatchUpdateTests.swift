@@ -69,6 +69,24 @@ import TestSupport
         try await Self.installedEqualsTheNewVersion(store, versions)
     }
 
+    /// A catalog that names a patch of a terabyte (or of no bytes): the client never asks for it and updates by chunks.
+    @Test(arguments: [Int64(1) << 40, 0])
+    func aPatchOfAnImpossibleLengthIsNeverFetched(_ length: Int64) async throws {
+        let fixture = try QueueFixture()
+        let versions = try DeltaVersions(fixture)
+        let store = try await Self.installFirstThenOfferAPatch(fixture, versions)
+        let catalogFile = fixture.nginx.root.appendingPathComponent("catalog.json")
+        var catalog = try Catalog.decoder.decode(Catalog.self, from: Data(contentsOf: catalogFile))
+        catalog.products[0].patches?[0].length = length
+        try catalog.encoded().write(to: catalogFile)
+        let before = fixture.nginx.requests().count
+        let update = try await iapcontentOffPool(["download", DeltaVersions.productID, "--catalog", fixture.catalogURL, "--store", store.path, "-vv"])
+        #expect(update.status == 0, "\(update.output)")
+        #expect(update.output.contains("the patch is not used"), "\(update.output)")
+        #expect(!fixture.nginx.requests().dropFirst(before).contains { $0.request.contains("patches/") })
+        try await Self.installedEqualsTheNewVersion(store, versions)
+    }
+
     @Test func anInstalledFileChangedSinceIsFetchedByItsChunks() async throws {
         let fixture = try QueueFixture()
         let versions = try DeltaVersions(fixture)

@@ -30,8 +30,13 @@ struct PatchFetch: Sendable {
               let folder = store.contentURL(forProductID: id)
         else { return 0 }
         let installedSHA256 = SHA256.hash(data: installedManifest).lowercaseHex
-        guard let patch = offered.first(where: { $0.fromManifestSHA256 == installedSHA256 }), patch.length <= product.length else { return 0 }
+        guard let patch = offered.first(where: { $0.fromManifestSHA256 == installedSHA256 }) else { return 0 }
         let metadata: Logger.Metadata = ["product": "\(id)", "from": "\(installedVersion)", "to": "\(version)", "patch": "\(patch.path)"]
+        // Held in memory while applied: a patch past the cap, or larger than the archive itself, is not worth it.
+        guard patch.length > 0, patch.length <= min(product.length, PatchFormat.largestPatch) else {
+            DownloadLog.transfer.notice("the patch is not used: the catalog names \(patch.length) bytes, past the archive's or the cap of \(PatchFormat.largestPatch); fetching the manifest and the chunks instead", metadata: metadata)
+            return 0
+        }
         for url in ManifestFetch.urls(of: patch.path, what: "patch", catalog: catalog) {
             do {
                 let made = try await BlockingCall.run(thread: "iap-patch") { () throws -> Int in

@@ -40,4 +40,7 @@ package enum PatchFormat {
     /// Files larger than this get no frame of their own: their chunks are fetched as for any update (a frame decoded
     /// whole in memory stays bounded).
     package static let largestPatchedFile: Int64 = 32 << 20
+    /// The largest patch a client fetches (it holds one in memory while it applies it): 256 MiB. A catalog that
+    /// offers a larger one is not followed there; the update fetches the manifest and the chunks.
+    package static let largestPatch: Int64 = 256 << 20
 }
