@@ -51,6 +51,10 @@ import TestSupport
         #expect(!after.contains { $0.request.contains("manifests/") }, "the manifest was fetched: \(after.map(\.request))")
         #expect(after.filter { $0.request.contains("patches/") }.count == 1, "\(after.map(\.request))")
         try await Self.installedEqualsTheNewVersion(store, versions)
+        // The publisher's report names the patch beside the chunks.
+        let packed = fixture.root.appendingPathComponent("packed")
+        let catalog = try await iapcontentOffPool(["catalog", packed.path, "--output", fixture.root.appendingPathComponent("site").path])
+        #expect(catalog.status == 0 && catalog.output.contains("; with its patch: "), "\(catalog.output)")
     }
 
     @Test func aPatchThatFailsItsHashIsNotUsedAndTheUpdateFetchesTheChunks() async throws {

@@ -23,8 +23,11 @@ enum UpdateReport {
     static func lines(for product: CatalogProduct, older: [PackageManifest], limit: Int) -> [String] {
         guard let offered = older.first(where: { $0.contentVersion == product.contentVersion }) else { return [] }
         return older.filter { $0.contentVersion < product.contentVersion }.prefix(limit).map { installed in
+            // A precomputed patch from this version replaces the manifest and the chunks for a client that has it.
+            let patch = product.patches?.first { $0.fromVersion == installed.contentVersion }
+                .map { String(format: "; with its patch: %.2f MiB", Double($0.length) / 1_048_576) } ?? ""
             do throws(InstallError) {
-                return "update from " + IAPContent.Diff.describe(try UpdateSize.between(installed: installed, offered: offered))
+                return "update from " + IAPContent.Diff.describe(try UpdateSize.between(installed: installed, offered: offered)) + patch
             } catch {
                 return "update from \(installed.contentVersion): whole archive (\(error.description))"
             }
