@@ -41,6 +41,12 @@ import TestSupport
         let fixture = try QueueFixture()
         let versions = try DeltaVersions(fixture)
         let store = try await Self.installFirstThenOfferAPatch(fixture, versions)
+        // `status` tells what the update fetches: the patch.
+        let status = try await iapcontentOffPool(["status", "--catalog", fixture.catalogURL, "--store", store.path, "--json"])
+        let start = try #require(status.output.firstIndex(of: "["), "\(status.output)")
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(status.output[start...].utf8)) as? [[String: Any]])
+        let offered = try #require(try DeltaVersions.published(fixture).patches?.first)
+        #expect(entries.first { $0["productID"] as? String == DeltaVersions.productID }?["updateBytes"] as? Int == Int(offered.length), "\(status.output)")
         let before = fixture.nginx.requests().count
         let update = try await iapcontentOffPool(["download", DeltaVersions.productID, "--catalog", fixture.catalogURL, "--store", store.path, "-vv"])
         #expect(update.status == 0, "\(update.output)")

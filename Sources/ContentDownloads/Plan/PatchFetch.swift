@@ -20,20 +20,33 @@ struct PatchFetch: Sendable {
     let catalog: CatalogSource?
     let transport: TransferSettings
 
+    /// The patch the catalog offers from the installed version's manifest to `product` (the installed manifest's
+    /// bytes beside it), `nil` when it offers none for this store.
+    static func offered(for product: CatalogProduct, in store: Store) -> (patch: PatchReference, installedManifest: Data)? {
+        let id = product.productID
+        guard product.manifest != nil, let offered = product.patches, !offered.isEmpty,
+              let installedVersion = store.installedVersion(forProductID: id), installedVersion < product.contentVersion,
+              let installedManifest = FileManager.default.contents(atPath: store.installedManifestFile(productID: id).path)
+        else { return nil }
+        let installedSHA256 = SHA256.hash(data: installedManifest).lowercaseHex
+        return offered.first { $0.fromManifestSHA256 == installedSHA256 }.map { ($0, installedManifest) }
+    }
+
+    /// Whether a client fetches `patch` for `product`: held in memory while applied, a patch past
+    /// ``PatchFormat/largestPatch``, larger than the archive itself, or empty, is not worth it.
+    static func isWorthFetching(_ patch: PatchReference, for product: CatalogProduct) -> Bool {
+        patch.length > 0 && patch.length <= min(product.length, PatchFormat.largestPatch)
+    }
+
     /// Fetches and applies the patch the catalog offers from the installed version to `product`, when there is one;
     /// returns how many new files it made (0: none, or no patch used).
     func apply(_ product: CatalogProduct) async -> Int {
         let id = product.productID, version = product.contentVersion.description
-        guard let catalog, let reference = product.manifest, let offered = product.patches, !offered.isEmpty,
-              let installedVersion = store.installedVersion(forProductID: id), installedVersion < product.contentVersion,
-              let installedManifest = FileManager.default.contents(atPath: store.installedManifestFile(productID: id).path),
-              let folder = store.contentURL(forProductID: id)
+        guard let catalog, let reference = product.manifest, let folder = store.contentURL(forProductID: id),
+              let (patch, installedManifest) = Self.offered(for: product, in: store)
         else { return 0 }
-        let installedSHA256 = SHA256.hash(data: installedManifest).lowercaseHex
-        guard let patch = offered.first(where: { $0.fromManifestSHA256 == installedSHA256 }) else { return 0 }
-        let metadata: Logger.Metadata = ["product": "\(id)", "from": "\(installedVersion)", "to": "\(version)", "patch": "\(patch.path)"]
-        // Held in memory while applied: a patch past the cap, or larger than the archive itself, is not worth it.
-        guard patch.length > 0, patch.length <= min(product.length, PatchFormat.largestPatch) else {
+        let metadata: Logger.Metadata = ["product": "\(id)", "to": "\(version)", "patch": "\(patch.path)"]
+        guard Self.isWorthFetching(patch, for: product) else {
             DownloadLog.transfer.notice("the patch is not used: the catalog names \(patch.length) bytes, past the archive's or the cap of \(PatchFormat.largestPatch); fetching the manifest and the chunks instead", metadata: metadata)
             return 0
         }

@@ -33,7 +33,8 @@ extension ContentQueue {
         return updates
     }
 
-    /// The bytes an update to `product` fetches from what is installed now. The new manifest is decoded first and
+    /// The bytes an update to `product` fetches from what is installed now: the precomputed patch from the installed
+    /// version when the catalog offers one (``PatchFetch``), else the chunks and the manifest. The new manifest is decoded first and
     /// the installed one beside it, sharing its equal paths, as an update plans; with `keeping`, the checked
     /// manifest is kept where the update's plan looks for it (``ManifestFetch/keep(_:)`` checks it again there).
     private nonisolated static func updateBytes(
@@ -43,6 +44,10 @@ extension ContentQueue {
               FileManager.default.fileExists(atPath: store.installedManifestFile(productID: product.productID).path)
         else { return product.length }
         guard reference.length <= PackageManifest.largestCompactManifest else { return product.length }
+        // A precomputed patch from the installed manifest is what the update fetches, when its files are intact.
+        if let (patch, _) = PatchFetch.offered(for: product, in: store), PatchFetch.isWorthFetching(patch, for: product) {
+            return patch.length
+        }
         for url in ManifestFetch.manifestURLs(reference, catalog: catalog) {
             guard let data = try? await ManifestFetch.fetch(url, transport: transport, length: reference.length), Int64(data.count) == reference.length,
                   SHA256.hash(data: data).lowercaseHex == reference.sha256.lowercased(), let manifest = try? PackageManifest.decode(data)
