@@ -1,0 +1,110 @@
+import Crypto
+package import Foundation
+
+/// A TUF repository on disk, and the commands that change it (`iapcontent repo …`).
+///
+/// Keys: `root` is k-of-n offline keys; one or more online keys sign `targets`, the bins, `snapshot` and
+/// `timestamp`. Signing goes through ``MetadataSigner`` so a hardware key can replace a key file.
+/// Every change writes in the order a reader stays consistent — target files, bins, top-level targets,
+/// snapshot, timestamp — each versioned file created (never replaced), `timestamp.json` replaced last.
+package struct TUFRepository: Sendable {
+    /// Where its files are.
+    package let layout: RepositoryLayout
+    /// The clock (injected by tests).
+    package var now: Date
+    /// How long each role stays valid.
+    package var lifetimes: RoleLifetimes
+
+    /// The repository in `directory`.
+    package init(directory: URL, now: Date = Date(), lifetimes: RoleLifetimes = RoleLifetimes()) {
+        layout = RepositoryLayout(root: directory)
+        self.now = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+        self.lifetimes = lifetimes
+    }
+
+    /// The name prefix of the bins.
+    package static let binPrefix = "bins"
+
+    func expiry(_ lifetime: TimeInterval) -> Date { now.addingTimeInterval(lifetime) }
+
+    /// The signers among `signers` that hold keys of `role`; at least its threshold of them.
+    static func signers(
+        for role: RoleKeys, named roleName: String, from signers: [any MetadataSigner]
+    ) throws(RepositoryError) -> [any MetadataSigner] {
+        var seen: Set<String> = []
+        let chosen = signers.filter { role.keyIDs.contains($0.key.keyID) && seen.insert($0.key.keyID).inserted }
+        guard chosen.count >= role.threshold else {
+            throw .notEnoughKeys(
+                role: roleName, given: signers.map(\.key.keyID), roleKeys: role.keyIDs, threshold: role.threshold)
+        }
+        return chosen
+    }
+
+    static func sign<Role>(_ document: inout SignedMetadata<Role>, with signers: [any MetadataSigner]) throws(RepositoryError) {
+        document.signatures = []
+        for signer in signers {
+            do { try document.sign(with: signer) } catch {
+                throw .signingFailed(keyID: signer.key.keyID, detail: "\(error)")
+            }
+        }
+    }
+
+    /// Writes the bins and top-level targets given (signed here), then a new snapshot naming them and a new
+    /// timestamp naming that snapshot; returns the files written, in order.
+    @discardableResult
+    func publish(
+        _ state: inout RepositoryState, bins: [String: TargetsMetadata], targets: TargetsMetadata?,
+        signers: [any MetadataSigner], forceSnapshot: Bool = false
+    ) throws(RepositoryError) -> [URL] {
+        var written: [URL] = []
+        var meta = state.snapshot.signed.meta
+        if !bins.isEmpty {
+            let binSigners = try Self.signers(for: state.bins.keys, named: "bins", from: signers)
+            for name in bins.keys.sorted() {
+                var document = SignedMetadata(bins[name]!)
+                try Self.sign(&document, with: binSigners)
+                let url = layout.versioned(name, document.signed.version)
+                try RepositoryFiles.create(document.fileBytes, at: url)
+                meta["\(name).json"] = MetaFile(version: document.signed.version)
+                written.append(url)
+            }
+        }
+        if let targets {
+            var document = SignedMetadata(targets)
+            try Self.sign(&document, with: Self.signers(for: state.root.signed.role("targets"), named: "targets", from: signers))
+            let url = layout.versioned("targets", targets.version)
+            try RepositoryFiles.create(document.fileBytes, at: url)
+            meta["targets.json"] = MetaFile(version: targets.version)
+            state.targets = document
+            written.append(url)
+        }
+        guard !written.isEmpty || forceSnapshot else { return written }
+        var snapshot = SignedMetadata(
+            SnapshotMetadata(
+                header: MetadataHeader(version: state.snapshot.signed.version + 1, expires: expiry(lifetimes.snapshot)),
+                meta: meta))
+        try Self.sign(&snapshot, with: Self.signers(for: state.root.signed.role("snapshot"), named: "snapshot", from: signers))
+        let snapshotURL = layout.versioned("snapshot", snapshot.signed.version)
+        let snapshotBytes = snapshot.fileBytes
+        try RepositoryFiles.create(snapshotBytes, at: snapshotURL)
+        state.snapshot = snapshot
+        written.append(snapshotURL)
+        written.append(try writeTimestamp(&state, signers: signers, snapshotBytes: snapshotBytes))
+        return written
+    }
+
+    /// Signs and writes a new `timestamp.json` naming the current snapshot (`snapshotBytes`: its file).
+    func writeTimestamp(_ state: inout RepositoryState, signers: [any MetadataSigner], snapshotBytes: Data) throws(RepositoryError) -> URL {
+        let snapshotFile = MetaFile(
+            version: state.snapshot.signed.version, length: Int64(snapshotBytes.count),
+            hashes: ["sha256": Hex.string(SHA256.hash(data: snapshotBytes))])
+        var timestamp = SignedMetadata(
+            TimestampMetadata(
+                header: MetadataHeader(version: state.timestamp.signed.version + 1, expires: expiry(lifetimes.timestamp)),
+                snapshot: snapshotFile))
+        try Self.sign(&timestamp, with: Self.signers(for: state.root.signed.role("timestamp"), named: "timestamp", from: signers))
+        try RepositoryFiles.replace(timestamp.fileBytes, at: layout.timestamp)
+        state.timestamp = timestamp
+        return layout.timestamp
+    }
+}
