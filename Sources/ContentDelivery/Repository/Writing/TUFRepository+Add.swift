@@ -13,6 +13,7 @@ extension TUFRepository {
     /// archive and manifest become targets, stored by hash; only the bins holding a new or changed target are
     /// rewritten, then the snapshot and the timestamp. A catalog whose products are all published already
     /// changes nothing.
+    @discardableResult
     package func add(catalogDirectory: URL, signers: [any MetadataSigner]) throws(RepositoryError) -> AddResult {
         let catalogURL = catalogDirectory.appendingPathComponent(Catalog.fileName)
         let catalog: Catalog
