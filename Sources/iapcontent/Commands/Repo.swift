@@ -28,6 +28,7 @@ extension IAPContent.Repo {
     /// `repo init`.
     struct Init: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "init",
             abstract: "Create a repository: root 1 with k-of-n root keys, the online keys, empty bins.",
             discussion: HelpText.repoInit)
 
@@ -61,6 +62,7 @@ extension IAPContent.Repo {
     /// `repo add`.
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Publish the products of a catalog folder: their bins, then snapshot and timestamp.",
             discussion: HelpText.repoAdd)
 
@@ -91,6 +93,7 @@ extension IAPContent.Repo {
     /// `repo refresh`.
     struct Refresh: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "refresh",
             abstract: "Re-sign the online roles that are past half their lifetime (for cron).",
             discussion: HelpText.repoRefresh)
 
@@ -147,6 +150,7 @@ extension IAPContent.Repo {
     /// `repo key add|revoke`.
     struct Key: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "key",
             abstract: "Add or revoke an online key of targets, snapshot, timestamp or bins.",
             discussion: HelpText.repoKey)
 

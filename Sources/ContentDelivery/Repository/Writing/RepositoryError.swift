@@ -40,7 +40,7 @@ package enum RepositoryError: Error, Sendable, Equatable, CustomStringConvertibl
             return "\(path): \(error)"
         case .notEnoughKeys(let role, let given, let roleKeys, let threshold):
             return "the keys given (\(given.isEmpty ? "none" : given.joined(separator: ", "))) include fewer than \(threshold) "
-                + "of role \(role)'s keys (\(roleKeys.joined(separator: ", "))); pass the role's key files"
+                + "of the keys of role \(role) (\(roleKeys.joined(separator: ", "))); pass the role's key files"
         case .badThreshold(let role, let threshold, let keys):
             return "role \(role): threshold \(threshold) with \(keys) key(s); the threshold must be between 1 and the number of keys"
         case .noKeysLeft(let role):
