@@ -50,7 +50,7 @@ struct PythonTUFInteropTests {
     @Test(.needsPythonTUF) func updaterRefreshesAndDownloadsThroughTheBinsAcrossARootRotation() throws {
         let fixture = try RepositoryFixture()
         defer { fixture.remove() }
-        let repository = try fixture.initialize(bits: 4)
+        let repository = try fixture.initialize(bits: 4, now: Date())
         try repository.add(
             catalogDirectory: fixture.packedCatalog("v1", [("com.example.maps", "1.0"), ("com.example.music", "1.0")]),
             signers: [fixture.onlineKey])
@@ -81,5 +81,44 @@ struct PythonTUFInteropTests {
         let updated = try #require(second.targets[archive] ?? nil)
         #expect(updated.sha256 != seen.sha256 && updated.downloaded == updated.length)
         #expect(secondText.contains(#""contentVersion": "2.0""#))
+    }
+
+    /// The leak drill: the online key leaks; the root holders add a new key to every online role and revoke the
+    /// leaked one (four root versions later). A client shipping root 1 catches up by the chain and then refuses a
+    /// timestamp the leaked key signed.
+    @Test(.needsPythonTUF) func afterRevocationAClientRefusesWhatTheLeakedKeySigns() throws {
+        let fixture = try RepositoryFixture()
+        defer { fixture.remove() }
+        let repository = try fixture.initialize(bits: 3, now: Date())
+        try repository.add(catalogDirectory: fixture.packedCatalog("v1", [("com.example.maps", "1.0")]), signers: [fixture.onlineKey])
+        let leaked = fixture.onlineKey
+        let replacement = KeyFileSigner(SigningKey.generate())
+        let both: [any MetadataSigner] = [leaked, replacement]
+        for role in TUFRepository.onlineRoles {
+            try repository.changeKeys(role: role, add: [replacement.key], revoke: [], rootSigners: fixture.rootKeys, onlineSigners: both)
+        }
+        for role in TUFRepository.onlineRoles {
+            try repository.changeKeys(role: role, add: [], revoke: [leaked.key.keyID], rootSigners: fixture.rootKeys, onlineSigners: both)
+        }
+        let nginx = try Nginx(root: fixture.directory)
+        defer { nginx.stop() }
+        let archive = "com.example.maps/com.example.maps.tar.zst"
+        let (caughtUp, _) = try refresh(
+            nginx, work: fixture.folder.appendingPathComponent("client"), bootstrap: repository.layout.versioned("root", 1), paths: [archive])
+        #expect(caughtUp.root == 7)
+        #expect(caughtUp.targets[archive] != nil)
+
+        // Whoever holds the leaked key signs a newer timestamp: refused, by a client that never updated the app.
+        let state = try RepositoryState(layout: repository.layout)
+        var forged = SignedMetadata(
+            TimestampMetadata(
+                header: MetadataHeader(version: state.timestamp.signed.version + 1, expires: Date().addingTimeInterval(86_400)),
+                snapshot: state.timestamp.signed.snapshot))
+        try forged.sign(with: leaked)
+        try forged.fileBytes.write(to: repository.layout.timestamp)
+        let refused = try PythonTUF.run(
+            Self.client, [nginx.baseURL, fixture.folder.appendingPathComponent("fresh").path, repository.layout.versioned("root", 1).path, archive])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("UnsignedMetadataError"), "\(refused.stderr.suffix(600))")
     }
 }

@@ -24,8 +24,9 @@ struct RepositoryFixture {
     }
 
     /// A repository with 2-of-3 root keys, the online key, 2^`bits` bins.
-    func initialize(bits: Int = 4) throws -> TUFRepository {
-        let repository = repository()
+    /// (`now`: the real clock for a repository an outside client reads, which checks expiry against its own.)
+    func initialize(bits: Int = 4, now: Date = RepositoryFixture.now) throws -> TUFRepository {
+        let repository = repository(now: now)
         try repository.initialize(rootSigners: rootKeys, rootThreshold: 2, onlineSigners: [onlineKey], binsBitLength: bits)
         return repository
     }
