@@ -14,7 +14,9 @@ extension HelpText {
           iapcontent repo add repo site --online-key online.key
           iapcontent repo refresh repo --online-key online.key
           iapcontent repo rotate-root repo --old-key r1.key --old-key r2.key --new-key r3.key --new-key r4.key
-          iapcontent repo key revoke timestamp repo --key-id 3f2a… --root-key r1.key --root-key r2.key --online-key new.key
+          iapcontent repo key add timestamp repo --key new.key --root-key r1.key --root-key r2.key --online-key online.key
+          iapcontent repo key revoke timestamp repo --key online.key --root-key r1.key --root-key r2.key \\
+            --online-key online.key --online-key new.key
         """
 
     /// `iapcontent repo init`.

@@ -56,6 +56,7 @@ struct MetadataParsingTests {
 
     static let fieldCases: [FieldCase] = [
         FieldCase("wrong type of version", { s in s["version"] = "1" }, "signed.version must be an integer"),
+        FieldCase("huge version", { s in s["version"] = .integer(Int64.max) }, "signed.version is 9223372036854775807, more than"),
         FieldCase("version 0", { s in s["version"] = 0 }, "signed.version is 0, must be at least 1"),
         FieldCase("wrong _type", { s in s["_type"] = "targets" }, "signed._type is \"targets\""),
         FieldCase("spec 2", { s in s["spec_version"] = "2.0.0" }, "signed.spec_version"),

@@ -17,6 +17,9 @@ package struct MetadataHeader: Sendable, Equatable {
     /// The TUF specification version written: 1.0.31.
     package static let writtenSpecVersion = "1.0.31"
 
+    /// The largest version accepted (2^53): far beyond any real repository, and a next version always exists.
+    package static let largestVersion: Int64 = 1 << 53
+
     /// Increases by one with each new document of the role; at least 1.
     package var version: Int64
     /// After this instant clients refuse the document.
@@ -42,6 +45,9 @@ package struct MetadataHeader: Sendable, Equatable {
             throw fields.invalid("spec_version", "is \"\(specVersion)\"; only specification 1.x is supported")
         }
         version = try fields.integer("version", minimum: 1)
+        guard version <= Self.largestVersion else {
+            throw fields.invalid("version", "is \(version), more than \(Self.largestVersion): no repository publishes that often")
+        }
         expires = try fields.date("expires")
     }
 
