@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Testing
 
 /// python-tuf 7 (`tuf` on PyPI), the reference TUF implementation, run as a Python script: the interoperability

@@ -178,4 +178,26 @@ struct MetadataParsingTests {
             try SignedMetadata<TargetsMetadata>(parsing: target.canonicalBytes, roleName: "bins-3")
         }
     }
+
+    @Test func refusesABadSnapshotTreeReference() {
+        let hash = JSONValue.string(String(repeating: "a", count: 64))
+        let cases: [(JSONValue, String)] = [
+            (["root": "zz", "fanout": 2, "leaves": 1], "signed.snapshot_tree.root must be lowercase hex of 64 digits"),
+            (["root": hash, "fanout": 1, "leaves": 1], "signed.snapshot_tree.fanout is 1, must be at least 2"),
+            (["root": hash, "fanout": 70_000, "leaves": 1], "signed.snapshot_tree.fanout is 70000, more than 65536"),
+            (["root": hash, "fanout": 2], "signed.snapshot_tree.leaves is missing"),
+        ]
+        for (reference, expected) in cases {
+            let timestamp = TimestampMetadata(header: MetadataHeader(version: 1, expires: Self.expires), snapshot: MetaFile(version: 1))
+            guard case .object(var signed) = timestamp.signedJSON else { return }
+            signed["snapshot_tree"] = reference
+            let bytes = JSONValue.object(["signed": .object(signed), "signatures": []]).canonicalBytes
+            do {
+                _ = try SignedMetadata<TimestampMetadata>(parsing: bytes, roleName: "timestamp")
+                Issue.record("accepted \(reference)")
+            } catch {
+                #expect("\(error)" == "timestamp metadata: \(expected)")
+            }
+        }
+    }
 }

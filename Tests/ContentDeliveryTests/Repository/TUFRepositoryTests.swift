@@ -64,7 +64,9 @@ struct TUFRepositoryTests {
         let second = try fixture.packedCatalog("site2", [("com.example.a", "2.0")])
         let result = try repository.add(catalogDirectory: second, signers: [fixture.onlineKey])
         #expect(result.changedProducts == ["com.example.a"])
-        let names = result.written.map(\.lastPathComponent)
+        let treeNodes = result.written.filter { $0.deletingLastPathComponent().lastPathComponent == "snapshot-tree" }
+        #expect((2...3).contains(treeNodes.count), "the changed leaf pages and the root: \(treeNodes)")
+        let names = result.written.filter { !treeNodes.contains($0) }.map(\.lastPathComponent)
         #expect(names.suffix(2) == ["3.snapshot.json", "timestamp.json"])
         let binFiles = names.dropLast(2)
         #expect(binFiles.allSatisfy { $0.contains(".bins-") } && (1...2).contains(binFiles.count))
@@ -74,6 +76,14 @@ struct TUFRepositoryTests {
         let after = try RepositoryState(layout: repository.layout)
         #expect(after.targets.signed.version == 1 && after.root.signed.version == 1)
         #expect(after.timestamp.signed.snapshot.version == 3)
+        // The tree the timestamp names gives the bin's new version from two nodes.
+        let tree = try #require(after.timestamp.signed.snapshotTree)
+        let binFile = "\(bins.binName(for: "com.example.a/com.example.a.tar.zst")).json"
+        let index = try #require(after.snapshot.signed.meta.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.firstIndex(of: binFile))
+        let leaf = try tree.leaf(at: index) { hash in
+            FileManager.default.contents(atPath: repository.layout.snapshotTreeNode(hash).path).map(Array.init)
+        }
+        #expect(leaf == SnapshotTree.Leaf(name: binFile, version: after.snapshot.signed.meta[binFile]!.version))
     }
 
     @Test func refreshResignsOnlyWhatIsDueAndIsIdempotent() throws {

@@ -66,11 +66,14 @@ package struct TimestampMetadata: RoleMetadata {
     package var header: MetadataHeader
     /// The current `snapshot.json`.
     package var snapshot: MetaFile
+    /// The root of the same snapshot as a hash tree (`snapshot_tree`), when the repository writes one.
+    package var snapshotTree: SnapshotTreeReference?
 
-    /// A timestamp naming `snapshot`.
-    package init(header: MetadataHeader, snapshot: MetaFile) {
+    /// A timestamp naming `snapshot` (and its tree).
+    package init(header: MetadataHeader, snapshot: MetaFile, snapshotTree: SnapshotTreeReference? = nil) {
         self.header = header
         self.snapshot = snapshot
+        self.snapshotTree = snapshotTree
     }
 
     package init(fields: MetadataFields, header: MetadataHeader) throws(MetadataError) {
@@ -80,7 +83,12 @@ package struct TimestampMetadata: RoleMetadata {
             throw fields.invalid("meta", "must name exactly one file, snapshot.json; it names \(metaFields.members.count)")
         }
         snapshot = try MetaFile(metaFields.object("snapshot.json"))
+        snapshotTree = fields.members["snapshot_tree"] == nil ? nil : try SnapshotTreeReference(fields.object("snapshot_tree"))
     }
 
-    package var bodyJSON: [String: JSONValue] { ["meta": ["snapshot.json": snapshot.json]] }
+    package var bodyJSON: [String: JSONValue] {
+        var members: [String: JSONValue] = ["meta": ["snapshot.json": snapshot.json]]
+        if let snapshotTree { members["snapshot_tree"] = snapshotTree.json }
+        return members
+    }
 }

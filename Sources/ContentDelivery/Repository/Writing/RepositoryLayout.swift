@@ -6,7 +6,8 @@ package import Foundation
 /// <dir>/metadata/N.targets.json     the top-level targets: the succinct hashed-bin delegation
 /// <dir>/metadata/N.<bin>.json       the bins: every product's archive and manifest
 /// <dir>/metadata/N.snapshot.json    every targets file's version
-/// <dir>/metadata/timestamp.json     the current snapshot (the one file rewritten in place)
+/// <dir>/metadata/snapshot-tree/<sha256>.json   the snapshot as a hash tree, each node named by its hash
+/// <dir>/metadata/timestamp.json     the current snapshot and its tree's root (the one file rewritten in place)
 /// <dir>/targets/<dir of path>/<sha256>.<name>   the target files, named by content
 /// ```
 package struct RepositoryLayout: Sendable {
@@ -24,6 +25,11 @@ package struct RepositoryLayout: Sendable {
     /// `metadata/<version>.<role>.json`.
     package func versioned(_ role: String, _ version: Int64) -> URL {
         metadata.appendingPathComponent("\(version).\(role).json")
+    }
+
+    /// `metadata/snapshot-tree/<sha256>.json`: a node of the snapshot tree.
+    package func snapshotTreeNode(_ sha256: String) -> URL {
+        metadata.appendingPathComponent("snapshot-tree", isDirectory: true).appendingPathComponent("\(sha256).json")
     }
 
     /// `metadata/timestamp.json`.

@@ -33,7 +33,7 @@ extension TUFRepository {
         var written = try publish(&state, bins: bins, targets: targets, signers: signers, forceSnapshot: snapshotDue)
         if written.isEmpty, due(state.timestamp.signed.header, lifetimes.timestamp) {
             let snapshotBytes = try RepositoryFiles.read(layout.versioned("snapshot", state.snapshot.signed.version))
-            written.append(try writeTimestamp(&state, signers: signers, snapshotBytes: snapshotBytes))
+            written += try writeTimestamp(&state, signers: signers, snapshotBytes: snapshotBytes)
         }
         return written
     }

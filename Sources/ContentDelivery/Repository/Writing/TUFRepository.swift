@@ -89,22 +89,32 @@ package struct TUFRepository: Sendable {
         try RepositoryFiles.create(snapshotBytes, at: snapshotURL)
         state.snapshot = snapshot
         written.append(snapshotURL)
-        written.append(try writeTimestamp(&state, signers: signers, snapshotBytes: snapshotBytes))
+        written += try writeTimestamp(&state, signers: signers, snapshotBytes: snapshotBytes)
         return written
     }
 
-    /// Signs and writes a new `timestamp.json` naming the current snapshot (`snapshotBytes`: its file).
-    func writeTimestamp(_ state: inout RepositoryState, signers: [any MetadataSigner], snapshotBytes: Data) throws(RepositoryError) -> URL {
+    /// Writes the nodes of the current snapshot's tree that are not there yet, then signs and writes a new
+    /// `timestamp.json` naming the snapshot (`snapshotBytes`: its file) and the tree's root; returns the files
+    /// written.
+    func writeTimestamp(_ state: inout RepositoryState, signers: [any MetadataSigner], snapshotBytes: Data) throws(RepositoryError) -> [URL] {
+        var written: [URL] = []
+        let tree = SnapshotTree(meta: state.snapshot.signed.meta)
+        for (hash, bytes) in tree.nodes.sorted(by: { $0.key < $1.key }) {
+            let url = layout.snapshotTreeNode(hash)
+            guard !FileManager.default.fileExists(atPath: url.path) else { continue }
+            do { try RepositoryFiles.create(Data(bytes), at: url) } catch .alreadyExists { continue }  // same name, same bytes
+            written.append(url)
+        }
         let snapshotFile = MetaFile(
             version: state.snapshot.signed.version, length: Int64(snapshotBytes.count),
             hashes: ["sha256": Hex.string(SHA256.hash(data: snapshotBytes))])
         var timestamp = SignedMetadata(
             TimestampMetadata(
                 header: MetadataHeader(version: state.timestamp.signed.version + 1, expires: expiry(lifetimes.timestamp)),
-                snapshot: snapshotFile))
+                snapshot: snapshotFile, snapshotTree: tree.reference))
         try Self.sign(&timestamp, with: Self.signers(for: state.root.signed.role("timestamp"), named: "timestamp", from: signers))
         try RepositoryFiles.replace(timestamp.fileBytes, at: layout.timestamp)
         state.timestamp = timestamp
-        return layout.timestamp
+        return written + [layout.timestamp]
     }
 }
