@@ -1,5 +1,5 @@
 /// Why a metadata document was refused: each case names the role (and the key or field) and what to do.
-public enum MetadataError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum MetadataError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The bytes are not JSON a metadata file may hold (`detail` names the byte offset).
     case syntax(role: String, detail: String)
     /// A field is missing, has the wrong type or a value outside what the specification allows.
@@ -14,7 +14,7 @@ public enum MetadataError: Error, Sendable, Equatable, CustomStringConvertible {
     case expired(role: String, expires: String)
 
     /// A message naming the role, key or field.
-    public var description: String {
+    package var description: String {
         switch self {
         case .syntax(let role, let detail):
             return "\(role) metadata is not valid JSON \(detail); fetch or regenerate it"
