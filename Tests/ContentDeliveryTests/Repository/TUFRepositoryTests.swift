@@ -144,4 +144,34 @@ struct TUFRepositoryTests {
         let after = try RepositoryState(layout: repository.layout)
         #expect(try after.bin("bins-0").signatures.map(\.keyID) == [newOnline.key.keyID])
     }
+
+    @Test func aPublishThatStoppedHalfWayLeavesNothingInTheNextOnesWay() throws {
+        let fixture = try RepositoryFixture()
+        defer { fixture.remove() }
+        let repository = try fixture.initialize(bits: 2)
+        // What a command that died before its timestamp leaves: versioned files no snapshot or timestamp names.
+        let state = try RepositoryState(layout: repository.layout)
+        for name in ["2.bins-0.json", "2.bins-1.json", "2.bins-2.json", "2.bins-3.json", "2.snapshot.json"] {
+            try Data("{}".utf8).write(to: repository.layout.metadata.appendingPathComponent(name))
+        }
+        let written = try repository.add(
+            catalogDirectory: fixture.catalog("site", [("com.example.a", "1.0")]), signers: [fixture.onlineKey]
+        ).written.map(\.lastPathComponent)
+        #expect(written.contains("3.snapshot.json"), "\(written)")
+        let after = try RepositoryState(layout: repository.layout)
+        #expect(after.snapshot.signed.version == 3 && after.timestamp.signed.version == state.timestamp.signed.version + 1)
+        #expect(after.snapshot.signed.meta.values.allSatisfy { $0.version != 2 })
+    }
+
+    @Test func aSecondCommandOnTheSameRepositoryIsRefusedWhileTheFirstRuns() throws {
+        let fixture = try RepositoryFixture()
+        defer { fixture.remove() }
+        let repository = try fixture.initialize(bits: 1)
+        let lock = try RepositoryLock(repository.layout)
+        #expect(throws: RepositoryError.busy(path: fixture.directory.path)) {
+            try repository.refresh(signers: [fixture.onlineKey], force: true)
+        }
+        _ = consume lock
+        #expect(try !repository.refresh(signers: [fixture.onlineKey], force: true).isEmpty)
+    }
 }

@@ -4,6 +4,8 @@ package import SystemSupport
 package enum RepositoryError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `repo init` on a folder that already holds a root.
     case alreadyInitialized(path: String)
+    /// Another `iapcontent repo` command is changing the repository.
+    case busy(path: String)
     /// A versioned file that must be new already exists: another publisher wrote it.
     case alreadyExists(path: String)
     /// A metadata file the repository needs is not there.
@@ -32,6 +34,8 @@ package enum RepositoryError: Error, Sendable, Equatable, CustomStringConvertibl
         switch self {
         case .alreadyInitialized(let path):
             return "\(path) already holds a TUF repository (a root exists); use `repo rotate-root` or `repo key` to change keys"
+        case .busy(let path):
+            return "another `iapcontent repo` command is changing \(path) (it holds .lock); run this one when it is done"
         case .alreadyExists(let path):
             return "\(path) already exists: another publisher wrote this version meanwhile; re-run the command"
         case .missingMetadata(let path):

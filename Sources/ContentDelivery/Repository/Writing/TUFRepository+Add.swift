@@ -22,6 +22,8 @@ extension TUFRepository {
         } catch {
             throw .unreadableCatalog(path: catalogDirectory.path, detail: "\(error)")
         }
+        let lock = try RepositoryLock(layout)
+        defer { _ = lock }
         var state = try RepositoryState(layout: layout)
         let bins = state.bins
 

@@ -13,6 +13,8 @@ extension TUFRepository {
     package func initialize(
         rootSigners: [any MetadataSigner], rootThreshold: Int, onlineSigners: [any MetadataSigner], binsBitLength: Int
     ) throws(RepositoryError) -> [URL] {
+        let lock = try RepositoryLock(layout)
+        defer { _ = lock }
         if layout.latestRootVersion() != nil { throw .alreadyInitialized(path: layout.root.path) }
         guard (1...32).contains(binsBitLength) else { throw .badBitLength(binsBitLength) }
         let rootKeys = Self.distinctKeys(rootSigners)

@@ -8,6 +8,8 @@ extension TUFRepository {
     /// - Returns: The files written, in order (empty when nothing needed re-signing).
     @discardableResult
     package func refresh(signers: [any MetadataSigner], force: Bool = false) throws(RepositoryError) -> [URL] {
+        let lock = try RepositoryLock(layout)
+        defer { _ = lock }
         var state = try RepositoryState(layout: layout)
         func due(_ header: MetadataHeader, _ lifetime: TimeInterval) -> Bool {
             force || header.expires.timeIntervalSince(now) < lifetime / 2

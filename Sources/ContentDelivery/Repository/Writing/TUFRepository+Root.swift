@@ -46,6 +46,8 @@ extension TUFRepository {
     package func rotateRoot(
         signers: [any MetadataSigner], newRootKeys: [MetadataKey], newThreshold: Int
     ) throws(RepositoryError) -> URL {
+        let lock = try RepositoryLock(layout)
+        defer { _ = lock }
         var state = try RepositoryState(layout: layout)
         return try writeNextRoot(&state, signers: signers) { (root: inout RootMetadata) throws(RepositoryError) in
             guard !newRootKeys.isEmpty, (1...newRootKeys.count).contains(newThreshold) else {
@@ -70,6 +72,8 @@ extension TUFRepository {
         role: String, add: [MetadataKey], revoke: [String], rootSigners: [any MetadataSigner],
         onlineSigners: [any MetadataSigner]
     ) throws(RepositoryError) -> [URL] {
+        let lock = try RepositoryLock(layout)
+        defer { _ = lock }
         var state = try RepositoryState(layout: layout)
         var written: [URL] = []
         func apply(_ keys: inout RoleKeys) throws(RepositoryError) {

@@ -61,7 +61,9 @@ package struct TUFRepository: Sendable {
         if !bins.isEmpty {
             let binSigners = try Self.signers(for: state.bins.keys, named: "bins", from: signers)
             for name in bins.keys.sorted() {
-                var document = SignedMetadata(bins[name]!)
+                var bin = bins[name]!
+                bin.header.version = freeVersion(name, from: bin.version)
+                var document = SignedMetadata(bin)
                 try Self.sign(&document, with: binSigners)
                 let url = layout.versioned(name, document.signed.version)
                 try RepositoryFiles.create(document.fileBytes, at: url)
@@ -69,7 +71,8 @@ package struct TUFRepository: Sendable {
                 written.append(url)
             }
         }
-        if let targets {
+        if var targets {
+            targets.header.version = freeVersion("targets", from: targets.version)
             var document = SignedMetadata(targets)
             try Self.sign(&document, with: Self.signers(for: state.root.signed.role("targets"), named: "targets", from: signers))
             let url = layout.versioned("targets", targets.version)
@@ -81,7 +84,8 @@ package struct TUFRepository: Sendable {
         guard !written.isEmpty || forceSnapshot else { return written }
         var snapshot = SignedMetadata(
             SnapshotMetadata(
-                header: MetadataHeader(version: state.snapshot.signed.version + 1, expires: expiry(lifetimes.snapshot)),
+                header: MetadataHeader(
+                    version: freeVersion("snapshot", from: state.snapshot.signed.version + 1), expires: expiry(lifetimes.snapshot)),
                 meta: meta))
         try Self.sign(&snapshot, with: Self.signers(for: state.root.signed.role("snapshot"), named: "snapshot", from: signers))
         let snapshotURL = layout.versioned("snapshot", snapshot.signed.version)
@@ -91,6 +95,15 @@ package struct TUFRepository: Sendable {
         written.append(snapshotURL)
         written += try writeTimestamp(&state, signers: signers, snapshotBytes: snapshotBytes)
         return written
+    }
+
+    /// `version`, or the first version above it no file of `role` has yet: a command that stopped between writing a
+    /// versioned file and the timestamp that would name it leaves that file behind, unnamed; the next command
+    /// writes past it (under the repository's lock, so no other publisher is writing it).
+    func freeVersion(_ role: String, from version: Int64) -> Int64 {
+        var version = version
+        while FileManager.default.fileExists(atPath: layout.versioned(role, version).path) { version += 1 }
+        return version
     }
 
     /// Writes the nodes of the current snapshot's tree that are not there yet, then signs and writes a new
