@@ -114,8 +114,14 @@ struct TUFRepositoryTests {
         try repository.rotateRoot(signers: Array(fixture.rootKeys[1...2]) + newKeys, newRootKeys: newKeys.map(\.key), newThreshold: 2)
         let one = try SignedMetadata<RootMetadata>(parsing: Data(contentsOf: repository.layout.versioned("root", 1)), roleName: "root")
         let two = try SignedMetadata<RootMetadata>(parsing: Data(contentsOf: repository.layout.versioned("root", 2)), roleName: "root")
-        try two.verify(keys: one.signed.keys, role: one.signed.role("root"), roleName: "root")
-        try two.verifySelf()
+        try two.verifyAsSuccessor(of: one.signed)
+        #expect(throws: MetadataError.self) { try one.verifyAsSuccessor(of: two.signed) }
+        // Signed by the new keys alone, the link does not hold: the old threshold is missing.
+        var forged = SignedMetadata(two.signed)
+        for key in newKeys { try forged.sign(with: key) }
+        #expect(throws: MetadataError.thresholdNotMet(role: "root version 2 (by the keys of version 1)", valid: 0, threshold: 2)) {
+            try forged.verifyAsSuccessor(of: one.signed)
+        }
         #expect(two.signed.keys[fixture.rootKeys[0].key.keyID] == nil)
         // The old keys cannot sign root 3.
         #expect(throws: RepositoryError.self) {

@@ -85,6 +85,19 @@ extension SignedMetadata where Role == RootMetadata {
     package func verifySelf(roleName: String = "root") throws(MetadataError) {
         try verify(keys: signed.keys, role: signed.role("root"), roleName: roleName)
     }
+
+    /// Verifies this root as the link after `trusted` in the root chain: exactly one version above it, signed by a
+    /// threshold of `trusted`'s root keys and by a threshold of its own.
+    package func verifyAsSuccessor(of trusted: RootMetadata) throws(MetadataError) {
+        let name = "root version \(signed.version)"
+        guard signed.version == trusted.version + 1 else {
+            throw .invalidField(
+                role: name, field: "signed.version",
+                problem: "is \(signed.version); the root after version \(trusted.version) must be \(trusted.version + 1)")
+        }
+        try verify(keys: trusted.keys, role: trusted.role("root"), roleName: "\(name) (by the keys of version \(trusted.version))")
+        try verifySelf(roleName: name)
+    }
 }
 
 /// Something that signs metadata with one Ed25519 key: a key file today; a PKCS#11 token or other hardware key

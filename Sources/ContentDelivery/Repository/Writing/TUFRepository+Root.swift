@@ -31,10 +31,7 @@ extension TUFRepository {
         for signer in oldSigners + newSigners where seen.insert(signer.key.keyID).inserted { all.append(signer) }
         try Self.sign(&document, with: all)
         let url = layout.versioned("root", next.version)
-        do {
-            try document.verify(keys: old.keys, role: old.role("root"), roleName: "root (version \(old.version))")
-            try document.verifySelf(roleName: "root (version \(next.version))")
-        } catch { throw .metadata(path: url.path, error) }
+        do { try document.verifyAsSuccessor(of: old) } catch { throw .metadata(path: url.path, error) }
         try RepositoryFiles.create(document.fileBytes, at: url)
         state.root = document
         return url
