@@ -98,6 +98,15 @@ struct TUFRepositoryTests {
         // Four days on: the snapshot too.
         let days = fixture.repository(now: RepositoryFixture.now.addingTimeInterval(4 * 86_400))
         #expect(try days.refresh(signers: [fixture.onlineKey]).map(\.lastPathComponent) == ["2.snapshot.json", "timestamp.json"])
+        // 200 days on: past half the bins' and the targets' year: every bin, the targets, the snapshot, the timestamp.
+        let state = try RepositoryState(layout: fixture.repository().layout)
+        let binURL = fixture.repository().layout.versioned("bins-0", 1)
+        #expect(TUFRepository.expiry(inFileStart: binURL) == (try state.bin("bins-0").signed.header.expires))
+        let months = fixture.repository(now: RepositoryFixture.now.addingTimeInterval(200 * 86_400))
+        let renewed = try months.refresh(signers: [fixture.onlineKey]).map(\.lastPathComponent)
+        #expect(renewed.filter { $0.contains(".bins-") }.count == 4)
+        #expect(renewed.contains("2.targets.json") && renewed.contains("3.snapshot.json") && renewed.last == "timestamp.json")
+        #expect(try months.refresh(signers: [fixture.onlineKey]).isEmpty)
         // A wrong key is refused, naming the role.
         #expect(throws: RepositoryError.self) { try fixture.repository().refresh(signers: [fixture.rootKeys[0]], force: true) }
     }

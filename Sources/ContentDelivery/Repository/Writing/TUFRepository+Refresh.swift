@@ -18,7 +18,12 @@ extension TUFRepository {
         for number in 0..<state.bins.binCount {
             let name = state.bins.binName(number)
             guard let version = state.snapshot.signed.meta["\(name).json"]?.version else { continue }
-            // Cheap first: only a bin whose expiry is near is re-signed, and reading it is what tells.
+            // Cheap first: the expiry from the file's first bytes; only a bin that is due is read whole.
+            if !force, let expires = Self.expiry(inFileStart: layout.versioned(name, version)),
+               expires.timeIntervalSince(now) >= lifetimes.targets / 2
+            {
+                continue
+            }
             let bin = try state.bin(name).signed
             guard due(bin.header, lifetimes.targets) else { continue }
             var renewed = bin
@@ -38,6 +43,21 @@ extension TUFRepository {
             written += try writeTimestamp(&state, signers: signers, snapshotBytes: snapshotBytes)
         }
         return written
+    }
+
+    /// The `expires` of a metadata file this repository wrote, read from its first 4 KiB: in canonical JSON the
+    /// signatures come first, then `signed` with `_type` and then `expires`, so a bin of any size tells its expiry
+    /// without being read whole. `nil` when it is not there (the caller then reads the file).
+    static func expiry(inFileStart url: URL) -> Date? {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? handle.close() }
+        guard let start = try? handle.read(upToCount: 4096) else { return nil }
+        let bytes = Array(start)
+        let signed = Array(#""signed":{"_type":"targets","#.utf8)
+        let key = Array(#""expires":""#.utf8)
+        guard let at = bytes.firstRange(of: signed), bytes[at.upperBound...].starts(with: key) else { return nil }
+        let text = bytes[(at.upperBound + key.count)...].prefix(20)
+        return CatalogDate.date(from: String(decoding: text, as: UTF8.self))
     }
 
     /// When the newest root expires (its keys are offline, so `refresh` never re-signs it; `rotate-root` does).
