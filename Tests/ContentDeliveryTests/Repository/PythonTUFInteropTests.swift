@@ -121,4 +121,24 @@ struct PythonTUFInteropTests {
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("UnsignedMetadataError"), "\(refused.stderr.suffix(600))")
     }
+
+    /// Our bin of a path is python-tuf's (`SuccinctRoles.get_role_for_target`), for every bit length and paths of any
+    /// bytes.
+    @Test(.needsPythonTUF) func binsAreTheOnesPythonTUFComputes() throws {
+        let paths = ["a", "com.example.maps/com.example.maps.tar.zst", "é/🙂 x", ""] + (0..<20).map { "p\($0)/\(UUID().uuidString)" }
+        let bits = [1, 2, 3, 4, 5, 8, 11, 14, 16, 31, 32]
+        let result = try PythonTUF.run(
+            """
+            import json, sys
+            from tuf.api.metadata import SuccinctRoles
+            paths, bits = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+            print(json.dumps([[SuccinctRoles([], 1, b, "bins").get_role_for_target(p) for p in paths] for b in bits]))
+            """, [String(decoding: try JSONSerialization.data(withJSONObject: paths), as: UTF8.self), "\(bits)"])
+        try #require(result.status == 0, "\(result.stderr)")
+        let theirs = try JSONDecoder().decode([[String]].self, from: Data(result.stdout.utf8))
+        let ours = bits.map { bitLength in
+            paths.map { SuccinctRoles(keys: RoleKeys(keyIDs: [], threshold: 1), bitLength: bitLength, namePrefix: "bins").binName(for: $0) }
+        }
+        #expect(ours == theirs)
+    }
 }
