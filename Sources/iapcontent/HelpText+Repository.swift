@@ -28,7 +28,8 @@ extension HelpText {
 
     /// `iapcontent repo add`.
     static let repoAdd = """
-        Reads each catalog folder's catalog.json and publishes every product in it whose archive or manifest is \
+        Reads each catalog folder's catalog.json (a folder of packed archives without one is made a catalog first, \
+        as `iapcontent catalog` would) and publishes every product in it whose archive or manifest is \
         new: the files go to targets/ by hash (hard links when possible), then only the bins holding them get a \
         new version, then a new snapshot, then timestamp.json. The catalog entry of each product goes into its \
         archive target's custom field. Publishing what is already there writes nothing.

@@ -33,6 +33,15 @@ struct RepoCommandTests {
         #expect(added.stdoutLines.filter { !$0.contains("snapshot-tree/") }.suffix(2) == ["wrote metadata/2.snapshot.json", "wrote metadata/timestamp.json"])
         #expect(try Self.run(["repo", "add", "repo", "site", "--online-key", "online.key"], in: directory).stdout == "site: nothing new\n")
 
+        // A folder of packed archives works too: a new version straight from `pack`.
+        let next = try PackageFixture.make(
+            at: directory.appending("pkg2"), productID: "com.example.cli", version: "2.0",
+            files: ["Contents/a.bin": PackageFixture.bytes(count: 200_000, seed: 6)])
+        #expect(try Self.run(["pack", next.path, "--output", "dist2"], in: directory).status == 0)
+        let fromPack = try Self.run(["repo", "add", "repo", "dist2", "--online-key", "online.key"], in: directory)
+        #expect(fromPack.status == 0 && fromPack.stdoutLines.first == "dist2: published com.example.cli", "\(fromPack.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.appending("repo").path).sorted() == [".lock", "metadata", "targets"])
+
         let refreshed = try Self.run(["repo", "refresh", "repo", "--online-key", "online.key"], in: directory)
         #expect(refreshed.status == 0 && refreshed.stdout == "nothing to re-sign\n", "\(refreshed.stderr)")
 
@@ -54,6 +63,6 @@ struct RepoCommandTests {
             ["repo", "key", "revoke", "timestamp", "repo", "--key", "online.key", "--root-key", "n1.key",
              "--online-key", "online.key", "--online-key", "online2.key"], in: directory)
         #expect(revoked.status == 0, "\(revoked.stderr)")
-        #expect(revoked.stdoutLines == ["wrote metadata/4.root.json", "wrote metadata/4.snapshot.json", "wrote metadata/timestamp.json"])
+        #expect(revoked.stdoutLines == ["wrote metadata/4.root.json", "wrote metadata/5.snapshot.json", "wrote metadata/timestamp.json"])
     }
 }

@@ -69,7 +69,7 @@ extension IAPContent.Repo {
         @Argument(help: "Repository folder.")
         var directory: String
 
-        @Argument(help: "Catalog folders written by `iapcontent catalog`.")
+        @Argument(help: "Catalog folders written by `iapcontent catalog`, or folders of archives written by `iapcontent pack`.")
         var catalogs: [String]
 
         @Option(name: .customLong("online-key"), help: "Online key file (repeatable).")
@@ -79,7 +79,7 @@ extension IAPContent.Repo {
             let repository = TUFRepository(directory: URL(fileURLWithPath: directory, isDirectory: true))
             let keys = try signers(onlineKeys)
             for catalog in catalogs {
-                let result = try repository.add(catalogDirectory: URL(fileURLWithPath: catalog, isDirectory: true), signers: keys)
+                let result = try repository.add(from: URL(fileURLWithPath: catalog, isDirectory: true), signers: keys)
                 if result.written.isEmpty {
                     Output.line("\(catalog): nothing new")
                     continue

@@ -9,6 +9,23 @@ extension TUFRepository {
         package var written: [URL]
     }
 
+    /// Publishes the products in `folder`: a catalog folder (`catalog.json` inside) as ``add(catalogDirectory:signers:)``
+    /// does; a folder of packed archives and manifests (what `iapcontent pack` wrote) through a catalog built from it
+    /// first, in a temporary folder inside the repository (so its archives are hard links, not copies) removed after.
+    @discardableResult
+    package func add(from folder: URL, signers: [any MetadataSigner]) throws(RepositoryError) -> AddResult {
+        if FileManager.default.fileExists(atPath: folder.appendingPathComponent(Catalog.fileName).path) {
+            return try add(catalogDirectory: folder, signers: signers)
+        }
+        try RepositoryFiles.makeDirectory(layout.root)
+        let staging = layout.root.appendingPathComponent(".incoming-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: staging) }
+        do { _ = try CatalogBuilder(inputDirectory: folder, outputDirectory: staging, now: now).build() } catch {
+            throw .unreadableCatalog(path: folder.path, detail: error.description)
+        }
+        return try add(catalogDirectory: staging, signers: signers)
+    }
+
     /// Publishes every product of the catalog folder `catalogDirectory` (written by `iapcontent catalog`): its
     /// archive and manifest become targets, stored by hash; only the bins holding a new or changed target are
     /// rewritten, then the snapshot and the timestamp. A catalog whose products are all published already
