@@ -151,6 +151,13 @@ struct TUFRepositoryTests {
         let state = try RepositoryState(layout: repository.layout)
         #expect(state.root.signed.role("timestamp").keyIDs == [newOnline.key.keyID])
         #expect(state.timestamp.signatures.map(\.keyID) == [newOnline.key.keyID])
+        #expect(throws: RepositoryError.unknownRole("root")) {
+            try repository.changeKeys(role: "root", add: [], revoke: [], rootSigners: fixture.rootKeys, onlineSigners: [newOnline])
+        }
+        #expect(throws: RepositoryError.noKeysLeft(role: "timestamp")) {
+            try repository.changeKeys(
+                role: "timestamp", add: [], revoke: [newOnline.key.keyID], rootSigners: fixture.rootKeys, onlineSigners: [newOnline])
+        }
         // The bins' key: revoking re-signs every bin.
         try repository.changeKeys(role: "bins", add: [newOnline.key], revoke: [], rootSigners: [], onlineSigners: [fixture.onlineKey, newOnline])
         let revoked = try repository.changeKeys(

@@ -16,6 +16,8 @@ package enum RepositoryError: Error, Sendable, Equatable, CustomStringConvertibl
     case notEnoughKeys(role: String, given: [String], roleKeys: [String], threshold: Int)
     /// A role's threshold is above its number of keys, or below 1.
     case badThreshold(role: String, threshold: Int, keys: Int)
+    /// `repo key` names a role whose keys it does not manage.
+    case unknownRole(String)
     /// A role would be left without keys.
     case noKeysLeft(role: String)
     /// A file's bytes are not what the catalog says.
@@ -47,6 +49,8 @@ package enum RepositoryError: Error, Sendable, Equatable, CustomStringConvertibl
                 + "of the keys of role \(role) (\(roleKeys.joined(separator: ", "))); pass the role's key files"
         case .badThreshold(let role, let threshold, let keys):
             return "role \(role): threshold \(threshold) with \(keys) key(s); the threshold must be between 1 and the number of keys"
+        case .unknownRole(let role):
+            return "role \(role) has no online keys to change; name targets, snapshot, timestamp or bins (root keys: `repo rotate-root`)"
         case .noKeysLeft(let role):
             return "role \(role) would have no keys left; add its new key before revoking the last one"
         case .targetMismatch(let path, let expected, let actual):

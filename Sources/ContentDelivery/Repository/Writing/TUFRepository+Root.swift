@@ -103,7 +103,7 @@ extension TUFRepository {
                 }
             }
         } else {
-            guard ["targets", "snapshot", "timestamp"].contains(role) else { throw .noKeysLeft(role: role) }
+            guard ["targets", "snapshot", "timestamp"].contains(role) else { throw .unknownRole(role) }
             written.append(
                 try writeNextRoot(&state, signers: rootSigners) { (root: inout RootMetadata) throws(RepositoryError) in
                     var keys = root.role(role)
