@@ -195,6 +195,7 @@ let package = Package(
             dependencies: [
                 "ContentDelivery", "ContentPackaging", "SystemSupport", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: swiftSettings),
         .testTarget(

@@ -12,7 +12,7 @@ struct IAPContent: AsyncParsableCommand {
         version: ProgramVersion.current,
         subcommands: [
             Import.self, Validate.self, Pack.self, Inspect.self,
-            BuildCatalog.self, Publish.self, Prune.self, Keygen.self, EntitlementsCommand.self, Serve.self, SignURL.self,
+            BuildCatalog.self, Repo.self, Publish.self, Prune.self, Keygen.self, EntitlementsCommand.self, Serve.self, SignURL.self,
             Download.self, Status.self, Pause.self, Resume.self, Cancel.self, Daemon.self,
             Content.self, Packs.self, Verify.self, Repair.self, Diff.self, Patch.self, Delete.self, Restore.self, InstallArchive.self, DisplayDemo.self, EmptyTrash.self,
         ])

@@ -173,13 +173,13 @@ _iapcontent() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    import|validate|pack|inspect|catalog|publish|prune|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|daemon|content|packs|verify|repair|diff|patch|delete|restore|help)
+    import|validate|pack|inspect|catalog|repo|publish|prune|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|daemon|content|packs|verify|repair|diff|patch|delete|restore|help)
         # Offer subcommand argument completions
         "_iapcontent_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'import validate pack inspect catalog publish prune keygen entitlements serve sign-url download status pause resume cancel daemon content packs verify repair diff patch delete restore help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'import validate pack inspect catalog repo publish prune keygen entitlements serve sign-url download status pause resume cancel daemon content packs verify repair diff patch delete restore help' -- "${cur}"))
         ;;
     esac
 }
@@ -283,6 +283,140 @@ _iapcontent_catalog() {
         return
         ;;
     '--updates-from')
+        return
+        ;;
+    esac
+}
+
+_iapcontent_repo() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __iapcontent_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    init|add|refresh|rotate-root|key)
+        # Offer subcommand argument completions
+        "_iapcontent_repo_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'init add refresh rotate-root key' -- "${cur}"))
+        ;;
+    esac
+}
+
+_iapcontent_repo_init() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--root-key --online-key)
+    non_repeating_options=(--root-threshold --bins-bit-length)
+    __iapcontent_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--root-key')
+        return
+        ;;
+    '--root-threshold')
+        return
+        ;;
+    '--online-key')
+        return
+        ;;
+    '--bins-bit-length')
+        return
+        ;;
+    esac
+}
+
+_iapcontent_repo_add() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--online-key)
+    non_repeating_options=()
+    __iapcontent_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--online-key')
+        return
+        ;;
+    esac
+}
+
+_iapcontent_repo_refresh() {
+    repeating_flags=()
+    non_repeating_flags=(--force --version -h --help)
+    repeating_options=(--online-key)
+    non_repeating_options=()
+    __iapcontent_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--online-key')
+        return
+        ;;
+    esac
+}
+
+_iapcontent_repo_rotate-root() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--old-key --new-key)
+    non_repeating_options=(--new-threshold)
+    __iapcontent_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--old-key')
+        return
+        ;;
+    '--new-key')
+        return
+        ;;
+    '--new-threshold')
+        return
+        ;;
+    esac
+}
+
+_iapcontent_repo_key() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--root-key --online-key)
+    non_repeating_options=(--key --key-id)
+    __iapcontent_offer_flags_options 3
+
+    # Offer option value completions
+    case "${prev}" in
+    '--key')
+        return
+        ;;
+    '--key-id')
+        return
+        ;;
+    '--root-key')
+        return
+        ;;
+    '--online-key')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __iapcontent_add_completions -W 'add'$'\n''revoke'
+        return
+        ;;
+    2)
+        __iapcontent_add_completions -W 'targets'$'\n''snapshot'$'\n''timestamp'$'\n''bins'
         return
         ;;
     esac

@@ -55,6 +55,7 @@ _iapcontent() {
             'pack:Pack a content folder into a reproducible <product>-<version>.tar.zst plus its manifest.'
             'inspect:Show an archive'\''s product, version, sizes and files; verify it against the manifest beside it.'
             'catalog:Build a static, content-addressed catalog folder from packed archives.'
+            'repo:Write and maintain a TUF repository: k-of-n offline root keys, online keys, hashed bins.'
             'publish:Upload a catalog folder to S3-compatible storage; readers see the old or the new catalog, never a mix.'
             'prune:Delete from S3-compatible storage what neither the live catalog nor the last N published ones reference.'
             'keygen:Create an Ed25519 catalog signing key, or a URL-token key with --token-key.'
@@ -81,7 +82,7 @@ _iapcontent() {
         ;;
     arg)
         case "${words[1]}" in
-        import|validate|pack|inspect|catalog|publish|prune|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|daemon|content|packs|verify|repair|diff|patch|delete|restore|help)
+        import|validate|pack|inspect|catalog|repo|publish|prune|keygen|entitlements|serve|sign-url|download|status|pause|resume|cancel|daemon|content|packs|verify|repair|diff|patch|delete|restore|help)
             "_iapcontent_${words[1]}" && ret=0
             ;;
         esac
@@ -163,6 +164,117 @@ _iapcontent_catalog() {
         '--catalog-version[Catalog version; must exceed the published one (default\: previous + 1).]:catalog-version:'
         '--expires-in[Seconds until clients refuse the catalog (re-sign before then).]:expires-in:'
         '--updates-from[For each product, report the update size from this many older versions found in the input folder (0\: none).]:updates-from:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_repo() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'init:Create a repository: root 1 with k-of-n root keys, the online keys, empty bins.'
+            'add:Publish the products of a catalog folder: their bins, then snapshot and timestamp.'
+            'refresh:Re-sign the online roles that are past half their lifetime (for cron).'
+            'rotate-root:Write the next root with new root keys, signed by old and new thresholds.'
+            'key:Add or revoke an online key of targets, snapshot, timestamp or bins.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        init|add|refresh|rotate-root|key)
+            "_iapcontent_repo_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_iapcontent_repo_init() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':directory:'
+        '*--root-key[Root key file (repeatable); every one signs root version 1.]:root-key:'
+        '--root-threshold[How many root keys must sign a new root.]:root-threshold:'
+        '*--online-key[Online key file (repeatable)\: signs targets, bins, snapshot, timestamp.]:online-key:'
+        '--bins-bit-length[Bins\: 2^N of them; a target'\''s bin is the first N bits of SHA-256(path).]:bins-bit-length:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_repo_add() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':directory:'
+        '*:catalogs:'
+        '*--online-key[Online key file (repeatable).]:online-key:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_repo_refresh() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':directory:'
+        '*--online-key[Online key file (repeatable).]:online-key:'
+        '--force[Re-sign every online role now.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_repo_rotate-root() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':directory:'
+        '*--old-key[Current root key file (repeatable; a threshold of them).]:old-key:'
+        '*--new-key[New root key file (repeatable; every one is listed, a threshold signs).]:new-key:'
+        '--new-threshold[Threshold of the new root keys (default\: the number of new keys).]:new-threshold:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_repo_key() {
+    local -i ret=1
+    local -ar _action=('add' 'revoke')
+    local -ar _role=('targets' 'snapshot' 'timestamp' 'bins')
+    local -ar arg_specs=(
+        ':action:{__iapcontent_complete "${_action[@]}"}'
+        ':role:{__iapcontent_complete "${_role[@]}"}'
+        ':directory:'
+        '--key[Key file to add, or to revoke (its key ID is taken from it).]:key:'
+        '--key-id[Key ID to revoke, when its file is gone.]:key-id:'
+        '*--root-key[Root key file (repeatable)\: targets, snapshot and timestamp keys live in the root.]:root-key:'
+        '*--online-key[Online key file of the changed roles (repeatable)\: re-signs what the change affects.]:online-key:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -1,0 +1,99 @@
+import Foundation
+import Glibc
+import SystemSupport
+import ContentPackaging
+
+/// Durable writes for the repository: versioned metadata and targets are created, never replaced (a second
+/// publisher racing for the same version fails instead of overwriting); `timestamp.json` is replaced atomically.
+/// Each is written to a temp file, fsynced, then linked or renamed into place, and its folder fsynced.
+enum RepositoryFiles {
+    /// Creates `url` holding `data`; throws ``RepositoryError/alreadyExists(path:)`` when it exists.
+    static func create(_ data: Data, at url: URL) throws(RepositoryError) {
+        let directory = url.deletingLastPathComponent()
+        try makeDirectory(directory)
+        let temporary: String
+        let fd: Int32
+        do { (temporary, fd) = try DurableFile.createTemporary(in: directory.path, for: url.lastPathComponent) } catch {
+            throw .fileSystem(error)
+        }
+        defer { unlink(temporary) }
+        let writeError: FileSystemError? = data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> FileSystemError? in
+            do throws(FileSystemError) {
+                try DurableFile.writeAll(fd, buffer, path: temporary)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let writeError {
+            close(fd)
+            throw .fileSystem(writeError)
+        }
+        guard fsync(fd) == 0 else {
+            let error = FileSystemError(operation: "fsync", path: temporary, errno: errno)
+            close(fd)
+            throw .fileSystem(error)
+        }
+        close(fd)
+        guard link(temporary, url.path) == 0 else {
+            if errno == EEXIST { throw .alreadyExists(path: url.path) }
+            throw .fileSystem(FileSystemError(operation: "link to \(url.path)", path: temporary, errno: errno))
+        }
+        do { try DurableFile.syncDirectory(directory) } catch { throw .fileSystem(error) }
+    }
+
+    /// Replaces `url` with `data` atomically and durably.
+    static func replace(_ data: Data, at url: URL) throws(RepositoryError) {
+        try makeDirectory(url.deletingLastPathComponent())
+        do { try DurableFile.write(data, to: url) } catch { throw .fileSystem(error) }
+    }
+
+    /// Places the file `source` at `url` (a hard link when on the same file system, otherwise a copy), checking
+    /// that its bytes are `length` bytes hashing to `sha256`. An existing file with those bytes is kept.
+    static func placeTarget(_ source: URL, at url: URL, length: Int64, sha256: String) throws(RepositoryError) {
+        let expected = FileDigest(sha256: sha256, length: length)
+        if FileManager.default.fileExists(atPath: url.path), (try? FileDigest.of(url)) == expected { return }
+        let directory = url.deletingLastPathComponent()
+        try makeDirectory(directory)
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).tmp-\(UUID().uuidString)")
+        do {
+            let digest: FileDigest
+            if link(source.path, temporary.path) == 0 {
+                digest = try FileDigest.of(temporary)
+            } else {
+                let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+                guard fd >= 0 else { throw FileSystemError(operation: "open", path: temporary.path, errno: errno) }
+                defer { close(fd) }
+                digest = try FileDigest.stream(from: source, copyingTo: fd, destinationPath: temporary.path)
+                guard fsync(fd) == 0 else { throw FileSystemError(operation: "fsync", path: temporary.path, errno: errno) }
+            }
+            guard digest == expected else {
+                unlink(temporary.path)
+                throw RepositoryError.targetMismatch(
+                    path: source.path, expected: "\(length) bytes, sha256 \(sha256)",
+                    actual: "\(digest.length) bytes, sha256 \(digest.sha256)")
+            }
+            try DurableFile.commit(temporary, to: url)
+        } catch let error as RepositoryError {
+            throw error
+        } catch let error as FileSystemError {
+            unlink(temporary.path)
+            throw .fileSystem(error)
+        } catch {
+            unlink(temporary.path)
+            throw .fileSystem(FileSystemError(operation: "copy", path: source.path, errno: EIO))
+        }
+    }
+
+    static func makeDirectory(_ url: URL) throws(RepositoryError) {
+        do { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) } catch {
+            throw .fileSystem(FileSystemError(operation: "mkdir", path: url.path, foundationError: error))
+        }
+    }
+
+    /// The bytes of `url`, or ``RepositoryError/missingMetadata(path:)``.
+    static func read(_ url: URL) throws(RepositoryError) -> Data {
+        guard let data = FileManager.default.contents(atPath: url.path) else { throw .missingMetadata(path: url.path) }
+        return data
+    }
+}
