@@ -23,6 +23,10 @@ extension HelpText {
         packed from and the manifests `pack` wrote; a file that differs from its manifest is refused. Prints the \
         patch's size against what the update fetches without it. The format is in docs/MANIFEST-FORMAT.md.
 
+        EXAMPLES:
+          iapcontent patch content/maps-1.0 content/maps-2.0 --old-manifest dist/com.example.maps-1.0.manifest \\
+            --new-manifest dist/com.example.maps-2.0.manifest --output dist
+          iapcontent catalog dist --output site
         """
 
     static let diff = """
