@@ -97,6 +97,28 @@ import TestSupport
         try await Self.installedEqualsTheNewVersion(store, versions)
     }
 
+    /// A catalog from an http(s) server that names its patch on this machine's disk, at another scheme, or at an
+    /// absolute path: the URL rule refuses the first two before any read, the last is asked of the catalog's own
+    /// server (which has no such file); the update takes the chunks every time.
+    @Test(arguments: ["file:///etc/passwd", "gopher://127.0.0.1:1/x", "/etc/passwd"])
+    func aPatchNamedOutsideTheCatalogsOriginIsNeverRead(_ path: String) async throws {
+        let fixture = try QueueFixture()
+        let versions = try DeltaVersions(fixture)
+        let store = try await Self.installFirstThenOfferAPatch(fixture, versions)
+        let catalogFile = fixture.nginx.root.appendingPathComponent("catalog.json")
+        var catalog = try Catalog.decoder.decode(Catalog.self, from: Data(contentsOf: catalogFile))
+        catalog.products[0].patches?[0].path = path
+        try catalog.encoded().write(to: catalogFile)
+        let before = fixture.nginx.requests().count
+        let update = try await iapcontentOffPool(["download", DeltaVersions.productID, "--catalog", fixture.catalogURL, "--store", store.path, "-vv"])
+        #expect(update.status == 0, "\(update.output)")
+        #expect(!update.output.contains("a precomputed patch made the new manifest"), "\(update.output)")
+        #expect(update.output.contains("update: fetching only what changed"), "\(update.output)")
+        // A path without a scheme is the catalog server's own (a 404 there); one with a scheme is never asked for.
+        if path.contains("://") { #expect(!fixture.nginx.requests().dropFirst(before).contains { $0.request.contains("passwd") }) }
+        try await Self.installedEqualsTheNewVersion(store, versions)
+    }
+
     @Test func anInstalledFileChangedSinceIsFetchedByItsChunks() async throws {
         let fixture = try QueueFixture()
         let versions = try DeltaVersions(fixture)
