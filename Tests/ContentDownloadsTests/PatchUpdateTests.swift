@@ -79,22 +79,32 @@ import TestSupport
         try await Self.installedEqualsTheNewVersion(store, versions)
     }
 
-    /// A catalog that names a patch of a terabyte (or of no bytes): the client never asks for it and updates by chunks.
-    @Test(arguments: [Int64(1) << 40, 0])
-    func aPatchOfAnImpossibleLengthIsNeverFetched(_ length: Int64) async throws {
+    /// Installs 1.0, offers the patch to 2.0 with its catalog entry changed by `lie` (the unsigned test catalog is
+    /// rewritten in place), then updates: returns the update's `-vv` output and the requests nginx served for it,
+    /// once the update succeeded and installed 2.0 exactly.
+    static func updateWithALyingPatchEntry(_ lie: (inout PatchReference) -> Void) async throws -> (output: String, requests: [String]) {
         let fixture = try QueueFixture()
         let versions = try DeltaVersions(fixture)
-        let store = try await Self.installFirstThenOfferAPatch(fixture, versions)
+        let store = try await installFirstThenOfferAPatch(fixture, versions)
         let catalogFile = fixture.nginx.root.appendingPathComponent("catalog.json")
         var catalog = try Catalog.decoder.decode(Catalog.self, from: Data(contentsOf: catalogFile))
-        catalog.products[0].patches?[0].length = length
+        lie(&catalog.products[0].patches![0])
         try catalog.encoded().write(to: catalogFile)
         let before = fixture.nginx.requests().count
         let update = try await iapcontentOffPool(["download", DeltaVersions.productID, "--catalog", fixture.catalogURL, "--store", store.path, "-vv"])
         #expect(update.status == 0, "\(update.output)")
-        #expect(update.output.contains("the patch is not used"), "\(update.output)")
-        #expect(!fixture.nginx.requests().dropFirst(before).contains { $0.request.contains("patches/") })
-        try await Self.installedEqualsTheNewVersion(store, versions)
+        #expect(!update.output.contains("a precomputed patch made the new manifest"), "\(update.output)")
+        #expect(update.output.contains("update: fetching only what changed"), "\(update.output)")
+        try await installedEqualsTheNewVersion(store, versions)
+        return (update.output, fixture.nginx.requests().dropFirst(before).map(\.request))
+    }
+
+    /// A catalog that names a patch of a terabyte (or of no bytes): the client never asks for it and updates by chunks.
+    @Test(arguments: [Int64(1) << 40, 0])
+    func aPatchOfAnImpossibleLengthIsNeverFetched(_ length: Int64) async throws {
+        let (output, requests) = try await Self.updateWithALyingPatchEntry { $0.length = length }
+        #expect(output.contains("the patch is not used"), "\(output)")
+        #expect(!requests.contains { $0.contains("patches/") }, "\(requests)")
     }
 
     /// A catalog from an http(s) server that names its patch on this machine's disk, at another scheme, or at an
@@ -102,21 +112,9 @@ import TestSupport
     /// server (which has no such file); the update takes the chunks every time.
     @Test(arguments: ["file:///etc/passwd", "gopher://127.0.0.1:1/x", "/etc/passwd"])
     func aPatchNamedOutsideTheCatalogsOriginIsNeverRead(_ path: String) async throws {
-        let fixture = try QueueFixture()
-        let versions = try DeltaVersions(fixture)
-        let store = try await Self.installFirstThenOfferAPatch(fixture, versions)
-        let catalogFile = fixture.nginx.root.appendingPathComponent("catalog.json")
-        var catalog = try Catalog.decoder.decode(Catalog.self, from: Data(contentsOf: catalogFile))
-        catalog.products[0].patches?[0].path = path
-        try catalog.encoded().write(to: catalogFile)
-        let before = fixture.nginx.requests().count
-        let update = try await iapcontentOffPool(["download", DeltaVersions.productID, "--catalog", fixture.catalogURL, "--store", store.path, "-vv"])
-        #expect(update.status == 0, "\(update.output)")
-        #expect(!update.output.contains("a precomputed patch made the new manifest"), "\(update.output)")
-        #expect(update.output.contains("update: fetching only what changed"), "\(update.output)")
+        let (_, requests) = try await Self.updateWithALyingPatchEntry { $0.path = path }
         // A path without a scheme is the catalog server's own (a 404 there); one with a scheme is never asked for.
-        if path.contains("://") { #expect(!fixture.nginx.requests().dropFirst(before).contains { $0.request.contains("passwd") }) }
-        try await Self.installedEqualsTheNewVersion(store, versions)
+        if path.contains("://") { #expect(!requests.contains { $0.contains("passwd") || $0.contains("/x ") }, "\(requests)") }
     }
 
     @Test func anInstalledFileChangedSinceIsFetchedByItsChunks() async throws {
