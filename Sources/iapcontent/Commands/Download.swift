@@ -42,12 +42,12 @@ extension IAPContent {
             global.bootstrapLogging()
             let catalog = try catalogOptions.catalog()
             let keys = catalogOptions.publicKeys()
-            if keys.isEmpty {
+            if keys.isEmpty, catalogOptions.trustedRoot() == nil {
                 Output.warning("no --public-key pinned; accepting an unsigned catalog (development only — anyone controlling the server controls the content)")
             }
             let store = try storeOptions.openStore()
             let (source, products) = try exitingOnDownloadError { () throws(DownloadError) in
-                let source = try transfer.loadCatalog(catalog, publicKeys: keys, store: store)
+                let source = try transfer.loadCatalog(catalog, catalogOptions, products: productIDs, store: store)
                 var products: [CatalogProduct] = []
                 for id in productIDs { products.append(try source.product(id)) }
                 for product in products { try store.checkNoDowngrade(product) }

@@ -38,7 +38,7 @@ extension IAPContent {
             let changes = !add.isEmpty || !remove.isEmpty || !transfer.select.isEmpty
             // Removing packs, or switching back to variants on disk, needs no network: the catalog only when given.
             let catalog = changes ? try catalogOptions.catalog(required: !add.isEmpty) : nil
-            let source = try catalog.map { try transfer.verifiedCatalog($0, catalogOptions, store: store) }
+            let source = try catalog.map { try transfer.verifiedCatalog($0, catalogOptions, products: [productID], store: store) }
             let queue = try ContentQueue(store: store, catalog: source, options: transfer.downloadOptions())
             do {
                 if changes {

@@ -29,7 +29,7 @@ extension IAPContent {
             global.bootstrapLogging()
             let catalog = try catalogOptions.catalog()
             let store = try storeOptions.openStore()
-            let source = try transfer.verifiedCatalog(catalog, catalogOptions, store: store)
+            let source = try transfer.verifiedCatalog(catalog, catalogOptions, products: [productID], store: store)
             let queue = try ContentQueue(store: store, catalog: source, options: transfer.downloadOptions())
             _ = try await queue.open()
             let result: ContentVerification

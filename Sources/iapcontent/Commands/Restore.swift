@@ -31,7 +31,7 @@ extension IAPContent {
             global.bootstrapLogging()
             let catalog = try catalogOptions.catalog()
             let store = try storeOptions.openStore()
-            let source = try transfer.verifiedCatalog(catalog, catalogOptions, store: store)
+            let source = try transfer.verifiedCatalog(catalog, catalogOptions, products: store.installedProductIDs(), store: store)
             let queue = try ContentQueue(
                 store: store, catalog: source, options: transfer.downloadOptions(),
                 installOptions: ContentInstaller.Options(deferDeletion: true))

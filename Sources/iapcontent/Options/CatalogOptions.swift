@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
 
-/// `--catalog` and `--public-key` as an option group, with `IAPCONTENT_CATALOG` / `IAPCONTENT_PUBLIC_KEY`
-/// as defaults so a configured machine needs no flags: `@OptionGroup var catalog: CatalogOptions`.
+/// `--catalog`, `--public-key` and `--trusted-root` as an option group, with `IAPCONTENT_CATALOG` /
+/// `IAPCONTENT_PUBLIC_KEY` / `IAPCONTENT_TRUSTED_ROOT` as defaults so a configured machine needs no flags:
+/// `@OptionGroup var catalog: CatalogOptions`. With a trusted root, `--catalog` names a TUF repository's folder
+/// (`iapcontent repo`) instead of a `catalog.json`.
 struct CatalogOptions: ParsableArguments {
     @Option(
         name: .customLong("catalog"),
@@ -16,6 +18,13 @@ struct CatalogOptions: ParsableArguments {
             "A trusted catalog-signing public key, base64 (repeatable; default: $IAPCONTENT_PUBLIC_KEY, comma-separated).",
             valueName: "base64"))
     var publicKeyFlags: [String] = []
+
+    @Option(
+        name: .customLong("trusted-root"),
+        help: ArgumentHelp(
+            "A TUF repository's root.json the app ships: --catalog then names the repository's folder URL (default: $IAPCONTENT_TRUSTED_ROOT).",
+            valueName: "file"))
+    var trustedRootFlag: String?
 
     /// The catalog URL or path; throws a usage error (exit 2) naming both ways to give one.
     func catalog(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
@@ -42,5 +51,12 @@ struct CatalogOptions: ParsableArguments {
         return raw.flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }
+    }
+
+    /// The trusted root file (`--trusted-root`, else `IAPCONTENT_TRUSTED_ROOT`); `nil` for a signed `catalog.json`.
+    func trustedRoot(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if let trustedRootFlag, !trustedRootFlag.isEmpty { return trustedRootFlag }
+        guard let value = environment["IAPCONTENT_TRUSTED_ROOT"]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        return value
     }
 }

@@ -5,7 +5,7 @@ import ContentPackaging
 
 /// How `download` and `restore` fetch the catalog, manifests and archives, as one option group:
 /// `@OptionGroup var transfer: TransferOptions`, then ``downloadOptions()`` for the queue or the manager and
-/// ``loadCatalog(_:publicKeys:store:)`` for the catalog. Both use the same ``transferSettings()``, so `--ca-file`,
+/// ``loadCatalog(_:_:products:store:)`` for the catalog. Both use the same ``transferSettings()``, so `--ca-file`,
 /// `--proxy`, `--cert`/`--key`, `--user-agent` and `--header` reach every request.
 struct TransferOptions: ParsableArguments {
     @Option(help: "Downloads running at once.")
@@ -124,18 +124,26 @@ struct TransferOptions: ParsableArguments {
         return options
     }
 
-    /// Loads the catalog at `location` through the client's one trust path
-    /// (``CatalogSource/loadVerified(_:pinnedPublicKeys:store:transport:now:)``): signature when keys are pinned,
-    /// expiry and rollback always; fetched with the archives' ``transferSettings()``.
-    func loadCatalog(_ location: String, publicKeys: [String], store: Store) throws(DownloadError) -> CatalogSource {
-        try CatalogSource.loadVerified(location, pinnedPublicKeys: publicKeys, store: store, transport: transferSettings())
+    /// Loads the catalog at `location` through the client's one trust path: with a trusted root, the TUF
+    /// repository there (``RepositoryClient``: root chain, timestamp, snapshot tree, the bins of `products`); else
+    /// the signed `catalog.json` (``CatalogSource/loadVerified(_:pinnedPublicKeys:store:transport:now:)``:
+    /// signature when keys are pinned, expiry and rollback always). Fetched with the archives' ``transferSettings()``.
+    func loadCatalog(
+        _ location: String, _ catalogOptions: CatalogOptions, products: [String], store: Store
+    ) throws(DownloadError) -> CatalogSource {
+        if let root = catalogOptions.trustedRoot() {
+            let client = try RepositoryClient(repository: location, trustedRootFile: root, store: store, transport: transferSettings())
+            return try client.catalogSource(for: products)
+        }
+        return try CatalogSource.loadVerified(
+            location, pinnedPublicKeys: catalogOptions.publicKeys(), store: store, transport: transferSettings())
     }
 
-    /// The signed catalog at `location`, verified with `catalogOptions`' pinned keys and the store's trust record, or
-    /// the exit the download error calls for: how `repair` and `restore` begin.
-    func verifiedCatalog(_ location: String, _ catalogOptions: CatalogOptions, store: Store) throws -> CatalogSource {
+    /// The verified catalog of `products` at `location` (``loadCatalog(_:_:products:store:)``), or the exit the
+    /// download error calls for: how `repair`, `restore` and `packs` begin.
+    func verifiedCatalog(_ location: String, _ catalogOptions: CatalogOptions, products: [String], store: Store) throws -> CatalogSource {
         try exitingOnDownloadError { () throws(DownloadError) in
-            try loadCatalog(location, publicKeys: catalogOptions.publicKeys(), store: store)
+            try loadCatalog(location, catalogOptions, products: products, store: store)
         }
     }
 }

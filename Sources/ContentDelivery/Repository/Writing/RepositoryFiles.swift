@@ -48,6 +48,22 @@ enum RepositoryFiles {
         do { try DurableFile.write(data, to: url) } catch { throw .fileSystem(error) }
     }
 
+    /// ``replace(_:at:)``, then, when the new file's modification time is in the same second as the old one's, moves
+    /// it one second past: a web server whose ETag is the modification time and the size (nginx's) would otherwise
+    /// give the new file the old one's ETag, and answer a client's conditional request with a 304 for a file that
+    /// changed.
+    static func replaceChangingValidator(_ data: Data, at url: URL) throws(RepositoryError) {
+        var old = stat()
+        let hadOld = stat(url.path, &old) == 0
+        try replace(data, at: url)
+        var new = stat()
+        guard hadOld, stat(url.path, &new) == 0, new.st_mtim.tv_sec <= old.st_mtim.tv_sec else { return }
+        var times = [timespec(tv_sec: old.st_mtim.tv_sec + 1, tv_nsec: 0), timespec(tv_sec: old.st_mtim.tv_sec + 1, tv_nsec: 0)]
+        guard utimensat(AT_FDCWD, url.path, &times, 0) == 0 else {
+            throw .fileSystem(FileSystemError(operation: "utimensat", path: url.path, errno: errno))
+        }
+    }
+
     /// Places the file `source` at `url` (a hard link when on the same file system, otherwise a copy), checking
     /// that its bytes are `length` bytes hashing to `sha256`. An existing file with those bytes is kept.
     static func placeTarget(_ source: URL, at url: URL, length: Int64, sha256: String) throws(RepositoryError) {

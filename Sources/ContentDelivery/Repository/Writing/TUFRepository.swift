@@ -126,7 +126,7 @@ package struct TUFRepository: Sendable {
                 header: MetadataHeader(version: state.timestamp.signed.version + 1, expires: expiry(lifetimes.timestamp)),
                 snapshot: snapshotFile, snapshotTree: tree.reference))
         try Self.sign(&timestamp, with: Self.signers(for: state.root.signed.role("timestamp"), named: "timestamp", from: signers))
-        try RepositoryFiles.replace(timestamp.fileBytes, at: layout.timestamp)
+        try RepositoryFiles.replaceChangingValidator(timestamp.fileBytes, at: layout.timestamp)
         state.timestamp = timestamp
         return written + [layout.timestamp]
     }

@@ -1,0 +1,128 @@
+internal import CurlTransport
+internal import CCurl
+internal import Foundation
+import Glibc
+
+/// The requests of one repository update: every metadata file and snapshot-tree node, each bounded by the size a
+/// client reads for it, conditional (`If-None-Match`) when the caller knows the file's ETag, and counted, so an
+/// update check reports what it cost on the wire instead of guessing.
+///
+/// Used by one update on one thread, then dropped: it is not shared.
+final class RepositoryFetch {
+    /// What a request returned.
+    enum Response {
+        /// HTTP 2xx (or a local file): the body and its ETag, when the server sent one.
+        case body(Data, etag: String?)
+        /// HTTP 304: the file is the one whose ETag was sent.
+        case notModified
+        /// HTTP 404 or 410, or no such local file.
+        case missing
+    }
+
+    /// The repository's folder URL (`…/repo/`, holding `metadata/` and `targets/`).
+    let base: URL
+    /// The connection settings the archives use.
+    let transport: TransferSettings
+    /// Requests made.
+    private(set) var requests = 0
+    /// Bytes received: response headers and bodies.
+    private(set) var bytesReceived = 0
+    /// Snapshot-tree nodes read during this update, by hash (a node never changes).
+    var nodes: [String: [UInt8]] = [:]
+
+    init(base: URL, transport: TransferSettings) {
+        self.base = base
+        self.transport = transport
+    }
+
+    /// `base` + `relative`, as a display string too.
+    func url(_ relative: String) -> URL { URL(string: relative, relativeTo: base)?.absoluteURL ?? base.appendingPathComponent(relative) }
+
+    /// Fetches `relative` (under the repository), refusing more than `limit` bytes with `.metadataTooLarge`.
+    func get(_ relative: String, limit: Int, etag: String? = nil) throws(DownloadError) -> Response {
+        let url = url(relative)
+        requests += 1
+        if url.isFileURL { return try readLocal(url, limit: limit) }
+        final class Sink {
+            var body = Data()
+            var headerBytes = 0
+            var etag: String?
+            var overflow = false
+            let limit: Int
+            init(limit: Int) { self.limit = limit }
+        }
+        let sink = Sink(limit: limit)
+        let status: Int
+        do {
+            let easy = try EasyHandle()
+            try easy.setURL(url.absoluteString)
+            try easy.configureTransport(transport, headers: etag.map { ["If-None-Match: \($0)"] } ?? [])
+            try easy.set(CURLOPT_TIMEOUT, 60)
+            if transport.lowSpeedTime > 0 {
+                // Slow retrieval: a server that trickles is dropped like a stalled archive transfer.
+                try easy.set(CURLOPT_LOW_SPEED_LIMIT, max(1, transport.lowSpeedLimit))
+                try easy.set(CURLOPT_LOW_SPEED_TIME, transport.lowSpeedTime)
+            }
+            let user = Unmanaged.passUnretained(sink).toOpaque()
+            try easy.set(pointer: CURLOPT_WRITEDATA, user)
+            try easy.set(pointer: CURLOPT_HEADERDATA, user)
+            _ = CCurl_easy_setopt_write_function(easy.raw, CURLOPT_WRITEFUNCTION) { data, size, count, user in
+                let sink = Unmanaged<Sink>.fromOpaque(user!).takeUnretainedValue()
+                let n = size * count
+                guard sink.body.count + n <= sink.limit else {
+                    sink.overflow = true
+                    return 0
+                }
+                if let data { sink.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: n) }
+                return n
+            }
+            _ = CCurl_easy_setopt_write_function(easy.raw, CURLOPT_HEADERFUNCTION) { data, size, count, user in
+                let sink = Unmanaged<Sink>.fromOpaque(user!).takeUnretainedValue()
+                let n = size * count
+                sink.headerBytes += n
+                if let data {
+                    let line = String(decoding: UnsafeRawBufferPointer(start: data, count: n), as: UTF8.self)
+                    if line.lowercased().hasPrefix("etag:") {
+                        sink.etag = line.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)
+                    }
+                }
+                return n
+            }
+            try easy.perform()
+            status = easy.responseCode
+        } catch {
+            bytesReceived += sink.headerBytes + sink.body.count
+            if sink.overflow {
+                throw .repository(
+                    .metadataTooLarge, file: relative, repository: base.absoluteString,
+                    "it is larger than the \(limit) bytes a client reads for it; the server may be sending endless data")
+            }
+            throw DownloadError(
+                code: .catalog,
+                message: "cannot fetch \(url.absoluteString): \(error); \(error.trustAdvice ?? "check the URL and the network")")
+        }
+        bytesReceived += sink.headerBytes + sink.body.count
+        switch status {
+        case 304: return .notModified
+        case 404, 410: return .missing
+        case 200..<300: return .body(sink.body, etag: sink.etag)
+        default:
+            throw DownloadError(
+                code: .catalog, message: "cannot fetch \(url.absoluteString): HTTP \(status); check the repository URL and the server")
+        }
+    }
+
+    /// A local file, refused past `limit` (checked before reading, and again by the bounded read).
+    private func readLocal(_ url: URL, limit: Int) throws(DownloadError) -> Response {
+        var info = stat()
+        if stat(url.path, &info) == 0, info.st_size > limit {
+            throw .repository(
+                .metadataTooLarge, file: url.lastPathComponent, repository: base.absoluteString,
+                "it is \(info.st_size) bytes, more than the \(limit) bytes a client reads for it")
+        }
+        guard let data = try CatalogSource.read(url, transport: transport, what: "repository file", allowMissing: true, limit: limit)
+        else { return .missing }
+        bytesReceived += data.count
+        return .body(data, etag: nil)
+    }
+}
