@@ -1,0 +1,139 @@
+@testable import ContentDelivery
+@testable import ContentDownloads
+import ContentPackaging
+import Foundation
+import Testing
+import TestSupport
+
+/// Installs from TUF repositories with the CLI, as an app that ships only the repository's root would: ours, and
+/// one written with python-tuf's Metadata API holding our archives and manifests.
+@Suite("TUF client: installs with --trusted-root")
+struct TUFInstallTests {
+    static let maps = TUFClientTests.maps
+
+    /// `download` (then, after a new version, `download` again) with only the root: every byte verified by the
+    /// chain the repository signs.
+    @Test func downloadWithTheShippedRootInstallsAndThenUpdates() async throws {
+        let fixture = try TUFClientFixture(products: [(Self.maps, "1.0")])
+        let root = fixture.folder.appendingPathComponent("shipped-root.json")
+        try fixture.shippedRoot.write(to: root)
+        let arguments = ["download", Self.maps, "--catalog", fixture.url, "--trusted-root", root.path, "--store", fixture.store.root.path]
+        let first = try await iapcontentOffPool(arguments)
+        #expect(first.status == 0, "\(first.output)")
+        #expect(!first.output.contains("unsigned catalog"), "\(first.output)")
+        #expect(fixture.store.installedVersion(forProductID: Self.maps)?.description == "1.0")
+
+        try fixture.publish([(Self.maps, "2.0")])
+        let second = try await iapcontentOffPool(arguments)
+        #expect(second.status == 0, "\(second.output)")
+        #expect(fixture.store.installedVersion(forProductID: Self.maps)?.description == "2.0")
+        let paths = fixture.requests().map(\.status)
+        #expect(!paths.isEmpty)
+    }
+
+    /// A served archive that is not the one the bin signs is never installed (arbitrary installation).
+    @Test func anArchiveSwappedOnTheServerIsRefusedByItsSignedHash() async throws {
+        let fixture = try TUFClientFixture(products: [(Self.maps, "1.0")])
+        let product = try fixture.client().catalogSource(for: [Self.maps]).product(Self.maps)
+        let served = fixture.repository.layout.targets.appendingPathComponent(product.path)
+        var bytes = try Data(contentsOf: served)
+        bytes[bytes.count / 2] ^= 0xFF
+        try FileManager.default.removeItem(at: served)
+        try bytes.write(to: served)
+        let root = fixture.folder.appendingPathComponent("shipped-root.json")
+        try fixture.shippedRoot.write(to: root)
+        let result = try await iapcontentOffPool(
+            ["download", Self.maps, "--catalog", fixture.url, "--trusted-root", root.path, "--store", fixture.store.root.path, "--max-attempts", "1"])
+        #expect(result.status != 0, "\(result.output)")
+        #expect(fixture.store.installedVersion(forProductID: Self.maps) == nil)
+    }
+
+    /// A refusal by the trust chain is the command's error, with its code under `--json`.
+    @Test func aRefusedRepositoryIsTheDownloadsErrorAndInstallsNothing() async throws {
+        let fixture = try TUFClientFixture(products: [(Self.maps, "1.0")])
+        let root = fixture.folder.appendingPathComponent("shipped-root.json")
+        try fixture.shippedRoot.write(to: root)
+        try fixture.serve(Data(repeating: 0x20, count: 20 << 10), at: fixture.repository.layout.timestamp)
+        let result = try await iapcontentOffPool(
+            ["download", Self.maps, "--catalog", fixture.url, "--trusted-root", root.path, "--store", fixture.store.root.path, "--json"])
+        #expect(result.status != 0)
+        #expect(result.output.contains("metadataTooLarge"), "\(result.output)")
+        #expect(fixture.store.installedVersion(forProductID: Self.maps) == nil)
+    }
+
+    static let pythonRepository = """
+        import json, os, sys, hashlib, shutil
+        from datetime import datetime, timedelta, timezone
+        from securesystemslib.signer import CryptoSigner
+        from tuf.api.metadata import (Metadata, Root, Targets, Snapshot, Timestamp, SuccinctRoles, Delegations,
+                                      TargetFile, MetaFile)
+        from tuf.api.serialization.json import JSONSerializer
+        out, spec = sys.argv[1], json.load(open(sys.argv[2]))
+        meta_dir, targets_dir = os.path.join(out, "metadata"), os.path.join(out, "targets")
+        os.makedirs(meta_dir, exist_ok=True)
+        expires = datetime.now(timezone.utc).replace(microsecond=0) + timedelta(days=7)
+        signer = CryptoSigner.generate_ed25519()
+        key = signer.public_key
+        root = Root(expires=expires, consistent_snapshot=True)
+        for role in ["root", "targets", "snapshot", "timestamp"]:
+            root.add_key(key, role)
+        succinct = SuccinctRoles(keyids=[key.keyid], threshold=1, bit_length=3, name_prefix="bins")
+        top = Targets(expires=expires)
+        top.delegations = Delegations(keys={key.keyid: key}, roles=None, succinct_roles=succinct)
+        bins = {name: Targets(expires=expires) for name in succinct.get_roles()}
+        for path, target in spec["targets"].items():
+            bins[succinct.get_role_for_target(path)].targets[path] = TargetFile.from_dict(dict(target), path)
+            source = spec["files"][path]
+            sha = target["hashes"]["sha256"]
+            folder = os.path.join(targets_dir, os.path.dirname(path))
+            os.makedirs(folder, exist_ok=True)
+            shutil.copyfile(source, os.path.join(folder, sha + "." + os.path.basename(path)))
+        snapshot = Snapshot(expires=expires)
+        snapshot.meta["targets.json"] = MetaFile(1)
+        def write(signed, name):
+            md = Metadata(signed)
+            md.sign(signer)
+            data = md.to_bytes(JSONSerializer(compact=False))
+            open(os.path.join(meta_dir, name), "wb").write(data)
+            return data
+        write(root, "1.root.json")
+        write(top, "1.targets.json")
+        for name, signed in bins.items():
+            write(signed, f"1.{name}.json")
+            snapshot.meta[f"{name}.json"] = MetaFile(1)
+        data = write(snapshot, "1.snapshot.json")
+        timestamp = Timestamp(expires=expires, snapshot_meta=MetaFile(1, len(data), {"sha256": hashlib.sha256(data).hexdigest()}))
+        write(timestamp, "timestamp.json")
+        """
+
+    /// python-tuf's Metadata API writes root, targets with succinct bins, the bins (our archive and manifest as
+    /// targets, the catalog entry in `custom`), snapshot and timestamp: no snapshot tree, so our client reads the
+    /// standard snapshot; the CLI installs from it.
+    @Test(.needsPythonTUF) func aRepositoryWrittenByPythonTUFInstalls() async throws {
+        let fixture = try TUFClientFixture(products: [(Self.maps, "1.0")])
+        // Our repository's targets (archive and manifest, with their custom fields) as the input python-tuf signs.
+        let state = try RepositoryState(layout: fixture.repository.layout)
+        var targets: [String: JSONValue] = [:]
+        var files: [String: JSONValue] = [:]
+        for path in ["\(Self.maps)/\(Self.maps).tar.zst", "\(Self.maps)/\(Self.maps).manifest"] {
+            let target = try #require(try state.bin(state.bins.binName(for: path)).signed.targets[path])
+            targets[path] = target.json
+            files[path] = .string(fixture.repository.layout.target(path, sha256: target.sha256).path)
+        }
+        let spec = fixture.folder.appendingPathComponent("spec.json")
+        try Data(JSONValue.object(["targets": .object(targets), "files": .object(files)]).canonicalBytes).write(to: spec)
+        let written = fixture.folder.appendingPathComponent("python-repo")
+        let result = try PythonTUF.run(Self.pythonRepository, [written.path, spec.path])
+        try #require(result.status == 0, "python-tuf: \(result.stderr)")
+
+        let nginx = try Nginx(root: written)
+        defer { nginx.stop() }
+        let root = written.appendingPathComponent("metadata/1.root.json")
+        let install = try await iapcontentOffPool(
+            ["download", Self.maps, "--catalog", nginx.baseURL + "/", "--trusted-root", root.path, "--store", fixture.store.root.path])
+        #expect(install.status == 0, "\(install.output)")
+        #expect(fixture.store.installedVersion(forProductID: Self.maps)?.description == "1.0")
+        let paths = nginx.requests().map { String($0.request.split(separator: " ")[1]) }
+        #expect(paths.contains("/metadata/1.snapshot.json"), "\(paths)")
+    }
+}
