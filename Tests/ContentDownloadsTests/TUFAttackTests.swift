@@ -38,7 +38,8 @@ struct TUFAttackTests {
     /// A timestamp signed by `signer` naming the current snapshot, its tree built over `meta` (default: the
     /// snapshot's), at `version` (default: one above the current).
     static func forgeTimestamp(
-        _ fixture: TUFClientFixture, signer: any MetadataSigner, version: Int64? = nil, meta change: (inout [String: MetaFile]) -> Void = { _ in }
+        _ fixture: TUFClientFixture, signer: any MetadataSigner, version: Int64? = nil, snapshotVersion: Int64? = nil,
+        meta change: (inout [String: MetaFile]) -> Void = { _ in }
     ) throws {
         let state = try RepositoryState(layout: fixture.repository.layout)
         var meta = state.snapshot.signed.meta
@@ -48,7 +49,7 @@ struct TUFAttackTests {
         var forged = SignedMetadata(
             TimestampMetadata(
                 header: MetadataHeader(version: version ?? state.timestamp.signed.version + 1, expires: Date().addingTimeInterval(86_400)),
-                snapshot: state.timestamp.signed.snapshot, snapshotTree: tree.reference))
+                snapshot: snapshotVersion.map { MetaFile(version: $0) } ?? state.timestamp.signed.snapshot, snapshotTree: tree.reference))
         try forged.sign(with: signer)
         try fixture.serve(forged.fileBytes, at: fixture.repository.layout.timestamp)
     }
@@ -63,6 +64,25 @@ struct TUFAttackTests {
         try fixture.serve(old, at: fixture.repository.layout.timestamp)
         let error = try Self.refused(fixture, client, .rollback)
         #expect(error?.message.contains("timestamp.json") == true)
+    }
+
+    @Test func aTimestampOfALowerVersionNamingTheSameSnapshotIsARollback() throws {
+        let (fixture, client) = try Self.trusting()
+        try fixture.publish([(TUFClientTests.music, "2.0")])
+        let trusted = try client.check(productIDs: [Self.maps]).timestampVersion
+        try Self.forgeTimestamp(fixture, signer: fixture.onlineKey, version: trusted - 1)
+        let error = try Self.refused(fixture, client, .rollback)
+        #expect(error?.message.contains("version \(trusted - 1), older than version \(trusted)") == true)
+    }
+
+    @Test func aNewerTimestampNamingAnOlderSnapshotIsARollback() throws {
+        let (fixture, client) = try Self.trusting()
+        try fixture.publish([(TUFClientTests.music, "2.0")])
+        _ = try client.check(productIDs: [Self.maps])
+        let snapshot = try RepositoryState(layout: fixture.repository.layout).snapshot.signed.version
+        try Self.forgeTimestamp(fixture, signer: fixture.onlineKey, snapshotVersion: snapshot - 1)
+        let error = try Self.refused(fixture, client, .rollback)
+        #expect(error?.message.contains("snapshot version \(snapshot - 1)") == true)
     }
 
     @Test func aTreeThatNamesAnOlderBinIsARollback() throws {
