@@ -58,10 +58,12 @@ final class DaemonFixture: @unchecked Sendable {
         ).build()
     }
 
-    /// Starts `iapcontent daemon` on this store and socket; returns once the socket answers.
-    func startDaemon(_ extra: [String] = [], socket: String? = nil, environment: [String: String] = [:]) throws -> DaemonProcess {
+    /// Starts `iapcontent daemon` on this store and socket (and `catalog`, by default ``catalogURL``).
+    func startDaemon(
+        _ extra: [String] = [], socket: String? = nil, catalog: String? = nil, environment: [String: String] = [:]
+    ) throws -> DaemonProcess {
         let daemon = try DaemonProcess.spawn(
-            ["daemon", "--store", storeURL.path, "--socket", socket ?? socketPath, "--catalog", catalogURL, "--retry-delay", "0.1"] + extra,
+            ["daemon", "--store", storeURL.path, "--socket", socket ?? socketPath, "--catalog", catalog ?? catalogURL, "--retry-delay", "0.1"] + extra,
             environment: environment, log: root.appendingPathComponent("daemon-\(daemons.count).log"))
         daemons.append(daemon)
         return daemon

@@ -63,7 +63,7 @@ struct QueueEventTests {
                 switch update {
                 case .transactions(let transactions): transactions.contains { $0.id == "t-\(id)" }
                 case .downloads(let downloads): downloads.contains { $0.transactionID == "t-\(id)" }
-                case .contentRemoved, .entitlementsReconciled, .packsChanged: false
+                case .contentRemoved, .entitlementsReconciled, .packsChanged, .updatesAvailable: false
                 }
             }
             guard case .transactions? = first else {

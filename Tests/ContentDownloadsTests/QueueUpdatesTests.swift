@@ -77,6 +77,7 @@ struct QueueUpdatesTests {
             case .contentRemoved(let productIDs): #expect(productIDs == ["com.example.music"])
             case .entitlementsReconciled: Issue.record("a reconciliation is not about one product")
             case .packsChanged(let productID, _): #expect(productID == "com.example.music")
+            case .updatesAvailable(let updates): #expect(updates.allSatisfy { $0.productID == "com.example.music" })
             }
         }
         #expect(onlyMusic.contains { if case .transactions(let t) = $0 { t.map(\.id) == ["t-music"] } else { false } })

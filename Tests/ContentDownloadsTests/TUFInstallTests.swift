@@ -34,7 +34,7 @@ struct TUFInstallTests {
     /// A served archive that is not the one the bin signs is never installed (arbitrary installation).
     @Test func anArchiveSwappedOnTheServerIsRefusedByItsSignedHash() async throws {
         let fixture = try TUFClientFixture(products: [(Self.maps, "1.0")])
-        let product = try fixture.client().catalogSource(for: [Self.maps]).product(Self.maps)
+        let product = try await fixture.client().catalogSource(for: [Self.maps]).product(Self.maps)
         let served = fixture.repository.layout.targets.appendingPathComponent(product.path)
         var bytes = try Data(contentsOf: served)
         bytes[bytes.count / 2] ^= 0xFF

@@ -16,6 +16,8 @@ public actor ContentDaemon {
     private let configuration: DaemonConfiguration
     private var server: SocketServer?
     private var tasks: [Task<Void, Never>] = []
+    /// The periodic update check (``DaemonConfiguration/updateCheckInterval``), cancelled at ``stop()``.
+    private var updateCheck: Task<Void, Never>?
     private let stopped = AsyncStream.makeStream(of: Void.self)
     /// Set by a ``stop()`` that came while starting: the start then stops at once.
     private var stopRequested = false
@@ -60,6 +62,10 @@ public actor ContentDaemon {
         let forwarder = NotificationForwarder(server: server)
         let dispatcher = RequestDispatcher(server: server, methods: DaemonMethods(queue: queue, configuration: configuration, server: server))
         tasks = [Task { await forwarder.run(updates) }, Task { await dispatcher.run() }]
+        if let load = configuration.catalogLoader, let interval = configuration.updateCheckInterval, interval > .zero {
+            let refresh = CatalogRefresh(queue: queue, load: load)
+            updateCheck = Task { await refresh.periodically(every: interval) }
+        }
         writeSocketRecord(path)
         logger.info("daemon: serving \(queue.store.root.path) on \(path)")
         if stopRequested { await stop() }
@@ -79,6 +85,9 @@ public actor ContentDaemon {
             return
         }
         self.server = nil
+        updateCheck?.cancel()
+        await updateCheck?.value
+        updateCheck = nil
         await queue.close()
         await server.stop()
         for task in tasks { await task.value }

@@ -13,6 +13,8 @@ extension DaemonInterface {
             notification("content.removed", "Installed content was removed: `delete`, or its entitlement was withdrawn.", ["productIDs": array(string)]),
             notification("packs.changed", "An installed product's packs or variants changed (requestPacks, changeSelection): its packs now.",
                          ["productID": string, "packs": array(ref("PackStatus"))]),
+            notification("update.available", "A catalog the daemon loaded (its periodic update check, or reloadCatalog) offers an installed product a newer version; once per version.",
+                         ["update": ref("Update")]),
             notification("entitlements.reconciled", "The outcome of reconciling with the entitlements, or why they were refused.",
                          ["restored": array(string), "removed": array(string), "refusal": nullable(ref("Error"))]),
         ]

@@ -9,6 +9,9 @@ struct DaemonMethods: Sendable {
     let configuration: DaemonConfiguration
     let server: SocketServer
 
+    /// How the catalog is loaded again, when the daemon has a loader.
+    var refresh: CatalogRefresh? { configuration.catalogLoader.map { CatalogRefresh(queue: queue, load: $0) } }
+
     /// Every method name, for `method not found` replies and the documentation.
     static let names = [
         "add", "restore", "pause", "resume", "cancel", "start", "status", "content", "delete", "verify", "repair",
@@ -48,6 +51,10 @@ struct DaemonMethods: Sendable {
         switch request.method {
         case "add":
             let params = try request.decodeParams(MethodParams.Add.self)
+            if let refresh, await !queue.catalogLists(params.productID) {
+                // A catalog loaded for some products only (a TUF repository's bins): load it with this one too.
+                try await refresh.run(adding: [params.productID])
+            }
             return WireTransaction(try await queue.add(VerifiedPurchase(transactionID: params.transactionID, productID: params.productID)))
         case "restore":
             return try await restore(request.decodeParams(MethodParams.Restore.self))
@@ -77,11 +84,10 @@ struct DaemonMethods: Sendable {
             return try await finish(request.decodeParams(MethodParams.Finish.self))
         case "reloadCatalog":
             _ = try request.decodeParams(MethodParams.None.self)
-            guard let load = configuration.catalogLoader else {
+            guard let refresh else {
                 throw RPCError.refused(code: "catalog", message: "this daemon was started without a catalog; restart it with --catalog or IAPCONTENT_CATALOG")
             }
-            let source = try await load()
-            await queue.setCatalog(source)
+            let source = try await refresh.run()
             return ["catalogVersion": source.catalog.catalogVersion]
         case "subscribe":
             _ = try request.decodeParams(MethodParams.None.self)

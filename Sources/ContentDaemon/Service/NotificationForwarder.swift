@@ -12,6 +12,8 @@ internal import Logging
 /// - `download.error` {download, transactionIDs, error: {code, message}}: failed;
 /// - `content.removed` {productIDs}: content removed (`delete`, or its entitlement was withdrawn);
 /// - `packs.changed` {productID, packs}: an installed product's packs or variants changed (its packs now);
+/// - `update.available` {update}: a catalog the daemon loaded (its periodic check, or `reloadCatalog`) offers an
+///   installed product a newer version, announced once per version;
 /// - `entitlements.reconciled` {restored, removed, refusal}: a reconciliation's outcome, or why the entitlements
 ///   were refused (`refusal`: {code, message}).
 ///
@@ -66,6 +68,10 @@ struct NotificationForwarder: Sendable {
                 broadcast(&sequence, "content.removed", RemovedParams(productIDs: productIDs))
             case .packsChanged(let productID, let packs):
                 broadcast(&sequence, "packs.changed", PacksParams(productID: productID, packs: packs))
+            case .updatesAvailable(let updates):
+                for update in updates {
+                    broadcast(&sequence, "update.available", UpdateParams(update: WireUpdate(update)))
+                }
             case .entitlementsReconciled(let outcome):
                 broadcast(&sequence, "entitlements.reconciled", ReconciledParams(
                     restored: outcome.restored, removed: outcome.removed,
@@ -126,6 +132,7 @@ struct NotificationForwarder: Sendable {
     struct FailedParams: Encodable { var download: ContentDownload; var transactionIDs: [String]; var error: DownloadError }
     struct RemovedParams: Encodable { var productIDs: [String] }
     struct PacksParams: Encodable { var productID: String; var packs: [PackStatus] }
+    struct UpdateParams: Encodable { var update: WireUpdate }
     struct ReconciledParams: Encodable {
         var restored: [String]
         var removed: [String]

@@ -31,6 +31,21 @@ extension ContentQueue {
         return ContentQueue.availableUpdates(store: store, catalog: catalog.catalog)
     }
 
+    /// Replaces the catalog (as ``setCatalog(_:)``) and announces, with ``ContentQueueUpdate/updatesAvailable(_:)``,
+    /// every installed product it offers a version no catalog given this queue offered before; returns those
+    /// updates. A periodic update check calls it with each catalog it loads: an update is announced once.
+    @discardableResult
+    public func refreshCatalog(_ catalog: CatalogSource) async -> [ContentUpdate] {
+        setCatalog(catalog)
+        let fresh = availableUpdates().filter { announcedUpdates.insert("\($0.productID) \($0.catalogVersion)").inserted }
+        if !fresh.isEmpty { await deliver(.updatesAvailable(fresh)) }
+        return fresh
+    }
+
+    /// Whether the queue's catalog lists `productID` (a catalog loaded for some products only, from a TUF
+    /// repository, may not).
+    public func catalogLists(_ productID: String) -> Bool { catalog?.catalog.product(productID) != nil }
+
     /// Installed products of `store` with a newer version in `catalog`.
     public nonisolated static func availableUpdates(store: Store, catalog: Catalog) -> [ContentUpdate] {
         store.installedProductIDs().compactMap { id in

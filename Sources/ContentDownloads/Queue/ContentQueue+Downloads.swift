@@ -187,7 +187,7 @@ extension ContentQueue {
             for download in shown where rows[download.transactionID] != nil {
                 deliveredStates[download.transactionID] = download.state
             }
-        case .contentRemoved, .entitlementsReconciled, .packsChanged:
+        case .contentRemoved, .entitlementsReconciled, .packsChanged, .updatesAvailable:
             break
         }
         published.yield(update)
@@ -198,6 +198,7 @@ extension ContentQueue {
         case .contentRemoved(let productIDs): await observer.removedContent(productIDs)
         case .entitlementsReconciled(let outcome): await observer.reconciledEntitlements(outcome)
         case .packsChanged(let productID, let packs): await observer.changedPacks(productID: productID, packs: packs)
+        case .updatesAvailable(let updates): await observer.foundUpdates(updates)
         }
     }
 }

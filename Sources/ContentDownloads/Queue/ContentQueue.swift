@@ -53,6 +53,8 @@ public actor ContentQueue {
     /// (the transaction's update, delivered later, carries that download's state), so a listener always
     /// learns of a transaction before its downloads.
     var announced: Set<String> = []
+    /// Updates ``refreshCatalog(_:)`` announced (`"<productID> <version>"`): each is announced once.
+    var announcedUpdates: Set<String> = []
     var forwardTask: Task<Void, Never>?
     var isOpen = false
     /// What the customer is entitled to, asked at ``open()`` (``setEntitlementSource(_:removingWithdrawnContent:)``).

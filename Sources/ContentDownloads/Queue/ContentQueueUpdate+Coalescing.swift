@@ -38,6 +38,9 @@ extension ContentQueueUpdate: CoalescibleUpdate {
             return nil
         case .packsChanged(let id, _):
             return id == productID ? self : nil
+        case .updatesAvailable(let updates):
+            let matching = updates.filter { $0.productID == productID }
+            return matching.isEmpty ? nil : .updatesAvailable(matching)
         }
     }
 }

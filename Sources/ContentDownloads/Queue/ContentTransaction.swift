@@ -99,6 +99,9 @@ public enum ContentQueueUpdate: Sendable, Equatable {
     /// ``ContentQueue/requestPacks(_:productID:)`` installed a new selection): the product and its packs as they
     /// are now, so a service can show a pack installed without asking again.
     case packsChanged(productID: String, packs: [PackStatus])
+    /// A new catalog (``ContentQueue/refreshCatalog(_:)``) offers installed products a newer version than any catalog
+    /// before it did: the updates not announced yet, so a service can offer them (or download them) at once.
+    case updatesAvailable([ContentUpdate])
 }
 
 /// The delegate-style observer (StoreKit's `SKPaymentTransactionObserver`), called in order.
@@ -114,6 +117,8 @@ public protocol ContentQueueObserver: AnyObject, Sendable {
     func reconciledEntitlements(_ outcome: EntitlementReconciliation) async
     /// The packs or variants of installed content changed: the product and its packs now (default: nothing).
     func changedPacks(productID: String, packs: [PackStatus]) async
+    /// A new catalog offers installed products newer versions (default: nothing).
+    func foundUpdates(_ updates: [ContentUpdate]) async
 }
 
 extension ContentQueueObserver {
@@ -125,6 +130,9 @@ extension ContentQueueObserver {
 
     /// Does nothing: an observer that shows packs implements it.
     public func changedPacks(productID: String, packs: [PackStatus]) async {}
+
+    /// Does nothing: an observer that offers updates implements it.
+    public func foundUpdates(_ updates: [ContentUpdate]) async {}
 }
 
 /// An installed product whose catalog has a newer version.

@@ -25,6 +25,13 @@ extension IAPContent {
 
         @OptionGroup var transfer: TransferOptions
 
+        @Option(
+            name: .customLong("check-interval"),
+            help: ArgumentHelp(
+                "Seconds between update checks (the catalog loaded again; `update.available` for each new version); 0: none.",
+                valueName: "seconds"))
+        var checkInterval: Int = 3600
+
         @Flag(help: "Print the protocol's OpenRPC document (what `rpc.discover` answers; docs/openrpc.json) and exit.")
         var openrpc = false
 
@@ -34,12 +41,20 @@ extension IAPContent {
             let store = try storeOptions.openStore()
             let keys = catalogOptions.publicKeys()
             let settings = transfer.transferSettings()
-            let loader: (@Sendable () async throws -> CatalogSource)? = (try? catalogOptions.catalog()).map { location in
-                { try await CatalogSource.loadVerified(location, pinnedPublicKeys: keys, store: store, transport: settings) }
+            let root = catalogOptions.trustedRoot()
+            let location = try root.map { _ in try catalogOptions.catalog() }
+            let repository = try root.map { root in
+                try exitingOnDownloadError { () throws(DownloadError) in
+                    try RepositoryClient(repository: location!, trustedRootFile: root, store: store, transport: settings)
+                }
+            }
+            let loader: (@Sendable ([String]) async throws -> CatalogSource)? = (try? catalogOptions.catalog()).map { location in
+                if let repository { return { products in try await repository.catalogSource(for: products) } }
+                return { _ in try await CatalogSource.loadVerified(location, pinnedPublicKeys: keys, store: store, transport: settings) }
             }
             var catalog: CatalogSource?
             if let loader {
-                do { catalog = try await loader() } catch {
+                do { catalog = try await loader(store.installedProductIDs()) } catch {
                     Output.error("\(error); the daemon starts without a catalog (`reloadCatalog` tries again)")
                 }
             }
@@ -48,7 +63,9 @@ extension IAPContent {
                 installOptions: ContentInstaller.Options(deferDeletion: false))
             let daemon = ContentDaemon(
                 queue: queue,
-                configuration: DaemonConfiguration(socketPath: socket, catalogLoader: loader, publicKeys: keys, transport: settings))
+                configuration: DaemonConfiguration(
+                    socketPath: socket, catalogLoader: loader, updateCheckInterval: checkInterval > 0 ? .seconds(checkInterval) : nil,
+                    publicKeys: keys, transport: settings))
             let interrupted = InterruptFlag()
             let signals = interrupted.trapTerminationSignals { Task { await daemon.stop() } }
             defer { signals.forEach { $0.cancel() } }
