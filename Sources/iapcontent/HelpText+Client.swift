@@ -4,7 +4,9 @@ import ContentCommandLine
 extension HelpText {
     /// `iapcontent download`.
     static let download = """
-        Fetches the catalog (checking its signature when public keys are given), then downloads, \
+        Fetches the catalog (checking its signature when public keys are given; with --trusted-root, \
+        --catalog names a TUF repository written by `iapcontent repo`, and only the metadata of the \
+        products asked for is fetched, each file checked from the shipped root down), then downloads, \
         verifies (length and SHA-256) and installs each product into the store, several at once. \
         Progress: on a terminal one live line per download (state, bar, percent, bytes, speed, time \
         remaining, 'stalled' after 5 s without data) and a summary line; in a pipe, plain lines every \
@@ -21,6 +23,7 @@ extension HelpText {
           iapcontent download com.example.maps --catalog http://127.0.0.1:8080/catalog.json
           IAPCONTENT_CATALOG=https://cdn.example.com/iap/catalog.json iapcontent download com.example.maps com.example.voices
           iapcontent download com.example.maps --json | jq -c 'select(.event == "state")'
+          iapcontent download com.example.maps --catalog https://cdn.example.com/repo/ --trusted-root root.json
           iapcontent download com.example.maps --max-rate 1000000 --store /srv/iapcontent
           iapcontent download com.example.maps --header "Authorization: Bearer $TOKEN" --proxy http://proxy:3128
         """
@@ -77,7 +80,9 @@ extension HelpText {
         --openrpc prints it). Batches (a JSON array of requests) get one array of answers.
         NOTIFICATIONS (after subscribe; each with time and sequence): transaction, download.state, \
         download.progress (at most 10/s per download), download.finished {contentURL}, download.error {error: \
-        {code, message}}, content.removed, packs.changed {productID, packs}, entitlements.reconciled. One per change of a download, naming every \
+        {code, message}}, content.removed, packs.changed {productID, packs}, entitlements.reconciled, update.available {update} (the daemon \
+        loads the catalog every --check-interval seconds and announces each newer version of an installed product \
+        once). One per change of a download, naming every \
         transaction it serves in transactionIDs.
         cancel answers once the transfer stopped and its files are gone; add of a cancelled transaction's id \
         starts its download again.
@@ -85,6 +90,7 @@ extension HelpText {
 
         EXAMPLES:
           iapcontent daemon --catalog https://cdn.example.com/catalog.json --public-key BASE64
+          iapcontent daemon --catalog https://cdn.example.com/repo/ --trusted-root root.json --check-interval 900
           echo '{"jsonrpc":"2.0","id":1,"method":"status"}' | socat - UNIX-CONNECT:$XDG_RUNTIME_DIR/iapcontent/daemon.sock
         """
 

@@ -584,7 +584,7 @@ _iapcontent_download() {
     repeating_flags=(--verbose -v)
     non_repeating_flags=(--quiet -q --json --http2 --no-prefetch --no-finish --no-install --verify-first --version -h --help)
     repeating_options=(--public-key --header --select)
-    non_repeating_options=(--catalog --token-key --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections)
+    non_repeating_options=(--catalog --trusted-root --token-key --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections)
     __iapcontent_offer_flags_options -1
 
     # Offer option value completions
@@ -593,6 +593,9 @@ _iapcontent_download() {
         return
         ;;
     '--public-key')
+        return
+        ;;
+    '--trusted-root')
         return
         ;;
     '--token-key')
@@ -650,7 +653,7 @@ _iapcontent_status() {
     repeating_flags=(--verbose -v)
     non_repeating_flags=(--quiet -q --json --version -h --help)
     repeating_options=(--public-key)
-    non_repeating_options=(--store --catalog)
+    non_repeating_options=(--store --catalog --trusted-root)
     __iapcontent_offer_flags_options 0
 
     # Offer option value completions
@@ -662,6 +665,9 @@ _iapcontent_status() {
         return
         ;;
     '--public-key')
+        return
+        ;;
+    '--trusted-root')
         return
         ;;
     esac
@@ -716,7 +722,7 @@ _iapcontent_daemon() {
     repeating_flags=(--verbose -v)
     non_repeating_flags=(--quiet -q --http2 --no-prefetch --openrpc --version -h --help)
     repeating_options=(--public-key --header --select)
-    non_repeating_options=(--store --socket --catalog --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections)
+    non_repeating_options=(--store --socket --catalog --trusted-root --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections --check-interval)
     __iapcontent_offer_flags_options 0
 
     # Offer option value completions
@@ -731,6 +737,9 @@ _iapcontent_daemon() {
         return
         ;;
     '--public-key')
+        return
+        ;;
+    '--trusted-root')
         return
         ;;
     '--concurrency')
@@ -775,6 +784,9 @@ _iapcontent_daemon() {
     '--select')
         return
         ;;
+    '--check-interval')
+        return
+        ;;
     esac
 }
 
@@ -797,7 +809,7 @@ _iapcontent_packs() {
     repeating_flags=(--verbose -v)
     non_repeating_flags=(--quiet -q --http2 --no-prefetch --json --version -h --help)
     repeating_options=(--add --remove --public-key --header --select)
-    non_repeating_options=(--catalog --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections)
+    non_repeating_options=(--catalog --trusted-root --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections)
     __iapcontent_offer_flags_options 1
 
     # Offer option value completions
@@ -812,6 +824,9 @@ _iapcontent_packs() {
         return
         ;;
     '--public-key')
+        return
+        ;;
+    '--trusted-root')
         return
         ;;
     '--store')
@@ -881,7 +896,7 @@ _iapcontent_repair() {
     repeating_flags=(--verbose -v)
     non_repeating_flags=(--quiet -q --http2 --no-prefetch --json --version -h --help)
     repeating_options=(--public-key --header --select)
-    non_repeating_options=(--catalog --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections)
+    non_repeating_options=(--catalog --trusted-root --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections)
     __iapcontent_offer_flags_options 1
 
     # Offer option value completions
@@ -890,6 +905,9 @@ _iapcontent_repair() {
         return
         ;;
     '--public-key')
+        return
+        ;;
+    '--trusted-root')
         return
         ;;
     '--store')
@@ -988,7 +1006,7 @@ _iapcontent_restore() {
     repeating_flags=(--verbose -v)
     non_repeating_flags=(--quiet -q --json --http2 --no-prefetch --version -h --help)
     repeating_options=(--public-key --header --select)
-    non_repeating_options=(--catalog --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections --entitlements)
+    non_repeating_options=(--catalog --trusted-root --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections --entitlements)
     __iapcontent_offer_flags_options 0
 
     # Offer option value completions
@@ -997,6 +1015,9 @@ _iapcontent_restore() {
         return
         ;;
     '--public-key')
+        return
+        ;;
+    '--trusted-root')
         return
         ;;
     '--store')
