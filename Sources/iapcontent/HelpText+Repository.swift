@@ -19,6 +19,20 @@ extension HelpText {
             --online-key online.key --online-key new.key
         """
 
+    /// `iapcontent repo check`.
+    static let repoCheck = """
+        Runs the update check a client runs, with this store's trusted metadata (<store>/trust/): the root chain \
+        from the shipped root, the timestamp (a conditional request: 304 when nothing was published), the version \
+        of each targets file from the snapshot tree, the top-level targets and only the bins of the products \
+        named; then prints the versions, the requests, the bytes received and the CPU time. A refusal (rollback, \
+        freeze, mix-and-match, threshold, fast-forward, too large) is the error, with its code under --json, and \
+        changes nothing the store trusts.
+
+        EXAMPLES:
+          iapcontent repo check https://cdn.example.com/repo/ com.example.maps --trusted-root root.json
+          iapcontent repo check http://127.0.0.1:8080/ --trusted-root repo/metadata/1.root.json --json
+        """
+
     /// `iapcontent repo init`.
     static let repoInit = """
         Writes root version 1 (every --root-key signs it; --root-threshold of them must sign later roots), the \

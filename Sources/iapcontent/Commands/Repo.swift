@@ -9,7 +9,7 @@ extension IAPContent {
             commandName: "repo",
             abstract: "Write and maintain a TUF repository: k-of-n offline root keys, online keys, hashed bins.",
             discussion: HelpText.repo,
-            subcommands: [Init.self, Add.self, Refresh.self, RotateRoot.self, Key.self])
+            subcommands: [Init.self, Add.self, Refresh.self, RotateRoot.self, Key.self, Check.self])
     }
 }
 

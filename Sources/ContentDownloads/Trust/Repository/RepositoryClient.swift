@@ -60,8 +60,9 @@ public struct RepositoryClient: Sendable {
         let folder = TrustedMetadata.folder(in: store, repository: repositoryURL)
         let lock = try TrustedFolderLock(folder: folder)
         defer { lock.unlock() }
-        let trusted = try TrustedMetadata(folder: folder, shippedRoot: shippedRoot, repository: repositoryURL.absoluteString)
         let fetch = RepositoryFetch(base: repositoryURL, transport: transport)
+        let trusted = try TrustedMetadata(
+            folder: folder, shippedRoot: shippedRoot, repository: repositoryURL.absoluteString, timer: fetch.signatures)
         var update = RepositoryUpdate(trusted: trusted, fetch: fetch, now: now)
         try update.updateRoot()
         try update.updateTimestamp()
@@ -76,7 +77,8 @@ public struct RepositoryClient: Sendable {
         return RepositoryCheck(
             source: CatalogSource(catalog: catalog, location: repositoryURL.appendingPathComponent("targets", isDirectory: true)),
             rootVersion: update.trusted.root.signed.version, timestampVersion: timestamp.version,
-            timestampChanged: update.timestampChanged, requests: fetch.requests, bytesReceived: fetch.bytesReceived)
+            timestampChanged: update.timestampChanged, requests: fetch.requests, bytesReceived: fetch.bytesReceived,
+            signatureChecks: fetch.signatures.checks, signatureCPUSeconds: fetch.signatures.seconds)
     }
 
     /// The catalog entry the archive target of `productID` carries, its archive and manifest named by their
@@ -132,6 +134,10 @@ public struct RepositoryCheck: Sendable {
     public var requests: Int
     /// Bytes received: response headers and bodies.
     public var bytesReceived: Int
+    /// Documents whose signatures were checked: the trusted ones read from the store, and each one fetched.
+    public var signatureChecks: Int
+    /// CPU seconds those checks took.
+    public var signatureCPUSeconds: Double
 }
 
 /// An exclusive `flock` on `<trusted folder>/.lock`: one update of a repository's trusted metadata at a time, so

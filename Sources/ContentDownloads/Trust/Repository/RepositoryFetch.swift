@@ -27,6 +27,8 @@ final class RepositoryFetch {
     private(set) var requests = 0
     /// Bytes received: response headers and bodies.
     private(set) var bytesReceived = 0
+    /// The signature checks of this update.
+    let signatures = SignatureTimer()
     /// Snapshot-tree nodes read during this update, by hash (a node never changes).
     var nodes: [String: [UInt8]] = [:]
 

@@ -55,7 +55,7 @@ struct RepositoryUpdate {
                     document.signed.version > next ? .fastForward : .rollback, file: file, repository: repository,
                     "it holds root version \(document.signed.version); the root chain must go from \(next - 1) to \(next)")
             }
-            do { try document.verifyAsSuccessor(of: trusted.root.signed) } catch {
+            do { try fetch.signatures.measure { () throws(MetadataError) in try document.verifyAsSuccessor(of: trusted.root.signed) } } catch {
                 throw .untrusted(error, file: file, repository: repository)
             }
             trusted.root = TrustedMetadata.Document(metadata: document, bytes: bytes)
@@ -107,7 +107,7 @@ struct RepositoryUpdate {
         case .body(let bytes, let etag):
             let document = try TrustedMetadata.parse(TimestampMetadata.self, bytes, role: "timestamp", file: "timestamp.json", repository: repository)
             let root = trusted.root.signed
-            do { try document.verify(keys: root.keys, role: root.role("timestamp"), roleName: "timestamp") } catch {
+            do { try fetch.signatures.measure { () throws(MetadataError) in try document.verify(keys: root.keys, role: root.role("timestamp"), roleName: "timestamp") } } catch {
                 throw .untrusted(error, file: "timestamp.json", repository: repository)
             }
             if let old = trusted.timestamp?.signed {
@@ -220,7 +220,7 @@ struct RepositoryUpdate {
         }
         let document = try TrustedMetadata.parse(SnapshotMetadata.self, bytes, role: "snapshot", file: file, repository: repository)
         let root = trusted.root.signed
-        do { try document.verify(keys: root.keys, role: root.role("snapshot"), roleName: "snapshot") } catch {
+        do { try fetch.signatures.measure { () throws(MetadataError) in try document.verify(keys: root.keys, role: root.role("snapshot"), roleName: "snapshot") } } catch {
             throw .untrusted(error, file: file, repository: repository)
         }
         guard document.signed.version == named.version else {
@@ -261,7 +261,7 @@ struct RepositoryUpdate {
             throw .repository(.mixAndMatch, file: path, repository: repository, "the snapshot names version \(version) but the server does not have it")
         }
         let document = try TrustedMetadata.parse(TargetsMetadata.self, bytes, role: name, file: path, repository: repository)
-        do { try document.verify(keys: keys, role: role, roleName: name) } catch {
+        do { try fetch.signatures.measure { () throws(MetadataError) in try document.verify(keys: keys, role: role, roleName: name) } } catch {
             throw .untrusted(error, file: path, repository: repository)
         }
         guard document.signed.version == version else {

@@ -48,30 +48,30 @@ struct TrustedMetadata {
     /// The trusted metadata in `folder`, starting from `shippedRoot` (the root the app ships) when the folder holds
     /// no root or an older one. A stored file that no longer verifies against the root (its role's keys changed) is
     /// left out, as a client that never had it.
-    init(folder: URL, shippedRoot: Data, repository: String) throws(DownloadError) {
+    init(folder: URL, shippedRoot: Data, repository: String, timer: SignatureTimer) throws(DownloadError) {
         self.folder = folder
         let shipped = try Self.parse(RootMetadata.self, shippedRoot, role: "root", file: "the trusted root", repository: repository)
-        do { try shipped.verifySelf() } catch { throw .untrusted(error, file: "the trusted root", repository: repository) }
+        do { try timer.measure { () throws(MetadataError) in try shipped.verifySelf() } } catch { throw .untrusted(error, file: "the trusted root", repository: repository) }
         root = Document(metadata: shipped, bytes: shippedRoot)
         if let bytes = read("root"),
            let stored = try? SignedMetadata<RootMetadata>(parsing: bytes, roleName: "root"),
-           (try? stored.verifySelf()) != nil, stored.signed.version >= shipped.signed.version
+           (try? timer.measure { () throws(MetadataError) in try stored.verifySelf() }) != nil, stored.signed.version >= shipped.signed.version
         {
             root = Document(metadata: stored, bytes: bytes)
             rootIsStored = true
         }
         if let bytes = read("timestamp"), let document = try? SignedMetadata<TimestampMetadata>(parsing: bytes, roleName: "timestamp"),
-           (try? document.verify(keys: root.signed.keys, role: root.signed.role("timestamp"), roleName: "timestamp")) != nil
+           (try? timer.measure { () throws(MetadataError) in try document.verify(keys: root.signed.keys, role: root.signed.role("timestamp"), roleName: "timestamp") }) != nil
         {
             timestamp = Document(metadata: document, bytes: bytes)
         }
         if let bytes = read("snapshot"), let document = try? SignedMetadata<SnapshotMetadata>(parsing: bytes, roleName: "snapshot"),
-           (try? document.verify(keys: root.signed.keys, role: root.signed.role("snapshot"), roleName: "snapshot")) != nil
+           (try? timer.measure { () throws(MetadataError) in try document.verify(keys: root.signed.keys, role: root.signed.role("snapshot"), roleName: "snapshot") }) != nil
         {
             snapshot = Document(metadata: document, bytes: bytes)
         }
         if let bytes = read("targets"), let document = try? SignedMetadata<TargetsMetadata>(parsing: bytes, roleName: "targets"),
-           (try? document.verify(keys: root.signed.keys, role: root.signed.role("targets"), roleName: "targets")) != nil
+           (try? timer.measure { () throws(MetadataError) in try document.verify(keys: root.signed.keys, role: root.signed.role("targets"), roleName: "targets") }) != nil
         {
             targets["targets"] = Document(metadata: document, bytes: bytes)
             if let delegations = document.signed.delegations {
@@ -80,7 +80,7 @@ struct TrustedMetadata {
                     let role = String(name.dropLast(5))
                     guard delegations.succinctRoles.isBin(role), let bytes = read(role),
                           let bin = try? SignedMetadata<TargetsMetadata>(parsing: bytes, roleName: role),
-                          (try? bin.verify(keys: delegations.keys, role: delegations.succinctRoles.keys, roleName: role)) != nil
+                          (try? timer.measure { () throws(MetadataError) in try bin.verify(keys: delegations.keys, role: delegations.succinctRoles.keys, roleName: role) }) != nil
                     else { continue }
                     targets[role] = Document(metadata: bin, bytes: bytes)
                 }
