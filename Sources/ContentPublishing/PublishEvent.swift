@@ -17,6 +17,10 @@ package enum PublishEvent: Sendable, Equatable {
     case alreadyLive(catalogVersion: UInt64)
     /// `catalog.json.sig` now matches the live catalog, for clients that predate `signatures/`.
     case legacySignatureUpdated
+    /// A repository's `metadata/timestamp.json` was switched to this version (`previous`: the live one's, if any).
+    case repositorySwitched(timestampVersion: Int64, previous: Int64?)
+    /// The repository's timestamp was already live: nothing sent.
+    case repositoryAlreadyLive(timestampVersion: Int64)
 }
 
 /// What a finished publish did.

@@ -148,6 +148,11 @@ enum HelpText {
         Of two publishers at once exactly one switches the catalog; the other exits 1 having changed \
         nothing referenced. Needs s3:GetObject, s3:PutObject and s3:AbortMultipartUpload.
 
+        A TUF repository folder (`iapcontent repo`) publishes the same way, sending only what the live \
+        metadata/timestamp.json does not reach: the targets the changed bins added, then those bins, the \
+        snapshot, the new snapshot-tree nodes and missing root versions (all create-only), then \
+        metadata/timestamp.json by compare-and-swap. A folder older than the live timestamp is refused.
+
         CREDENTIALS, as the AWS CLI reads them: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and \
         AWS_SESSION_TOKEN; else profile AWS_PROFILE (default "default") of AWS_SHARED_CREDENTIALS_FILE \
         (default ~/.aws/credentials). Region: --region, AWS_REGION, AWS_DEFAULT_REGION, the profile's \
@@ -160,6 +165,7 @@ enum HelpText {
           iapcontent publish site s3://my-bucket/store --region eu-west-1
           iapcontent publish site s3://store/iap --endpoint https://<account>.r2.cloudflarestorage.com --region auto
           iapcontent publish site s3://store/iap --endpoint http://127.0.0.1:8333
+          iapcontent repo add repo site --online-key online.key && iapcontent publish repo s3://my-bucket/repo
         """
 
     /// `iapcontent prune`.

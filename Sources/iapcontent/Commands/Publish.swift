@@ -15,7 +15,7 @@ extension IAPContent {
             abstract: "Upload a catalog folder to S3-compatible storage; readers see the old or the new catalog, never a mix.",
             discussion: HelpText.publish)
 
-        @Argument(help: "The catalog folder `iapcontent catalog --output` wrote (signed).")
+        @Argument(help: "The catalog folder `iapcontent catalog --output` wrote (signed), or a repository folder `iapcontent repo` keeps.")
         var folder: String
 
         @Argument(help: ArgumentHelp("Where to publish: s3://bucket/prefix.", valueName: "s3-url"))
@@ -41,7 +41,22 @@ extension IAPContent {
             let environment = ProcessInfo.processInfo.environment
             let client = try store.client(for: destination, environment: environment, afterRequest: TestHooks.requestCounter(environment))
             let display = PublishDisplay(quiet: quiet)
-            var publisher = CatalogPublisher(client: client, folder: URL(fileURLWithPath: folder, isDirectory: true))
+            let folderURL = URL(fileURLWithPath: folder, isDirectory: true)
+            if RepositoryPublisher.isRepository(folderURL) {
+                var publisher = RepositoryPublisher(client: client, folder: folderURL)
+                publisher.partSize = Int64(partSize) << 20
+                publisher.parallelParts = parallel
+                publisher.onEvent = display.show
+                publisher.beforeSwitch = { TestHooks.barrier(environment) }
+                let summary = try publisher.publish()
+                display.finish()
+                Output.line(
+                    "published timestamp version \(summary.catalogVersion) to \(client.location.displayName("metadata/timestamp.json")): "
+                        + "\(summary.uploadedObjects) objects sent (\(Formatting.bytes(summary.uploadedBytes))), "
+                        + "\(summary.presentObjects) already there")
+                return
+            }
+            var publisher = CatalogPublisher(client: client, folder: folderURL)
             publisher.partSize = Int64(partSize) << 20
             publisher.parallelParts = parallel
             publisher.onEvent = display.show

@@ -38,6 +38,10 @@ final class PublishDisplay {
             line("already live   catalog.json at catalogVersion \(version)")
         case .legacySignatureUpdated:
             line("updated        catalog.json.sig (for clients that read it beside catalog.json)")
+        case .repositorySwitched(let version, let previous):
+            line("switched       metadata/timestamp.json to version \(version)" + (previous.map { " (was \($0))" } ?? " (first publish)"))
+        case .repositoryAlreadyLive(let version):
+            line("already live   metadata/timestamp.json at version \(version)")
         }
     }
 

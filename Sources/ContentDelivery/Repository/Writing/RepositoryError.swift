@@ -30,6 +30,8 @@ package enum RepositoryError: Error, Sendable, Equatable, CustomStringConvertibl
     case signingFailed(keyID: String, detail: String)
     /// A file operation failed.
     case fileSystem(FileSystemError)
+    /// The published copy's timestamp is newer than this folder's: another publisher published after it.
+    case staleCopy(local: Int64, live: Int64)
 
     /// A message naming what to fix.
     package var description: String {
@@ -63,6 +65,9 @@ package enum RepositoryError: Error, Sendable, Equatable, CustomStringConvertibl
             return "key \(keyID) could not sign: \(detail)"
         case .fileSystem(let error):
             return error.description
+        case .staleCopy(let local, let live):
+            return "the published repository is at timestamp version \(live), this folder at \(local): another publisher published after it; "
+                + "publish from the folder that wrote version \(live), or bring this one up to date first"
         }
     }
 }
