@@ -1,4 +1,5 @@
 package import Foundation
+import CLinuxSystem
 import Glibc
 
 /// Crash-safe file writes: temp file in the same directory → write → fsync → rename → fsync directory.
@@ -129,5 +130,14 @@ package enum DurableFile {
         var direct = false
         let failure = DirectIO.writeAll(buffer, to: fd, direct: &direct)
         if failure != 0 { throw FileSystemError(operation: "write", path: path, errno: failure) }
+    }
+
+    /// `syncfs(2)` on the file system holding the folder `url`: every file written there becomes durable in one call,
+    /// for a writer that creates many files nothing names yet and then one file that names them all.
+    package static func syncFileSystem(of url: URL) throws(FileSystemError) {
+        let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileSystemError(operation: "open", path: url.path, errno: errno) }
+        defer { close(fd) }
+        guard CLinuxSystem_syncFileSystem(fd) == 0 else { throw FileSystemError(operation: "syncfs", path: url.path, errno: errno) }
     }
 }

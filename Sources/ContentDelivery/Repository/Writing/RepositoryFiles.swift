@@ -5,10 +5,15 @@ import ContentPackaging
 
 /// Durable writes for the repository: versioned metadata and targets are created, never replaced (a second
 /// publisher racing for the same version fails instead of overwriting); `timestamp.json` is replaced atomically.
-/// Each is written to a temp file, fsynced, then linked or renamed into place, and its folder fsynced.
+/// Each is written to a temp file, fsynced, then linked or renamed into place, and its folder fsynced; or, for the
+/// many files of one publish that nothing names yet, written without an fsync each and made durable together by
+/// one `syncfs` before the timestamp that names them.
 enum RepositoryFiles {
     /// Creates `url` holding `data`; throws ``RepositoryError/alreadyExists(path:)`` when it exists.
-    static func create(_ data: Data, at url: URL) throws(RepositoryError) {
+    ///
+    /// Not `durable`: neither the file nor its folder is fsynced, for a file nothing names until a later
+    /// ``syncFileSystem(_:)`` (a publish writes thousands of bins, then syncs once before the timestamp names them).
+    static func create(_ data: Data, at url: URL, durable: Bool = true) throws(RepositoryError) {
         let directory = url.deletingLastPathComponent()
         try makeDirectory(directory)
         let temporary: String
@@ -29,7 +34,7 @@ enum RepositoryFiles {
             close(fd)
             throw .fileSystem(writeError)
         }
-        guard fsync(fd) == 0 else {
+        guard !durable || fsync(fd) == 0 else {
             let error = FileSystemError(operation: "fsync", path: temporary, errno: errno)
             close(fd)
             throw .fileSystem(error)
@@ -39,7 +44,14 @@ enum RepositoryFiles {
             if errno == EEXIST { throw .alreadyExists(path: url.path) }
             throw .fileSystem(FileSystemError(operation: "link to \(url.path)", path: temporary, errno: errno))
         }
+        guard durable else { return }
         do { try DurableFile.syncDirectory(directory) } catch { throw .fileSystem(error) }
+    }
+
+    /// Makes every file written on the file system holding `url` durable (`syncfs(2)`): one call instead of an fsync
+    /// per file and per folder, before the one file that names them all is written.
+    static func syncFileSystem(_ url: URL) throws(RepositoryError) {
+        do { try DurableFile.syncFileSystem(of: url) } catch { throw .fileSystem(error) }
     }
 
     /// Replaces `url` with `data` atomically and durably.
@@ -66,7 +78,8 @@ enum RepositoryFiles {
 
     /// Places the file `source` at `url` (a hard link when on the same file system, otherwise a copy), checking
     /// that its bytes are `length` bytes hashing to `sha256`. An existing file with those bytes is kept.
-    static func placeTarget(_ source: URL, at url: URL, length: Int64, sha256: String) throws(RepositoryError) {
+    /// Not `durable`: nothing is fsynced (a later ``syncFileSystem(_:)`` is, before a bin names the target).
+    static func placeTarget(_ source: URL, at url: URL, length: Int64, sha256: String, durable: Bool = true) throws(RepositoryError) {
         let expected = FileDigest(sha256: sha256, length: length)
         if FileManager.default.fileExists(atPath: url.path), (try? FileDigest.of(url)) == expected { return }
         let directory = url.deletingLastPathComponent()
@@ -81,7 +94,7 @@ enum RepositoryFiles {
                 guard fd >= 0 else { throw FileSystemError(operation: "open", path: temporary.path, errno: errno) }
                 defer { close(fd) }
                 digest = try FileDigest.stream(from: source, copyingTo: fd, destinationPath: temporary.path)
-                guard fsync(fd) == 0 else { throw FileSystemError(operation: "fsync", path: temporary.path, errno: errno) }
+                guard !durable || fsync(fd) == 0 else { throw FileSystemError(operation: "fsync", path: temporary.path, errno: errno) }
             }
             guard digest == expected else {
                 unlink(temporary.path)
@@ -89,7 +102,11 @@ enum RepositoryFiles {
                     path: source.path, expected: "\(length) bytes, sha256 \(sha256)",
                     actual: "\(digest.length) bytes, sha256 \(digest.sha256)")
             }
-            try DurableFile.commit(temporary, to: url)
+            if durable {
+                try DurableFile.commit(temporary, to: url)
+            } else if rename(temporary.path, url.path) != 0 {
+                throw FileSystemError(operation: "rename to \(url.path)", path: temporary.path, errno: errno)
+            }
         } catch let error as RepositoryError {
             throw error
         } catch let error as FileSystemError {

@@ -67,7 +67,7 @@ extension TUFRepository {
             for entry in wanted[name]! where bin.targets[entry.path] != entry.target {
                 try RepositoryFiles.placeTarget(
                     entry.source, at: layout.target(entry.path, sha256: entry.target.sha256), length: entry.target.length,
-                    sha256: entry.target.sha256)
+                    sha256: entry.target.sha256, durable: false)
                 bin.targets[entry.path] = entry.target
                 changedProducts.insert(String(entry.path.split(separator: "/").first ?? ""))
                 changed = true

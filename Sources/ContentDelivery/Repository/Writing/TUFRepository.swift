@@ -66,7 +66,7 @@ package struct TUFRepository: Sendable {
                 var document = SignedMetadata(bin)
                 try Self.sign(&document, with: binSigners)
                 let url = layout.versioned(name, document.signed.version)
-                try RepositoryFiles.create(document.fileBytes, at: url)
+                try RepositoryFiles.create(document.fileBytes, at: url, durable: false)
                 meta["\(name).json"] = MetaFile(version: document.signed.version)
                 written.append(url)
             }
@@ -76,7 +76,7 @@ package struct TUFRepository: Sendable {
             var document = SignedMetadata(targets)
             try Self.sign(&document, with: Self.signers(for: state.root.signed.role("targets"), named: "targets", from: signers))
             let url = layout.versioned("targets", targets.version)
-            try RepositoryFiles.create(document.fileBytes, at: url)
+            try RepositoryFiles.create(document.fileBytes, at: url, durable: false)
             meta["targets.json"] = MetaFile(version: targets.version)
             state.targets = document
             written.append(url)
@@ -90,7 +90,7 @@ package struct TUFRepository: Sendable {
         try Self.sign(&snapshot, with: Self.signers(for: state.root.signed.role("snapshot"), named: "snapshot", from: signers))
         let snapshotURL = layout.versioned("snapshot", snapshot.signed.version)
         let snapshotBytes = snapshot.fileBytes
-        try RepositoryFiles.create(snapshotBytes, at: snapshotURL)
+        try RepositoryFiles.create(snapshotBytes, at: snapshotURL, durable: false)
         state.snapshot = snapshot
         written.append(snapshotURL)
         written += try writeTimestamp(&state, signers: signers, snapshotBytes: snapshotBytes)
@@ -115,9 +115,12 @@ package struct TUFRepository: Sendable {
         for (hash, bytes) in tree.nodes.sorted(by: { $0.key < $1.key }) {
             let url = layout.snapshotTreeNode(hash)
             guard !FileManager.default.fileExists(atPath: url.path) else { continue }
-            do { try RepositoryFiles.create(Data(bytes), at: url) } catch .alreadyExists { continue }  // same name, same bytes
+            do { try RepositoryFiles.create(Data(bytes), at: url, durable: false) } catch .alreadyExists { continue }  // same name, same bytes
             written.append(url)
         }
+        // Targets, bins, the snapshot and these nodes were written without an fsync each: one syncfs makes them all
+        // durable before the timestamp names them.
+        try RepositoryFiles.syncFileSystem(layout.root)
         let snapshotFile = MetaFile(
             version: state.snapshot.signed.version, length: Int64(snapshotBytes.count),
             hashes: ["sha256": Hex.string(SHA256.hash(data: snapshotBytes))])
