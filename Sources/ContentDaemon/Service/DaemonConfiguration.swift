@@ -7,7 +7,7 @@ public struct DaemonConfiguration: Sendable {
     public var socketPath: String?
     /// Loads the catalog again (the `reloadCatalog` method and the periodic update check); `nil` refuses that
     /// method and checks nothing. Given the products the daemon needs (installed, in its queue, being added): a TUF
-    /// repository's client (``RepositoryClient``) fetches only their bins; a `catalog.json` loader may ignore them.
+    /// repository's client (`RepositoryClient`) fetches only their bins; a `catalog.json` loader may ignore them.
     public var catalogLoader: (@Sendable (_ productIDs: [String]) async throws -> CatalogSource)?
     /// How often the daemon loads the catalog to find updates (`update.available`); `nil`: never by itself. With a
     /// TUF repository a check that finds nothing new costs one root probe and one 304.

@@ -54,7 +54,7 @@ public struct RepositoryClient: Sendable {
         try check(productIDs: productIDs, now: now).source
     }
 
-    /// Runs one update and reports it: the products (as ``catalogSource(for:now:)`` returns them), whether the
+    /// Runs one update and reports it: the products (as `catalogSource(for:now:)` returns them), whether the
     /// timestamp changed since the last update, and what the update cost.
     public func check(productIDs: [String], now: Date = Date()) throws(DownloadError) -> RepositoryCheck {
         let folder = TrustedMetadata.folder(in: store, repository: repositoryURL)
