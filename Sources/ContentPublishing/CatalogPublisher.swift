@@ -21,14 +21,8 @@ package struct CatalogPublisher {
     package let client: ObjectStoreClient
     /// The catalog folder (`iapcontent catalog --output`).
     package let folder: URL
-    /// Objects longer than this go by multipart upload in parts of this size.
-    package var partSize: Int64 = 16 << 20
-    /// Parts in flight at once.
-    package var parallelParts = 4
-    /// Progress and decisions.
-    package var onEvent: (PublishEvent) -> Void = { _ in }
-    /// Runs just before the catalog switch (step 5); a test hook lines two publishers up there.
-    package var beforeSwitch: () -> Void = {}
+    /// Part size, parallelism, events and the test hook before the switch.
+    package var options = PublishOptions()
 
     /// A publisher of `folder` through `client`.
     package init(client: ObjectStoreClient, folder: URL) {
@@ -44,13 +38,13 @@ package struct CatalogPublisher {
         let live = try client.get(Catalog.fileName)
         if let live, live.data == source.catalogData {
             // A rerun after the switch: only the legacy signature may be missing.
-            onEvent(.alreadyLive(catalogVersion: source.catalog.catalogVersion))
+            options.onEvent(.alreadyLive(catalogVersion: source.catalog.catalogVersion))
             var sync = LegacySignatureSync(client: client)
-            sync.beforeFirstWrite = { [client, onEvent] () throws(PublishError) in
+            sync.beforeFirstWrite = { [client, onEvent = options.onEvent] () throws(PublishError) in
                 try ConditionalWriteProbe.run(client)
                 onEvent(.probed(server: client.location.serverName))
             }
-            if try sync.run() { onEvent(.legacySignatureUpdated) }
+            if try sync.run() { options.onEvent(.legacySignatureUpdated) }
             return summary
         }
         let previous = try live.map { live throws(PublishError) in try liveVersion(live.data) }
@@ -58,7 +52,7 @@ package struct CatalogPublisher {
             throw PublishError("\(client.location.displayName(Catalog.fileName)) is at catalogVersion \(previous), not below this catalog's \(source.catalog.catalogVersion): clients would refuse it as a rollback; rebuild with `iapcontent catalog --catalog-version \(previous + 1)` or higher")
         }
         try ConditionalWriteProbe.run(client)
-        onEvent(.probed(server: client.location.serverName))
+        options.onEvent(.probed(server: client.location.serverName))
 
         for object in source.objects {
             try uploads.store(object, summary: &summary)
@@ -67,10 +61,10 @@ package struct CatalogPublisher {
         try uploads.storeOnce(Catalog.signaturePath(catalogSHA256: source.catalogSHA256), data: source.signatureData, headers: immutable, summary: &summary)
         try uploads.storeOnce(Catalog.historyPath(catalogSHA256: source.catalogSHA256), data: source.catalogData, headers: immutable, summary: &summary)
 
-        beforeSwitch()
+        options.beforeSwitch()
         try switchCatalog(to: source, replacing: live?.etag, liveExisted: live != nil)
-        onEvent(.switched(catalogVersion: source.catalog.catalogVersion, previous: previous))
-        if try LegacySignatureSync(client: client).run() { onEvent(.legacySignatureUpdated) }
+        options.onEvent(.switched(catalogVersion: source.catalog.catalogVersion, previous: previous))
+        if try LegacySignatureSync(client: client).run() { options.onEvent(.legacySignatureUpdated) }
         return summary
     }
 
@@ -106,6 +100,6 @@ package struct CatalogPublisher {
 
     /// The uploads of steps 3 and 4.
     private var uploads: ObjectUploads {
-        ObjectUploads(client: client, folder: folder, partSize: partSize, parallelParts: parallelParts, onEvent: onEvent)
+        ObjectUploads(client: client, folder: folder, options: options)
     }
 }

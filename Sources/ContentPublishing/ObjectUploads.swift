@@ -7,9 +7,9 @@ struct ObjectUploads {
     let client: ObjectStoreClient
     /// The folder published (named in errors).
     let folder: URL
-    var partSize: Int64
-    var parallelParts: Int
-    var onEvent: (PublishEvent) -> Void
+    let options: PublishOptions
+    var partSize: Int64 { options.partSize }
+    var onEvent: (PublishEvent) -> Void { options.onEvent }
 
     /// A content-addressed object: skipped when stored with the right length, else verified locally and sent create-only.
     func store(_ object: PublishedObject, summary: inout PublishSummary) throws(PublishError) {
@@ -24,7 +24,7 @@ struct ObjectUploads {
         onEvent(.uploading(name: object.name, bytes: object.length, parts: parts))
         let outcome: ObjectStoreClient.WriteOutcome
         if multipart {
-            let upload = MultipartUpload(client: client, partSize: partSize, parallel: parallelParts) { [onEvent] sent in
+            let upload = MultipartUpload(client: client, partSize: partSize, parallel: options.parallelParts) { [onEvent] sent in
                 onEvent(.progress(name: object.name, sent: sent, total: object.length))
             }
             outcome = try upload.upload(object.name, path: object.file.path, length: object.length, headers: object.headers)

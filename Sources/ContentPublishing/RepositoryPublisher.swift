@@ -19,14 +19,8 @@ package struct RepositoryPublisher {
     package let client: ObjectStoreClient
     /// The repository folder (`iapcontent repo init` made it).
     package let folder: URL
-    /// Objects longer than this go by multipart upload in parts of this size.
-    package var partSize: Int64 = 16 << 20
-    /// Parts in flight at once.
-    package var parallelParts = 4
-    /// Progress and decisions.
-    package var onEvent: (PublishEvent) -> Void = { _ in }
-    /// Runs just before the timestamp's compare-and-swap (a test hook).
-    package var beforeSwitch: () -> Void = {}
+    /// Part size, parallelism, events and the test hook before the switch.
+    package var options = PublishOptions()
 
     /// The key of the timestamp, the one object replaced.
     static let timestampKey = "metadata/timestamp.json"
@@ -52,12 +46,12 @@ package struct RepositoryPublisher {
         }
         var summary = PublishSummary(catalogVersion: UInt64(upload.timestampVersion))
         if upload.alreadyLive {
-            onEvent(.repositoryAlreadyLive(timestampVersion: upload.timestampVersion))
+            options.onEvent(.repositoryAlreadyLive(timestampVersion: upload.timestampVersion))
             return summary
         }
         try ConditionalWriteProbe.run(client)
-        onEvent(.probed(server: client.location.serverName))
-        let uploads = ObjectUploads(client: client, folder: folder, partSize: partSize, parallelParts: parallelParts, onEvent: onEvent)
+        options.onEvent(.probed(server: client.location.serverName))
+        let uploads = ObjectUploads(client: client, folder: folder, options: options)
         for target in upload.targets {
             let object = try PublishedObject(
                 name: target.name, folder: folder, length: target.length, sha256: target.sha256 ?? "", kind: .archive)
@@ -71,9 +65,9 @@ package struct RepositoryPublisher {
             if try client.head(root.name) != nil { break }
             try uploads.storeOnce(root.name, data: try read(root.url), headers: immutable, summary: &summary)
         }
-        beforeSwitch()
+        options.beforeSwitch()
         try switchTimestamp(to: upload.timestamp, replacing: live)
-        onEvent(.repositorySwitched(
+        options.onEvent(.repositorySwitched(
             timestampVersion: upload.timestampVersion,
             previous: live.flatMap { try? SignedMetadata<TimestampMetadata>(parsing: $0.data, roleName: "timestamp").signed.version }))
         return summary

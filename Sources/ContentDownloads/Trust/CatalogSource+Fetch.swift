@@ -1,5 +1,4 @@
 internal import CurlTransport
-internal import CCurl
 internal import Foundation
 import Glibc
 
@@ -63,39 +62,14 @@ extension CatalogSource {
     private static func fetch(
         _ url: URL, transport: TransferSettings, what: String, limit: Int, limitName: String
     ) throws(DownloadError) -> (status: Int, data: Data) {
-        final class Sink {
-            var data = Data()
-            var overflow = false
-            let limit: Int
-            init(limit: Int) { self.limit = limit }
+        let (response, failure) = DocumentRequest.get(url, transport: transport, limit: limit)
+        if response.overflow {
+            throw DownloadError(code: .catalog, message: "the \(what) at \(url.absoluteString) is larger than \(limit) bytes (\(limitName)); check the URL")
         }
-        let sink = Sink(limit: limit)
-        var status = 0
-        do {
-            let easy = try EasyHandle()
-            try easy.setURL(url.absoluteString)
-            try easy.configureTransport(transport, headers: [])
-            try easy.set(CURLOPT_TIMEOUT, 60)
-            try easy.set(pointer: CURLOPT_WRITEDATA, Unmanaged.passUnretained(sink).toOpaque())
-            _ = CCurl_easy_setopt_write_function(easy.raw, CURLOPT_WRITEFUNCTION) { data, size, count, user in
-                let sink = Unmanaged<Sink>.fromOpaque(user!).takeUnretainedValue()
-                let n = size * count
-                guard sink.data.count + n <= sink.limit else {
-                    sink.overflow = true
-                    return 0
-                }
-                if let data { sink.data.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: n) }
-                return n
-            }
-            try easy.perform()
-            status = easy.responseCode
-        } catch {
-            if sink.overflow {
-                throw DownloadError(code: .catalog, message: "the \(what) at \(url.absoluteString) is larger than \(limit) bytes (\(limitName)); check the URL")
-            }
+        if let failure {
             throw DownloadError(
-                code: .catalog, message: "cannot fetch the \(what): \(error); \(error.trustAdvice ?? "check the URL and the network")")
+                code: .catalog, message: "cannot fetch the \(what): \(failure); \(failure.trustAdvice ?? "check the URL and the network")")
         }
-        return (status, sink.data)
+        return (response.status, response.body)
     }
 }

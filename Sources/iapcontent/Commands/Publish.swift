@@ -42,12 +42,14 @@ extension IAPContent {
             let client = try store.client(for: destination, environment: environment, afterRequest: TestHooks.requestCounter(environment))
             let display = PublishDisplay(quiet: quiet)
             let folderURL = URL(fileURLWithPath: folder, isDirectory: true)
+            var options = PublishOptions()
+            options.partSize = Int64(partSize) << 20
+            options.parallelParts = parallel
+            options.onEvent = display.show
+            options.beforeSwitch = { TestHooks.barrier(environment) }
             if RepositoryPublisher.isRepository(folderURL) {
                 var publisher = RepositoryPublisher(client: client, folder: folderURL)
-                publisher.partSize = Int64(partSize) << 20
-                publisher.parallelParts = parallel
-                publisher.onEvent = display.show
-                publisher.beforeSwitch = { TestHooks.barrier(environment) }
+                publisher.options = options
                 let summary = try publisher.publish()
                 display.finish()
                 Output.line(
@@ -57,10 +59,7 @@ extension IAPContent {
                 return
             }
             var publisher = CatalogPublisher(client: client, folder: folderURL)
-            publisher.partSize = Int64(partSize) << 20
-            publisher.parallelParts = parallel
-            publisher.onEvent = display.show
-            publisher.beforeSwitch = { TestHooks.barrier(environment) }
+            publisher.options = options
             let summary = try publisher.publish()
             display.finish()
             Output.line(

@@ -1,5 +1,4 @@
 internal import CurlTransport
-internal import CCurl
 internal import Foundation
 import Glibc
 
@@ -45,72 +44,25 @@ final class RepositoryFetch {
         let url = url(relative)
         requests += 1
         if url.isFileURL { return try readLocal(url, limit: limit) }
-        final class Sink {
-            var body = Data()
-            var headerBytes = 0
-            var etag: String?
-            var overflow = false
-            let limit: Int
-            init(limit: Int) { self.limit = limit }
+        let (response, failure) = DocumentRequest.get(url, transport: transport, headers: etag.map { ["If-None-Match: \($0)"] } ?? [], limit: limit)
+        bytesReceived += response.bytesReceived
+        if response.overflow {
+            throw .repository(
+                .metadataTooLarge, file: relative, repository: base.absoluteString,
+                "it is larger than the \(limit) bytes a client reads for it; the server may be sending endless data")
         }
-        let sink = Sink(limit: limit)
-        let status: Int
-        do {
-            let easy = try EasyHandle()
-            try easy.setURL(url.absoluteString)
-            try easy.configureTransport(transport, headers: etag.map { ["If-None-Match: \($0)"] } ?? [])
-            try easy.set(CURLOPT_TIMEOUT, 60)
-            if transport.lowSpeedTime > 0 {
-                // Slow retrieval: a server that trickles is dropped like a stalled archive transfer.
-                try easy.set(CURLOPT_LOW_SPEED_LIMIT, max(1, transport.lowSpeedLimit))
-                try easy.set(CURLOPT_LOW_SPEED_TIME, transport.lowSpeedTime)
-            }
-            let user = Unmanaged.passUnretained(sink).toOpaque()
-            try easy.set(pointer: CURLOPT_WRITEDATA, user)
-            try easy.set(pointer: CURLOPT_HEADERDATA, user)
-            _ = CCurl_easy_setopt_write_function(easy.raw, CURLOPT_WRITEFUNCTION) { data, size, count, user in
-                let sink = Unmanaged<Sink>.fromOpaque(user!).takeUnretainedValue()
-                let n = size * count
-                guard sink.body.count + n <= sink.limit else {
-                    sink.overflow = true
-                    return 0
-                }
-                if let data { sink.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: n) }
-                return n
-            }
-            _ = CCurl_easy_setopt_write_function(easy.raw, CURLOPT_HEADERFUNCTION) { data, size, count, user in
-                let sink = Unmanaged<Sink>.fromOpaque(user!).takeUnretainedValue()
-                let n = size * count
-                sink.headerBytes += n
-                if let data {
-                    let line = String(decoding: UnsafeRawBufferPointer(start: data, count: n), as: UTF8.self)
-                    if line.lowercased().hasPrefix("etag:") {
-                        sink.etag = line.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)
-                    }
-                }
-                return n
-            }
-            try easy.perform()
-            status = easy.responseCode
-        } catch {
-            bytesReceived += sink.headerBytes + sink.body.count
-            if sink.overflow {
-                throw .repository(
-                    .metadataTooLarge, file: relative, repository: base.absoluteString,
-                    "it is larger than the \(limit) bytes a client reads for it; the server may be sending endless data")
-            }
+        if let failure {
             throw DownloadError(
                 code: .catalog,
-                message: "cannot fetch \(url.absoluteString): \(error); \(error.trustAdvice ?? "check the URL and the network")")
+                message: "cannot fetch \(url.absoluteString): \(failure); \(failure.trustAdvice ?? "check the URL and the network")")
         }
-        bytesReceived += sink.headerBytes + sink.body.count
-        switch status {
+        switch response.status {
         case 304: return .notModified
         case 404, 410: return .missing
-        case 200..<300: return .body(sink.body, etag: sink.etag)
+        case 200..<300: return .body(response.body, etag: response.etag)
         default:
             throw DownloadError(
-                code: .catalog, message: "cannot fetch \(url.absoluteString): HTTP \(status); check the repository URL and the server")
+                code: .catalog, message: "cannot fetch \(url.absoluteString): HTTP \(response.status); check the repository URL and the server")
         }
     }
 
