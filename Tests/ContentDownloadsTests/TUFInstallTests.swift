@@ -61,6 +61,49 @@ struct TUFInstallTests {
         #expect(fixture.store.installedVersion(forProductID: Self.maps) == nil)
     }
 
+    /// A patch `catalog` publishes is hosted in the repository beside the product's targets, named in the entry the
+    /// bin signs: an update from the installed version fetches it and no chunk.
+    @Test func anUpdateFetchesThePatchTheRepositoryHostsAndNoChunk() async throws {
+        let fixture = try TUFClientFixture(products: [(Self.maps, "1.0")])
+        let id = "com.example.docs"
+        let common = PackageFixture.text(count: 400_000, seed: 9)
+        func version(_ version: String, _ note: String) throws -> (package: URL, packed: URL) {
+            let package = try PackageFixture.make(
+                at: fixture.folder.appendingPathComponent("docs-\(version)"), productID: id, version: version,
+                files: ["Contents/book.txt": common, "Contents/note.txt": Data(note.utf8)])
+            let packed = fixture.folder.appendingPathComponent("docs-in-\(version)")
+            _ = try Packer(chunked: true).pack(folder: package, outputDirectory: packed)
+            return (package, packed)
+        }
+        func add(_ packed: URL, _ name: String) throws {
+            let catalog = fixture.folder.appendingPathComponent(name)
+            _ = try CatalogBuilder(inputDirectory: packed, outputDirectory: catalog).build()
+            try fixture.repository.add(catalogDirectory: catalog, signers: [fixture.onlineKey])
+        }
+        let v1 = try version("1.0", "first edition\n"), v2 = try version("2.0", "second edition, with an errata page\n")
+        try add(v1.packed, "docs-catalog-1")
+        let root = fixture.folder.appendingPathComponent("shipped-root.json")
+        try fixture.shippedRoot.write(to: root)
+        let arguments = ["download", id, "--catalog", fixture.url, "--trusted-root", root.path, "--store", fixture.store.root.path]
+        let first = try await iapcontentOffPool(arguments)
+        try #require(first.status == 0, "\(first.output)")
+
+        let manifest = { (packed: URL, version: String) in try Data(contentsOf: packed.appendingPathComponent("\(id)-\(version).manifest")) }
+        let (patch, _) = try PatchWriter.write(
+            oldManifest: try manifest(v1.packed, "1.0"), oldFolder: v1.package, newManifest: try manifest(v2.packed, "2.0"), newFolder: v2.package)
+        try patch.write(to: v2.packed.appendingPathComponent("\(id)-1.0-to-2.0.patch"))
+        try add(v2.packed, "docs-catalog-2")
+        let before = fixture.requests().count
+        let update = try await iapcontentOffPool(arguments)
+        #expect(update.status == 0, "\(update.output)")
+        #expect(fixture.store.installedVersion(forProductID: id)?.description == "2.0")
+        let paths = fixture.requests(after: before).map(\.path)
+        #expect(paths.contains { $0.hasPrefix("/targets/\(id)/") && $0.hasSuffix(".patch") }, "\(paths)")
+        #expect(!paths.contains { $0.hasSuffix(".tar.zst") || $0.hasSuffix(".manifest") }, "\(paths)")
+        let installed = try #require(fixture.store.contentURL(forProductID: id))
+        #expect(try Data(contentsOf: installed.appendingPathComponent("Contents/note.txt")) == Data("second edition, with an errata page\n".utf8))
+    }
+
     static let pythonRepository = """
         import json, os, sys, hashlib, shutil
         from datetime import datetime, timedelta, timezone

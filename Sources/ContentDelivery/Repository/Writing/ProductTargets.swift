@@ -5,8 +5,10 @@ import ContentPackaging
 /// (`<productID>/<productID>.manifest`, or `.manifest.json`).
 ///
 /// The archive target's `custom` holds `{"iapcontent": {"product": <the catalog entry>, "baseURLs": […]}}`: the entry
-/// exactly as `catalog.json` writes it, its `path` and `manifest.path` being the target paths, so a client
-/// loses nothing the catalog told it. The manifest target's `custom` names the product and version it describes.
+/// exactly as `catalog.json` writes it, its `path` and `manifest.path` being the target paths and each patch's `path`
+/// its file under `targets/` (``patchFile(productID:sha256:)``), so a client loses nothing the catalog told it. The
+/// manifest target's `custom` names the product and version it describes. A patch is not a target of its own: its
+/// length and SHA-256 are in the entry the bin signs, and the client checks them before using a byte of it.
 package struct ProductTargets: Sendable, Equatable {
     /// The archive's target path.
     package var archivePath: String
@@ -33,11 +35,19 @@ package struct ProductTargets: Sendable, Equatable {
                     "manifestOf": .string(product.productID), "contentVersion": .string(product.contentVersion.description),
                 ]])
         }
+        entry.patches = product.patches?.map { patch in
+            var hosted = patch
+            hosted.path = Self.patchFile(productID: product.productID, sha256: patch.sha256)
+            return hosted
+        }
         let productJSON = try JSONParser.parse(Array(Catalog.encoder.encode(entry)))
         archive = TargetFile(
             length: product.length, sha256: product.sha256,
             custom: ["iapcontent": ["product": productJSON, "baseURLs": .array(baseURLs.map { .string($0) })]])
     }
+
+    /// Where a patch of `productID` is stored, relative to `targets/`: `<productID>/<sha256>.patch`.
+    package static func patchFile(productID: String, sha256: String) -> String { "\(productID)/\(sha256).patch" }
 
     /// The catalog entry an archive target's `custom` holds; `nil` when it holds none.
     package static func product(in target: TargetFile) -> CatalogProduct? {

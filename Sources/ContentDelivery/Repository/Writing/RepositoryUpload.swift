@@ -13,7 +13,8 @@ package struct RepositoryUpload: Sendable {
         package var sha256: String?
     }
 
-    /// Targets the new bins list and the copy's bins did not (content-addressed, never rewritten).
+    /// Targets the new bins list and the copy's bins did not, and the patches their entries name (content-addressed,
+    /// never rewritten).
     package var targets: [File]
     /// Versioned metadata the copy's timestamp does not reach: created once, never replaced.
     package var metadata: [File]
@@ -74,6 +75,10 @@ extension TUFRepository {
             for (path, target) in document.signed.targets.sorted(by: { $0.key < $1.key }) where before[path] != target {
                 let url = layout.target(path, sha256: target.sha256)
                 upload.targets.append(RepositoryUpload.File(name: relative(url), url: url, length: target.length, sha256: target.sha256))
+                for patch in ProductTargets.product(in: target)?.patches ?? [] {
+                    let url = layout.targets.appendingPathComponent(patch.path)
+                    upload.targets.append(RepositoryUpload.File(name: relative(url), url: url, length: patch.length, sha256: patch.sha256))
+                }
             }
             upload.metadata.append(file(url))
         }

@@ -51,6 +51,13 @@ extension TUFRepository {
             do { targets = try ProductTargets(product: product, baseURLs: catalog.baseURLs) } catch {
                 throw .unreadableCatalog(path: catalogURL.path, detail: "product \(product.productID): \(error)")
             }
+            for patch in product.patches ?? [] {
+                // Not a target (the archive target's entry signs it): stored beside the product's targets by hash.
+                try RepositoryFiles.placeTarget(
+                    catalogDirectory.appendingPathComponent(patch.path),
+                    at: layout.targets.appendingPathComponent(ProductTargets.patchFile(productID: product.productID, sha256: patch.sha256)),
+                    length: patch.length, sha256: patch.sha256, durable: false)
+            }
             wanted[bins.binName(for: targets.archivePath), default: []].append(
                 (targets.archivePath, targets.archive, catalogDirectory.appendingPathComponent(product.path)))
             if let path = targets.manifestPath, let manifest = targets.manifest, let reference = product.manifest {

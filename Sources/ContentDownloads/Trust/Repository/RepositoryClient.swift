@@ -57,7 +57,7 @@ public struct RepositoryClient: Sendable {
     /// Runs one update and reports it: the products (as `catalogSource(for:now:)` returns them), whether the
     /// timestamp changed since the last update, and what the update cost.
     public func check(productIDs: [String], now: Date = Date()) throws(DownloadError) -> RepositoryCheck {
-        let folder = TrustedMetadata.folder(in: store, repository: repositoryURL)
+        let folder = store.trustedMetadataFolder(repository: repositoryURL)
         let lock = try TrustedFolderLock(folder: folder)
         defer { lock.unlock() }
         let fetch = RepositoryFetch(base: repositoryURL, transport: transport)
@@ -70,7 +70,7 @@ public struct RepositoryClient: Sendable {
         for productID in productIDs {
             products.append(try product(productID, update: &update))
         }
-        try update.trusted.save(changed: update.changed, dropped: update.dropped)
+        try update.trusted.save(changed: update.changed, dropped: update.dropped, store: store)
         let timestamp = update.trusted.timestamp!.signed
         let catalog = Catalog(
             catalogVersion: UInt64(timestamp.version), expires: timestamp.header.expires, products: products)
@@ -98,7 +98,7 @@ public struct RepositoryClient: Sendable {
                 "its catalog entry names \(product.productID), \(product.length) bytes, SHA-256 \(product.sha256); the target is \(archive.length) bytes, \(archive.sha256)")
         }
         product.path = targetFile(archivePath, sha256: archive.sha256)
-        product.patches = nil
+        // Patches (their paths relative to targets/) stay: the entry the bin signs holds their length and SHA-256.
         if let reference = product.manifest {
             guard let manifest = try update.target(reference.path) else {
                 throw .repository(.badMetadata, file: "target \(archivePath)", repository: repository, "it names manifest \(reference.path), which no bin lists")

@@ -1,8 +1,6 @@
 internal import ContentDelivery
-internal import Crypto
 internal import Foundation
 internal import SystemSupport
-import Glibc
 
 /// The metadata a store trusts for one repository, kept in `<store>/trust/<repository id>/`: `root.json`,
 /// `timestamp.json`, `snapshot.json` (only for a repository without a snapshot tree), `targets.json` and each bin
@@ -38,12 +36,6 @@ struct TrustedMetadata {
     var state = State()
     /// Whether ``root`` was read from the folder (else it is the shipped root, not yet written there).
     private(set) var rootIsStored = false
-
-    /// `<store>/trust/<first 32 hex digits of SHA-256(repository URL)>/`.
-    static func folder(in store: Store, repository: URL) -> URL {
-        let id = Hex.string(SHA256.hash(data: Array(repository.absoluteString.utf8))).prefix(32)
-        return store.root.appendingPathComponent("trust", isDirectory: true).appendingPathComponent(String(id), isDirectory: true)
-    }
 
     /// The trusted metadata in `folder`, starting from `shippedRoot` (the root the app ships) when the folder holds
     /// no root or an older one. A stored file that no longer verifies against the root (its role's keys changed) is
@@ -108,7 +100,7 @@ struct TrustedMetadata {
 
     /// Writes the documents named in `changed` (`root`, `timestamp`, `snapshot`, `targets`, a bin), removes those
     /// no longer trusted, then `state.json`; each durably (temporary file, fsync, rename, fsync of the folder).
-    func save(changed: Set<String>, dropped: Set<String>) throws(DownloadError) {
+    func save(changed: Set<String>, dropped: Set<String>, store: Store) throws(DownloadError) {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
@@ -124,9 +116,7 @@ struct TrustedMetadata {
             guard let bytes else { continue }
             try write(bytes, name)
         }
-        for name in dropped.subtracting(changed) {
-            unlink(folder.appendingPathComponent("\(name).json").path)
-        }
+        for name in dropped.subtracting(changed) { store.discardTrustedMetadata(name, in: folder) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let stateBytes = try? encoder.encode(state) else { return }
