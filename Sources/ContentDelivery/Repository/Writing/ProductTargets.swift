@@ -21,19 +21,13 @@ package struct ProductTargets: Sendable, Equatable {
 
     /// The targets of `product`, from a catalog whose mirrors are `baseURLs`.
     package init(product: CatalogProduct, baseURLs: [String]) throws {
-        archivePath = "\(product.productID)/\(product.productID).tar.zst"
+        archivePath = Self.archivePath(of: product.productID)
         var entry = product
         entry.path = archivePath
-        if let reference = product.manifest {
-            let suffix = reference.path.hasSuffix(".manifest.json") ? ".manifest.json" : ".manifest"
-            let path = "\(product.productID)/\(product.productID)\(suffix)"
+        if let (path, target) = Self.manifest(of: product) {
             manifestPath = path
             entry.manifest?.path = path
-            manifest = TargetFile(
-                length: reference.length, sha256: reference.sha256,
-                custom: ["iapcontent": [
-                    "manifestOf": .string(product.productID), "contentVersion": .string(product.contentVersion.description),
-                ]])
+            manifest = target
         }
         entry.patches = product.patches?.map { patch in
             var hosted = patch
@@ -44,6 +38,21 @@ package struct ProductTargets: Sendable, Equatable {
         archive = TargetFile(
             length: product.length, sha256: product.sha256,
             custom: ["iapcontent": ["product": productJSON, "baseURLs": .array(baseURLs.map { .string($0) })]])
+    }
+
+    /// The archive's target path: `<productID>/<productID>.tar.zst`.
+    package static func archivePath(of productID: String) -> String { "\(productID)/\(productID).tar.zst" }
+
+    /// The manifest's target path and target, for a chunk-indexed product (cheap: no catalog entry is encoded).
+    package static func manifest(of product: CatalogProduct) -> (path: String, target: TargetFile)? {
+        guard let reference = product.manifest else { return nil }
+        let suffix = reference.path.hasSuffix(".manifest.json") ? ".manifest.json" : ".manifest"
+        let target = TargetFile(
+            length: reference.length, sha256: reference.sha256,
+            custom: ["iapcontent": [
+                "manifestOf": .string(product.productID), "contentVersion": .string(product.contentVersion.description),
+            ]])
+        return ("\(product.productID)/\(product.productID)\(suffix)", target)
     }
 
     /// Where a patch of `productID` is stored, relative to `targets/`: `<productID>/<sha256>.patch`.

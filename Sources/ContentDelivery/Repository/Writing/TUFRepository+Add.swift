@@ -44,12 +44,13 @@ extension TUFRepository {
         var state = try RepositoryState(layout: layout)
         let bins = state.bins
 
-        // The new targets, by bin, with the files they come from.
-        var wanted: [String: [(path: String, target: TargetFile, source: URL)]] = [:]
-        for product in catalog.products {
-            let targets: ProductTargets
-            do { targets = try ProductTargets(product: product, baseURLs: catalog.baseURLs) } catch {
-                throw .unreadableCatalog(path: catalogURL.path, detail: "product \(product.productID): \(error)")
+        // Which bins the products' targets fall in (paths only: the targets themselves are made one bin at a time,
+        // so memory holds the catalog and one bin, not every target and every changed bin at once).
+        var byBin: [String: [(product: Int, manifest: Bool)]] = [:]
+        for (index, product) in catalog.products.enumerated() {
+            byBin[bins.binName(for: ProductTargets.archivePath(of: product.productID)), default: []].append((index, false))
+            if let (path, _) = ProductTargets.manifest(of: product) {
+                byBin[bins.binName(for: path), default: []].append((index, true))
             }
             for patch in product.patches ?? [] {
                 // Not a target (the archive target's entry signs it): stored beside the product's targets by hash.
@@ -58,33 +59,44 @@ extension TUFRepository {
                     at: layout.targets.appendingPathComponent(ProductTargets.patchFile(productID: product.productID, sha256: patch.sha256)),
                     length: patch.length, sha256: patch.sha256, durable: false)
             }
-            wanted[bins.binName(for: targets.archivePath), default: []].append(
-                (targets.archivePath, targets.archive, catalogDirectory.appendingPathComponent(product.path)))
-            if let path = targets.manifestPath, let manifest = targets.manifest, let reference = product.manifest {
-                wanted[bins.binName(for: path), default: []].append(
-                    (path, manifest, catalogDirectory.appendingPathComponent(reference.path)))
-            }
         }
 
-        var changedBins: [String: TargetsMetadata] = [:]
+        var writtenBins: [String: Int64] = [:]
+        var written: [URL] = []
         var changedProducts: Set<String> = []
-        for name in wanted.keys.sorted() {
+        var binSigners: [any MetadataSigner]?  // asked for at the first changed bin: adding nothing new needs no key
+        for name in byBin.keys.sorted() {
             var bin = try state.bin(name).signed
             var changed = false
-            for entry in wanted[name]! where bin.targets[entry.path] != entry.target {
+            for (index, isManifest) in byBin[name]! {
+                let product = catalog.products[index]
+                let path: String, target: TargetFile, source: URL
+                if isManifest, let (manifestPath, manifest) = ProductTargets.manifest(of: product), let reference = product.manifest {
+                    (path, target, source) = (manifestPath, manifest, catalogDirectory.appendingPathComponent(reference.path))
+                } else {
+                    let targets: ProductTargets
+                    do { targets = try ProductTargets(product: product, baseURLs: catalog.baseURLs) } catch {
+                        throw .unreadableCatalog(path: catalogURL.path, detail: "product \(product.productID): \(error)")
+                    }
+                    (path, target, source) = (targets.archivePath, targets.archive, catalogDirectory.appendingPathComponent(product.path))
+                }
+                guard bin.targets[path] != target else { continue }
                 try RepositoryFiles.placeTarget(
-                    entry.source, at: layout.target(entry.path, sha256: entry.target.sha256), length: entry.target.length,
-                    sha256: entry.target.sha256, durable: false)
-                bin.targets[entry.path] = entry.target
-                changedProducts.insert(String(entry.path.split(separator: "/").first ?? ""))
+                    source, at: layout.target(path, sha256: target.sha256), length: target.length, sha256: target.sha256, durable: false)
+                bin.targets[path] = target
+                changedProducts.insert(product.productID)
                 changed = true
             }
             guard changed else { continue }
             bin.header = MetadataHeader(version: bin.version + 1, expires: expiry(lifetimes.targets))
-            changedBins[name] = bin
+            if binSigners == nil { binSigners = try Self.signers(for: state.bins.keys, named: "bins", from: signers) }
+            let keys = binSigners!
+            let (url, version) = try writeBin(name, bin, signers: keys)
+            writtenBins[name] = version
+            written.append(url)
         }
-        guard !changedBins.isEmpty else { return AddResult(changedProducts: [], written: []) }
-        let written = try publish(&state, bins: changedBins, targets: nil, signers: signers)
+        guard !writtenBins.isEmpty else { return AddResult(changedProducts: [], written: []) }
+        written += try publish(&state, bins: [:], targets: nil, signers: signers, forceSnapshot: true, writtenBins: writtenBins)
         return AddResult(changedProducts: changedProducts.sorted(), written: written)
     }
 }

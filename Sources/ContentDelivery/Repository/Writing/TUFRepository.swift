@@ -54,20 +54,16 @@ package struct TUFRepository: Sendable {
     @discardableResult
     func publish(
         _ state: inout RepositoryState, bins: [String: TargetsMetadata], targets: TargetsMetadata?,
-        signers: [any MetadataSigner], forceSnapshot: Bool = false
+        signers: [any MetadataSigner], forceSnapshot: Bool = false, writtenBins: [String: Int64] = [:]
     ) throws(RepositoryError) -> [URL] {
         var written: [URL] = []
         var meta = state.snapshot.signed.meta
+        for (name, version) in writtenBins { meta["\(name).json"] = MetaFile(version: version) }
         if !bins.isEmpty {
             let binSigners = try Self.signers(for: state.bins.keys, named: "bins", from: signers)
             for name in bins.keys.sorted() {
-                var bin = bins[name]!
-                bin.header.version = freeVersion(name, from: bin.version)
-                var document = SignedMetadata(bin)
-                try Self.sign(&document, with: binSigners)
-                let url = layout.versioned(name, document.signed.version)
-                try RepositoryFiles.create(document.fileBytes, at: url, durable: false)
-                meta["\(name).json"] = MetaFile(version: document.signed.version)
+                let (url, version) = try writeBin(name, bins[name]!, signers: binSigners)
+                meta["\(name).json"] = MetaFile(version: version)
                 written.append(url)
             }
         }
@@ -95,6 +91,18 @@ package struct TUFRepository: Sendable {
         written.append(snapshotURL)
         written += try writeTimestamp(&state, signers: signers, snapshotBytes: snapshotBytes)
         return written
+    }
+
+    /// Signs bin `name` (at its version, or the first free one above) with `signers` and creates its file, not yet
+    /// durable (the publish's `syncfs` makes it so before the timestamp); returns the file and the version written.
+    func writeBin(_ name: String, _ bin: TargetsMetadata, signers: [any MetadataSigner]) throws(RepositoryError) -> (URL, Int64) {
+        var bin = bin
+        bin.header.version = freeVersion(name, from: bin.version)
+        var document = SignedMetadata(bin)
+        try Self.sign(&document, with: signers)
+        let url = layout.versioned(name, document.signed.version)
+        try RepositoryFiles.create(document.fileBytes, at: url, durable: false)
+        return (url, document.signed.version)
     }
 
     /// `version`, or the first version above it no file of `role` has yet: a command that stopped between writing a
