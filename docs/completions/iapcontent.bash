@@ -300,13 +300,13 @@ _iapcontent_repo() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    init|add|refresh|rotate-root|key)
+    init|add|refresh|rotate-root|key|check)
         # Offer subcommand argument completions
         "_iapcontent_repo_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'init add refresh rotate-root key' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'init add refresh rotate-root key check' -- "${cur}"))
         ;;
     esac
 }
@@ -417,6 +417,66 @@ _iapcontent_repo_key() {
         ;;
     2)
         __iapcontent_add_completions -W 'targets'$'\n''snapshot'$'\n''timestamp'$'\n''bins'
+        return
+        ;;
+    esac
+}
+
+_iapcontent_repo_check() {
+    repeating_flags=()
+    non_repeating_flags=(--http2 --no-prefetch --json --version -h --help)
+    repeating_options=(--header --select)
+    non_repeating_options=(--trusted-root --store --concurrency --max-rate --ca-file --user-agent --proxy --cert --key --max-attempts --retry-delay --stall-timeout --connections --max-connections)
+    __iapcontent_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--trusted-root')
+        return
+        ;;
+    '--store')
+        return
+        ;;
+    '--concurrency')
+        return
+        ;;
+    '--max-rate')
+        return
+        ;;
+    '--ca-file')
+        return
+        ;;
+    '--header')
+        return
+        ;;
+    '--user-agent')
+        return
+        ;;
+    '--proxy')
+        return
+        ;;
+    '--cert')
+        return
+        ;;
+    '--key')
+        return
+        ;;
+    '--max-attempts')
+        return
+        ;;
+    '--retry-delay')
+        return
+        ;;
+    '--stall-timeout')
+        return
+        ;;
+    '--connections')
+        return
+        ;;
+    '--max-connections')
+        return
+        ;;
+    '--select')
         return
         ;;
     esac

@@ -189,12 +189,13 @@ _iapcontent_repo() {
             'refresh:Re-sign the online roles that are past half their lifetime (for cron).'
             'rotate-root:Write the next root with new root keys, signed by old and new thresholds.'
             'key:Add or revoke an online key of targets, snapshot, timestamp or bins.'
+            'check:Run a client'\''s update check against a repository: the TUF workflow, what it fetched, what it found.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        init|add|refresh|rotate-root|key)
+        init|add|refresh|rotate-root|key|check)
             "_iapcontent_repo_${words[1]}" && ret=0
             ;;
         esac
@@ -275,6 +276,38 @@ _iapcontent_repo_key() {
         '--key-id[Key ID to revoke, when its file is gone.]:key-id:'
         '*--root-key[Root key file (repeatable)\: targets, snapshot and timestamp keys live in the root.]:root-key:'
         '*--online-key[Online key file of the changed roles (repeatable)\: re-signs what the change affects.]:online-key:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_iapcontent_repo_check() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':repository:'
+        '*:product-i-ds:'
+        '--trusted-root[The root.json the app ships.]:file:'
+        '--store[The store folder\: journal, partial and verified archives, installed content.]:dir:'
+        '--concurrency[Downloads running at once.]:concurrency:'
+        '--max-rate[Total receive cap in bytes per second (divided among downloads).]:max-rate:'
+        '--ca-file[A PEM file of extra trusted certificate authorities.]:ca-file:'
+        '*--header[An extra request header for the catalog, manifests and archives (repeatable), e.g. '\''Authorization\: Bearer <token>'\''.]:header:'
+        '--user-agent[The User-Agent of every request (default\: iapcontent/<version>).]:user-agent:'
+        '--proxy[A proxy for every request\: http\://host\:port, socks5h\://host\:port; '\'''\'' for none (default\: $https_proxy, $http_proxy).]:url:'
+        '--cert[A PEM client certificate, for servers that ask for one.]:file:'
+        '--key[The private key of --cert, PEM and unencrypted (default\: in the --cert file).]:file:'
+        '--max-attempts[Attempts per download on network errors before failing.]:max-attempts:'
+        '--retry-delay[First retry delay in seconds (doubles per attempt).]:retry-delay:'
+        '--stall-timeout[Seconds without data before a connection is retried.]:stall-timeout:'
+        '--connections[Connections a chunk-indexed download opens at first, over all mirrors (twice as many streams with --http2; it adds more while they pay, up to --max-connections).]:n:'
+        '--max-connections[The most connections one chunk-indexed download uses.]:n:'
+        '--http2[Ask for HTTP/2\: a chunk-indexed download'\''s connections become streams of one connection per server (over TLS when the server agrees; over http\: the server must speak HTTP/2 directly). The default, HTTP/1.1, opens separate connections, which servers that cap each connection serve faster.]'
+        '*--select[This device on a variant axis, most preferred first (repeatable)\: language=fr, language=pt-BR,pt, arch=aarch64, texture=astc,etc2. A product'\''s first install picks its variants by it; the rest come from LANGUAGE/LANG and uname -m.]:axis=value\[,value\]:'
+        '--no-prefetch[Install only a purchase'\''s essential packs; its prefetch packs wait for `iapcontent packs --add`.]'
+        '--json[Print the result as one JSON object.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
