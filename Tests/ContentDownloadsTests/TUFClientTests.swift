@@ -2,6 +2,7 @@
 @testable import ContentDownloads
 import ContentPackaging
 import Foundation
+import Glibc
 import Testing
 import TestSupport
 
@@ -97,5 +98,34 @@ struct TUFClientTests {
         let client = RepositoryClient(repository: fixture.repository.layout.root.path, trustedRoot: try fixture.shippedRoot, store: fixture.store)
         let product = try client.catalogSource(for: [Self.maps]).product(Self.maps)
         #expect(product.contentVersion.description == "1.0")
+    }
+
+    /// The trusted root is a file the user names: a FIFO, a folder, a huge file or garbage is a clear error at once,
+    /// and a FIFO planted where the store keeps its trusted files is ignored, never waited on.
+    @Test func aHostileTrustedRootOrTrustFolderIsRefusedWithoutHanging() throws {
+        let fixture = try TUFClientFixture(products: [(Self.maps, "1.0")])
+        let fifo = fixture.folder.appendingPathComponent("root.fifo")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let huge = fixture.folder.appendingPathComponent("huge.json")
+        try Data(repeating: 0x20, count: 1 << 20).write(to: huge)
+        for (path, words) in [(fifo.path, "not a regular file"), (huge.path, "524288"), (fixture.folder.path, "not a regular file"),
+                              (fixture.folder.appendingPathComponent("none.json").path, "no such file")] {
+            let error = #expect(throws: DownloadError.self) {
+                try RepositoryClient(repository: fixture.url, trustedRootFile: path, store: fixture.store)
+            }
+            #expect(error?.code == .catalog && error?.message.contains(words) == true, "\(path): \(error?.message ?? "")")
+        }
+        let garbage = #expect(throws: DownloadError.self) {
+            try RepositoryClient(repository: fixture.url, trustedRoot: Data("{\"signed\": 1}".utf8), store: fixture.store).check(productIDs: [])
+        }
+        #expect(garbage?.code == .badMetadata)
+
+        let client = try fixture.client()
+        _ = try client.check(productIDs: [Self.maps])
+        let trust = fixture.store.trustedMetadataFolder(repository: client.repositoryURL)
+        let timestamp = trust.appendingPathComponent("timestamp.json")
+        try FileManager.default.removeItem(at: timestamp)
+        #expect(mkfifo(timestamp.path, 0o600) == 0)
+        #expect(try client.check(productIDs: [Self.maps]).timestampVersion >= 1)
     }
 }

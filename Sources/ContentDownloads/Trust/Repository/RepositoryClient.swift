@@ -35,11 +35,20 @@ public struct RepositoryClient: Sendable {
 
     /// The same, reading the trusted root from the file at `trustedRootFile`.
     /// - Throws: ``DownloadError`` with code `.catalog` when the file cannot be read.
+    /// - Throws: ``DownloadError`` with code `.catalog` when the file cannot be read, is not a regular file (a FIFO,
+    ///   a folder) or is larger than a root a client reads (512 KiB).
     public init(repository: String, trustedRootFile: String, store: Store, transport: TransferSettings = TransferSettings()) throws(DownloadError) {
-        guard let bytes = FileManager.default.contents(atPath: trustedRootFile) else {
+        let bytes: Data
+        do throws(DownloadError) {
+            guard let read = try CatalogSource.read(
+                URL(fileURLWithPath: trustedRootFile), transport: transport, what: "trusted root", allowMissing: true,
+                limit: RepositoryUpdate.rootLimit, limitName: "the largest root a client reads")
+            else { throw DownloadError(code: .catalog, message: "no such file") }
+            bytes = read
+        } catch {
             throw DownloadError(
                 code: .catalog,
-                message: "cannot read the trusted root \(trustedRootFile); pass the root.json the repository's publisher ships (`iapcontent repo init` wrote 1.root.json)")
+                message: "cannot use \(trustedRootFile) as the trusted root (\(error.message)); pass the root.json the repository's publisher ships (`iapcontent repo init` wrote 1.root.json)")
         }
         self.init(repository: repository, trustedRoot: bytes, store: store, transport: transport)
     }

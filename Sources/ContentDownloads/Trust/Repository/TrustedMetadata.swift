@@ -93,9 +93,12 @@ struct TrustedMetadata {
         }
     }
 
-    /// `<folder>/<name>.json`, when present.
+    /// `<folder>/<name>.json`, when present as a regular file no larger than a client reads for any role; anything
+    /// else is left out, as a file never trusted.
     private func read(_ name: String) -> Data? {
-        FileManager.default.contents(atPath: folder.appendingPathComponent("\(name).json").path)
+        try? CatalogSource.read(
+            folder.appendingPathComponent("\(name).json"), transport: TransferSettings(), what: "trusted metadata", allowMissing: true,
+            limit: RepositoryUpdate.targetsLimit)
     }
 
     /// Writes the documents named in `changed` (`root`, `timestamp`, `snapshot`, `targets`, a bin), removes those
