@@ -34,7 +34,6 @@ public struct RepositoryClient: Sendable {
     }
 
     /// The same, reading the trusted root from the file at `trustedRootFile`.
-    /// - Throws: ``DownloadError`` with code `.catalog` when the file cannot be read.
     /// - Throws: ``DownloadError`` with code `.catalog` when the file cannot be read, is not a regular file (a FIFO,
     ///   a folder) or is larger than a root a client reads (512 KiB).
     public init(repository: String, trustedRootFile: String, store: Store, transport: TransferSettings = TransferSettings()) throws(DownloadError) {
