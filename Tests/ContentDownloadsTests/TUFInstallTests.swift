@@ -48,6 +48,23 @@ struct TUFInstallTests {
         #expect(fixture.store.installedVersion(forProductID: Self.maps) == nil)
     }
 
+    /// An update the trust chain refuses leaves the installed version as it was.
+    @Test func aRefusedUpdateLeavesTheInstalledVersion() async throws {
+        let fixture = try TUFClientFixture(products: [(Self.maps, "1.0")])
+        let root = fixture.folder.appendingPathComponent("shipped-root.json")
+        try fixture.shippedRoot.write(to: root)
+        let arguments = ["download", Self.maps, "--catalog", fixture.url, "--trusted-root", root.path, "--store", fixture.store.root.path]
+        try #require(try await iapcontentOffPool(arguments).status == 0)
+        let folder = try #require(fixture.store.contentURL(forProductID: Self.maps))
+        let before = try Data(contentsOf: folder.appendingPathComponent("Contents/data.bin"))
+        try fixture.publish([(Self.maps, "2.0")])
+        try fixture.serve(Data(repeating: 0x20, count: 20 << 10), at: fixture.repository.layout.timestamp)
+        let refused = try await iapcontentOffPool(arguments + ["--json"])
+        #expect(refused.status != 0 && refused.output.contains("metadataTooLarge"), "\(refused.output)")
+        #expect(fixture.store.installedVersion(forProductID: Self.maps)?.description == "1.0")
+        #expect(try Data(contentsOf: folder.appendingPathComponent("Contents/data.bin")) == before)
+    }
+
     /// A refusal by the trust chain is the command's error, with its code under `--json`.
     @Test func aRefusedRepositoryIsTheDownloadsErrorAndInstallsNothing() async throws {
         let fixture = try TUFClientFixture(products: [(Self.maps, "1.0")])

@@ -39,12 +39,37 @@ final class RepositoryFetch {
     /// `base` + `relative`, as a display string too.
     func url(_ relative: String) -> URL { URL(string: relative, relativeTo: base)?.absoluteURL ?? base.appendingPathComponent(relative) }
 
+    /// Attempts per file: a dropped connection, a 429 or a 5xx is tried again (a CDN edge or one server of a pool
+    /// failing for a moment), after ``retryDelays``; a TLS or certificate failure is not.
+    static let retryDelays: [Double] = [0.2, 0.6]
+
     /// Fetches `relative` (under the repository), refusing more than `limit` bytes with `.metadataTooLarge`.
     func get(_ relative: String, limit: Int, etag: String? = nil) throws(DownloadError) -> Response {
         let url = url(relative)
-        requests += 1
-        if url.isFileURL { return try readLocal(url, limit: limit) }
-        let (response, failure) = DocumentRequest.get(url, transport: transport, headers: etag.map { ["If-None-Match: \($0)"] } ?? [], limit: limit)
+        if url.isFileURL {
+            requests += 1
+            return try readLocal(url, limit: limit)
+        }
+        var attempt = 0
+        while true {
+            requests += 1
+            let (response, failure) = DocumentRequest.get(
+                url, transport: transport, headers: etag.map { ["If-None-Match: \($0)"] } ?? [], limit: limit)
+            let transient = (failure != nil && !response.overflow && failure?.trustAdvice == nil)
+                || response.status == 429 || (500...599).contains(response.status)
+            guard transient, attempt < Self.retryDelays.count else {
+                return try outcome(response, failure, relative: relative, url: url, limit: limit)
+            }
+            bytesReceived += response.bytesReceived
+            Thread.sleep(forTimeInterval: Self.retryDelays[attempt])
+            attempt += 1
+        }
+    }
+
+    /// What one request's answer means: a body, a 304, a missing file, or the error it names.
+    private func outcome(
+        _ response: DocumentRequest.Response, _ failure: CurlError?, relative: String, url: URL, limit: Int
+    ) throws(DownloadError) -> Response {
         bytesReceived += response.bytesReceived
         if response.overflow {
             throw .repository(
