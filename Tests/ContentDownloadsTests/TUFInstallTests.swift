@@ -31,6 +31,36 @@ struct TUFInstallTests {
         #expect(fixture.requests().allSatisfy { $0.path.hasPrefix("/metadata/") || $0.path.hasPrefix("/targets/") })
     }
 
+    /// `restore --entitlements` with only the root, on a device with nothing installed: the entitled products come
+    /// through the repository (their bins are asked for because the document names them), and an entitled product
+    /// the repository does not list is skipped, not an error.
+    @Test func restoreWithEntitlementsInstallsEntitledProductsThroughTheRepository() async throws {
+        let music = TUFClientTests.music
+        let fixture = try TUFClientFixture(products: [(Self.maps, "1.0"), (music, "1.0")])
+        let root = fixture.folder.appendingPathComponent("shipped-root.json")
+        try fixture.shippedRoot.write(to: root)
+        let key = SigningKey.generate()
+        let keyFile = fixture.folder.appendingPathComponent("entitlements.key")
+        try KeyFile.write(key, to: keyFile)
+        let input = fixture.folder.appendingPathComponent("entitlements-input.json")
+        let document = fixture.folder.appendingPathComponent("entitlements.json")
+        let states = [Self.maps: "active", music: "active", "com.example.withdrawn": "active"]
+        try JSONSerialization.data(withJSONObject: ["subject": "customer-1", "products": states]).write(to: input)
+        let signed = try await iapcontentOffPool(
+            ["entitlements", "sign", input.path, "--signing-key", keyFile.path, "--output", document.path, "--sequence", "1"])
+        try #require(signed.status == 0, "\(signed.output)")
+
+        let restored = try await iapcontentOffPool([
+            "restore", "--catalog", fixture.url, "--trusted-root", root.path, "--entitlements", document.path,
+            "--public-key", key.publicKeyBase64, "--store", fixture.store.root.path,
+        ])
+        #expect(restored.status == 0, "\(restored.output)")
+        #expect(fixture.store.installedVersion(forProductID: Self.maps)?.description == "1.0")
+        #expect(fixture.store.installedVersion(forProductID: music)?.description == "1.0")
+        #expect(fixture.store.installedVersion(forProductID: "com.example.withdrawn") == nil)
+        #expect(fixture.requests().allSatisfy { $0.path.hasPrefix("/metadata/") || $0.path.hasPrefix("/targets/") })
+    }
+
     /// A served archive that is not the one the bin signs is never installed (arbitrary installation).
     @Test func anArchiveSwappedOnTheServerIsRefusedByItsSignedHash() async throws {
         let fixture = try TUFClientFixture(products: [(Self.maps, "1.0")])

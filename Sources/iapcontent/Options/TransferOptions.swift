@@ -125,15 +125,16 @@ struct TransferOptions: ParsableArguments {
     }
 
     /// Loads the catalog at `location` through the client's one trust path: with a trusted root, the TUF
-    /// repository there (``RepositoryClient``: root chain, timestamp, snapshot tree, the bins of `products`); else
-    /// the signed `catalog.json` (``CatalogSource/loadVerified(_:pinnedPublicKeys:store:transport:now:)``:
-    /// signature when keys are pinned, expiry and rollback always). Fetched with the archives' ``transferSettings()``.
+    /// repository there (``RepositoryClient``: root chain, timestamp, snapshot tree, the bins of `products`, and of
+    /// `ifPresent`, which may be missing); else the signed `catalog.json`
+    /// (``CatalogSource/loadVerified(_:pinnedPublicKeys:store:transport:now:)``: signature when keys are pinned, expiry
+    /// and rollback always). Fetched with the archives' ``transferSettings()``.
     func loadCatalog(
-        _ location: String, _ catalogOptions: CatalogOptions, products: [String], store: Store
+        _ location: String, _ catalogOptions: CatalogOptions, products: [String], ifPresent: [String] = [], store: Store
     ) throws(DownloadError) -> CatalogSource {
         if let root = catalogOptions.trustedRoot() {
             let client = try RepositoryClient(repository: location, trustedRootFile: root, store: store, transport: transferSettings())
-            return try client.catalogSource(for: products)
+            return try client.catalogSource(for: products, ifPresent: ifPresent)
         }
         return try CatalogSource.loadVerified(
             location, pinnedPublicKeys: catalogOptions.publicKeys(), store: store, transport: transferSettings())
@@ -141,9 +142,11 @@ struct TransferOptions: ParsableArguments {
 
     /// The verified catalog of `products` at `location` (``loadCatalog(_:_:products:store:)``), or the exit the
     /// download error calls for: how `repair`, `restore` and `packs` begin.
-    func verifiedCatalog(_ location: String, _ catalogOptions: CatalogOptions, products: [String], store: Store) throws -> CatalogSource {
+    func verifiedCatalog(
+        _ location: String, _ catalogOptions: CatalogOptions, products: [String], ifPresent: [String] = [], store: Store
+    ) throws -> CatalogSource {
         try exitingOnDownloadError { () throws(DownloadError) in
-            try loadCatalog(location, catalogOptions, products: products, store: store)
+            try loadCatalog(location, catalogOptions, products: products, ifPresent: ifPresent, store: store)
         }
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import ContentPackaging
 
 /// A catalog product as two TUF targets: its archive (`<productID>/<productID>.tar.zst`) and its manifest
@@ -19,8 +19,9 @@ package struct ProductTargets: Sendable, Equatable {
     /// The manifest target.
     package var manifest: TargetFile?
 
-    /// The targets of `product`, from a catalog whose mirrors are `baseURLs`.
-    package init(product: CatalogProduct, baseURLs: [String]) throws {
+    /// The targets of `product`, from a catalog whose mirrors are `baseURLs`; `encoder` is ``Catalog/encoder``, passed
+    /// in by a caller making many.
+    package init(product: CatalogProduct, baseURLs: [String], encoder: JSONEncoder = Catalog.encoder) throws {
         archivePath = Self.archivePath(of: product.productID)
         var entry = product
         entry.path = archivePath
@@ -34,7 +35,7 @@ package struct ProductTargets: Sendable, Equatable {
             hosted.path = Self.patchFile(productID: product.productID, sha256: patch.sha256)
             return hosted
         }
-        let productJSON = try JSONParser.parse(Array(Catalog.encoder.encode(entry)))
+        let productJSON = try JSONParser.parse(Array(encoder.encode(entry)))
         archive = TargetFile(
             length: product.length, sha256: product.sha256,
             custom: ["iapcontent": ["product": productJSON, "baseURLs": .array(baseURLs.map { .string($0) })]])

@@ -80,42 +80,69 @@ enum RepositoryFiles {
     /// that its bytes are `length` bytes hashing to `sha256`. An existing file with those bytes is kept.
     /// Not `durable`: nothing is fsynced (a later ``syncFileSystem(_:)`` is, before a bin names the target).
     static func placeTarget(_ source: URL, at url: URL, length: Int64, sha256: String, durable: Bool = true) throws(RepositoryError) {
+        try placeTarget(source.path, at: url.path, length: length, sha256: sha256, durable: durable)
+    }
+
+    /// ``placeTarget(_:at:length:sha256:durable:)`` by paths. Not `durable`, a new target is linked straight to its
+    /// name and hashed there (one link, one read), and removed again when its bytes are not the ones expected: nothing
+    /// names it before the publish's timestamp, and a run that stopped in between finds it wrong and replaces it.
+    static func placeTarget(_ source: String, at destination: String, length: Int64, sha256: String, durable: Bool = true) throws(RepositoryError) {
         let expected = FileDigest(sha256: sha256, length: length)
-        if FileManager.default.fileExists(atPath: url.path), (try? FileDigest.of(url)) == expected { return }
-        let directory = url.deletingLastPathComponent()
-        try makeDirectory(directory)
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).tmp-\(UUID().uuidString)")
-        do {
+        let directory = destination.lastIndex(of: "/").map { String(destination[..<$0]) } ?? "."
+        try makeDirectory(path: directory)
+        func mismatch(_ digest: FileDigest) -> RepositoryError {
+            .targetMismatch(
+                path: source, expected: "\(length) bytes, sha256 \(sha256)", actual: "\(digest.length) bytes, sha256 \(digest.sha256)")
+        }
+        if !durable, link(source, destination) == 0 {
             let digest: FileDigest
-            if link(source.path, temporary.path) == 0 {
-                digest = try FileDigest.of(temporary)
-            } else {
-                let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-                guard fd >= 0 else { throw FileSystemError(operation: "open", path: temporary.path, errno: errno) }
-                defer { close(fd) }
-                digest = try FileDigest.stream(from: source, copyingTo: fd, destinationPath: temporary.path)
-                guard !durable || fsync(fd) == 0 else { throw FileSystemError(operation: "fsync", path: temporary.path, errno: errno) }
+            do { digest = try FileDigest.of(path: destination) } catch {
+                unlink(destination)
+                throw .fileSystem(error)
             }
             guard digest == expected else {
-                unlink(temporary.path)
-                throw RepositoryError.targetMismatch(
-                    path: source.path, expected: "\(length) bytes, sha256 \(sha256)",
-                    actual: "\(digest.length) bytes, sha256 \(digest.sha256)")
+                unlink(destination)
+                throw mismatch(digest)
+            }
+            return
+        }
+        if access(destination, F_OK) == 0, (try? FileDigest.of(path: destination)) == expected { return }
+        let temporary = "\(directory)/.\(destination[destination.index(after: directory.endIndex)...]).tmp-\(UUID().uuidString)"
+        do {
+            let digest: FileDigest
+            if link(source, temporary) == 0 {
+                digest = try FileDigest.of(path: temporary)
+            } else {
+                let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+                guard fd >= 0 else { throw FileSystemError(operation: "open", path: temporary, errno: errno) }
+                defer { close(fd) }
+                digest = try FileDigest.stream(fromPath: source, copyingTo: fd, destinationPath: temporary)
+                guard !durable || fsync(fd) == 0 else { throw FileSystemError(operation: "fsync", path: temporary, errno: errno) }
+            }
+            guard digest == expected else {
+                unlink(temporary)
+                throw mismatch(digest)
             }
             if durable {
-                try DurableFile.commit(temporary, to: url)
-            } else if rename(temporary.path, url.path) != 0 {
-                throw FileSystemError(operation: "rename to \(url.path)", path: temporary.path, errno: errno)
+                try DurableFile.commit(URL(fileURLWithPath: temporary), to: URL(fileURLWithPath: destination))
+            } else if rename(temporary, destination) != 0 {
+                throw FileSystemError(operation: "rename to \(destination)", path: temporary, errno: errno)
             }
         } catch let error as RepositoryError {
             throw error
         } catch let error as FileSystemError {
-            unlink(temporary.path)
+            unlink(temporary)
             throw .fileSystem(error)
         } catch {
-            unlink(temporary.path)
-            throw .fileSystem(FileSystemError(operation: "copy", path: source.path, errno: EIO))
+            unlink(temporary)
+            throw .fileSystem(FileSystemError(operation: "copy", path: source, errno: EIO))
         }
+    }
+
+    /// Makes folder `path` and any missing parents: one `mkdir` when only the last is missing or none is.
+    static func makeDirectory(path: String) throws(RepositoryError) {
+        if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
+        try makeDirectory(URL(fileURLWithPath: path, isDirectory: true))
     }
 
     static func makeDirectory(_ url: URL) throws(RepositoryError) {

@@ -14,8 +14,14 @@ package struct RepositoryLayout: Sendable {
     /// The repository folder.
     package let root: URL
 
+    /// `targets.path`, kept: ``targetPath(_:sha256:)`` is asked two million times by a publish of a million products.
+    private let targetsPath: String
+
     /// The layout of the repository in `root`.
-    package init(root: URL) { self.root = root }
+    package init(root: URL) {
+        self.root = root
+        targetsPath = root.appendingPathComponent("targets", isDirectory: true).path
+    }
 
     /// `<dir>/metadata`, served as the metadata base URL.
     package var metadata: URL { root.appendingPathComponent("metadata", isDirectory: true) }
@@ -41,6 +47,13 @@ package struct RepositoryLayout: Sendable {
         var url = targets
         for part in parts.dropLast() { url.appendPathComponent(part, isDirectory: true) }
         return url.appendingPathComponent("\(sha256).\(parts.last ?? path)")
+    }
+
+    /// ``target(_:sha256:)`` as a path.
+    package func targetPath(_ path: String, sha256: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "\(targetsPath)/\(sha256).\(path)" }
+        let folders = path[..<slash].split(separator: "/").joined(separator: "/")
+        return "\(targetsPath)/\(folders)/\(sha256).\(path[path.index(after: slash)...])"
     }
 
     /// The highest `N` of the `N.root.json` files present; `nil` when there is none.

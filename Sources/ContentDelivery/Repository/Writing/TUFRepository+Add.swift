@@ -1,4 +1,5 @@
 package import Foundation
+import Synchronization
 
 extension TUFRepository {
     /// What `add` changed.
@@ -30,73 +31,143 @@ extension TUFRepository {
     /// archive and manifest become targets, stored by hash; only the bins holding a new or changed target are
     /// rewritten, then the snapshot and the timestamp. A catalog whose products are all published already
     /// changes nothing.
+    ///
+    /// Memory holds where each entry lies in `catalog.json` (``CatalogFileIndex``) and one bin, never the catalog's
+    /// products all at once: the entries are decoded once to find their bins, then again bin by bin.
     @discardableResult
     package func add(catalogDirectory: URL, signers: [any MetadataSigner]) throws(RepositoryError) -> AddResult {
         let catalogURL = catalogDirectory.appendingPathComponent(Catalog.fileName)
-        let catalog: Catalog
-        do { catalog = try Catalog.load(from: RepositoryFiles.read(catalogURL)) } catch let error as RepositoryError {
+        let catalog: CatalogFileIndex
+        do { catalog = try CatalogFileIndex(path: catalogURL.path) } catch {
             throw .unreadableCatalog(path: catalogDirectory.path, detail: error.description)
-        } catch {
-            throw .unreadableCatalog(path: catalogDirectory.path, detail: "\(error)")
         }
         let lock = try RepositoryLock(layout)
         defer { _ = lock }
         var state = try RepositoryState(layout: layout)
         let bins = state.bins
+        let decoder = Catalog.decoder
+        let folder = catalogDirectory.path
 
-        // Which bins the products' targets fall in (paths only: the targets themselves are made one bin at a time,
-        // so memory holds the catalog and one bin, not every target and every changed bin at once).
-        var byBin: [String: [(product: Int, manifest: Bool)]] = [:]
-        for (index, product) in catalog.products.enumerated() {
-            byBin[bins.binName(for: ProductTargets.archivePath(of: product.productID)), default: []].append((index, false))
-            if let (path, _) = ProductTargets.manifest(of: product) {
-                byBin[bins.binName(for: path), default: []].append((index, true))
+        // Which bins the products' targets fall in: for each bin, its products' indexes, times two, plus one for a
+        // manifest target (the targets themselves are made one bin at a time, so memory never holds them all).
+        var byBin: [Int: [UInt32]] = [:]
+        let batch = 4096
+        for first in stride(from: 0, to: catalog.entries.count, by: batch) {
+            let products: [CatalogProduct]
+            do { products = try catalog.products(first..<min(first + batch, catalog.entries.count), decoder: decoder) } catch {
+                throw .unreadableCatalog(path: catalogDirectory.path, detail: error.description)
             }
-            for patch in product.patches ?? [] {
-                // Not a target (the archive target's entry signs it): stored beside the product's targets by hash.
-                try RepositoryFiles.placeTarget(
-                    catalogDirectory.appendingPathComponent(patch.path),
-                    at: layout.targets.appendingPathComponent(ProductTargets.patchFile(productID: product.productID, sha256: patch.sha256)),
-                    length: patch.length, sha256: patch.sha256, durable: false)
+            for (offset, product) in products.enumerated() {
+                let index = UInt32(first + offset)
+                byBin[bins.binNumber(for: ProductTargets.archivePath(of: product.productID)), default: []].append(index << 1)
+                if let (path, _) = ProductTargets.manifest(of: product) {
+                    byBin[bins.binNumber(for: path), default: []].append(index << 1 | 1)
+                }
+                for patch in product.patches ?? [] {
+                    // Not a target (the archive target's entry signs it): stored beside the product's targets by hash.
+                    try RepositoryFiles.placeTarget(
+                        "\(folder)/\(patch.path)",
+                        at: layout.targets.appendingPathComponent(ProductTargets.patchFile(productID: product.productID, sha256: patch.sha256)).path,
+                        length: patch.length, sha256: patch.sha256, durable: false)
+                }
             }
         }
 
-        var writtenBins: [String: Int64] = [:]
-        var written: [URL] = []
-        var changedProducts: Set<String> = []
-        var binSigners: [any MetadataSigner]?  // asked for at the first changed bin: adding nothing new needs no key
-        for name in byBin.keys.sorted() {
+        // Bins are independent until the snapshot names them: each worker takes every other bin (decoding its
+        // products, placing their targets, signing and writing it), so hashing and signing use both cores.
+        let numbers = byBin.keys.sorted()
+        let binSigners = Result { () throws(RepositoryError) in try Self.signers(for: state.bins.keys, named: "bins", from: signers) }
+        let outcomes = Mutex<[BinOutcome]>([])
+        let failure = Mutex<RepositoryError?>(nil)
+        let workers = max(1, min(Self.addWorkers, numbers.count))
+        let work = BinWork(
+            repository: self, state: state, catalog: catalog, folder: folder, byBin: byBin, binSigners: binSigners)
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            let decoder = Catalog.decoder, encoder = Catalog.encoder
+            for position in stride(from: worker, to: numbers.count, by: workers) {
+                guard failure.withLock({ $0 == nil }) else { return }
+                do throws(RepositoryError) {
+                    if let outcome = try work.add(bin: numbers[position], decoder: decoder, encoder: encoder) {
+                        outcomes.withLock { $0.append(outcome) }
+                    }
+                } catch {
+                    failure.withLock { if $0 == nil { $0 = error } }
+                    return
+                }
+            }
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
+        let done = outcomes.withLock { $0 }.sorted { $0.number < $1.number }
+        guard !done.isEmpty else { return AddResult(changedProducts: [], written: []) }
+        var written = done.map(\.url)
+        let writtenBins = Dictionary(uniqueKeysWithValues: done.map { ($0.name, $0.version) })
+        written += try publish(&state, bins: [:], targets: nil, signers: signers, forceSnapshot: true, writtenBins: writtenBins)
+        return AddResult(changedProducts: Set(done.flatMap(\.changedProducts)).sorted(), written: written)
+    }
+
+    /// How many bins `add` makes at once.
+    static var addWorkers: Int { min(4, ProcessInfo.processInfo.activeProcessorCount) }
+
+    /// A bin `add` rewrote.
+    struct BinOutcome: Sendable {
+        var number: Int
+        var name: String
+        var url: URL
+        var version: Int64
+        var changedProducts: [String]
+    }
+
+    /// What every bin of one `add` shares: read only, so the workers share it as it is.
+    struct BinWork: Sendable {
+        let repository: TUFRepository
+        let state: RepositoryState
+        let catalog: CatalogFileIndex
+        let folder: String
+        /// For each bin, its products' indexes times two, plus one for a manifest target.
+        let byBin: [Int: [UInt32]]
+        /// The keys the bins are signed with, or why they are not all given (thrown only when a bin changed).
+        let binSigners: Result<[any MetadataSigner], RepositoryError>
+
+        /// Decodes the products of bin `number`, places their new or changed targets, and signs and writes the bin;
+        /// `nil` when none of its targets changed.
+        func add(bin number: Int, decoder: JSONDecoder, encoder: JSONEncoder) throws(RepositoryError) -> BinOutcome? {
+            let layout = repository.layout
+            let name = state.bins.binName(number)
             var bin = try state.bin(name).signed
-            var changed = false
-            for (index, isManifest) in byBin[name]! {
-                let product = catalog.products[index]
-                let path: String, target: TargetFile, source: URL
+            let codes = byBin[number]!.sorted()
+            var indexes: [Int] = []
+            for code in codes where indexes.last != Int(code >> 1) { indexes.append(Int(code >> 1)) }
+            let decoded: [CatalogProduct]
+            do { decoded = try catalog.products(at: indexes, decoder: decoder) } catch {
+                throw .unreadableCatalog(path: folder, detail: error.description)
+            }
+            var changedProducts: [String] = []
+            var position = -1
+            for code in codes {
+                let index = Int(code >> 1), isManifest = code & 1 == 1
+                if position < 0 || indexes[position] != index { position += 1 }
+                let product = decoded[position]
+                let path: String, target: TargetFile, source: String
                 if isManifest, let (manifestPath, manifest) = ProductTargets.manifest(of: product), let reference = product.manifest {
-                    (path, target, source) = (manifestPath, manifest, catalogDirectory.appendingPathComponent(reference.path))
+                    (path, target, source) = (manifestPath, manifest, "\(folder)/\(reference.path)")
                 } else {
                     let targets: ProductTargets
-                    do { targets = try ProductTargets(product: product, baseURLs: catalog.baseURLs) } catch {
-                        throw .unreadableCatalog(path: catalogURL.path, detail: "product \(product.productID): \(error)")
+                    do { targets = try ProductTargets(product: product, baseURLs: catalog.header.baseURLs, encoder: encoder) } catch {
+                        throw .unreadableCatalog(path: catalog.path, detail: "product \(product.productID): \(error)")
                     }
-                    (path, target, source) = (targets.archivePath, targets.archive, catalogDirectory.appendingPathComponent(product.path))
+                    (path, target, source) = (targets.archivePath, targets.archive, "\(folder)/\(product.path)")
                 }
                 guard bin.targets[path] != target else { continue }
                 try RepositoryFiles.placeTarget(
-                    source, at: layout.target(path, sha256: target.sha256), length: target.length, sha256: target.sha256, durable: false)
+                    source, at: layout.targetPath(path, sha256: target.sha256), length: target.length, sha256: target.sha256,
+                    durable: false)
                 bin.targets[path] = target
-                changedProducts.insert(product.productID)
-                changed = true
+                if changedProducts.last != product.productID { changedProducts.append(product.productID) }
             }
-            guard changed else { continue }
-            bin.header = MetadataHeader(version: bin.version + 1, expires: expiry(lifetimes.targets))
-            if binSigners == nil { binSigners = try Self.signers(for: state.bins.keys, named: "bins", from: signers) }
-            let keys = binSigners!
-            let (url, version) = try writeBin(name, bin, signers: keys)
-            writtenBins[name] = version
-            written.append(url)
+            guard !changedProducts.isEmpty else { return nil }
+            bin.header = MetadataHeader(version: bin.version + 1, expires: repository.expiry(repository.lifetimes.targets))
+            let (url, version) = try repository.writeBin(name, bin, signers: binSigners.get())
+            return BinOutcome(number: number, name: name, url: url, version: version, changedProducts: changedProducts)
         }
-        guard !writtenBins.isEmpty else { return AddResult(changedProducts: [], written: []) }
-        written += try publish(&state, bins: [:], targets: nil, signers: signers, forceSnapshot: true, writtenBins: writtenBins)
-        return AddResult(changedProducts: changedProducts.sorted(), written: written)
     }
 }

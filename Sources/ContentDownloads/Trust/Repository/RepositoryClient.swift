@@ -57,14 +57,19 @@ public struct RepositoryClient: Sendable {
     /// targets, their lengths and SHA-256 the ones the bin signs.
     ///
     /// Blocks the calling thread while it fetches.
-    /// - Throws: ``DownloadError`` with the refusal's own code, or `.catalog` when a product is not in the repository.
-    public func catalogSource(for productIDs: [String], now: Date = Date()) throws(DownloadError) -> CatalogSource {
-        try check(productIDs: productIDs, now: now).source
+    /// `ifPresent`: more products, left out of the source when the repository's bins say they are not there (a
+    /// restore asks for every product the customer is entitled to, some of which a publisher may have withdrawn).
+    ///
+    /// Blocks the calling thread while it fetches.
+    /// - Throws: ``DownloadError`` with the refusal's own code, or `.catalog` when a product of `productIDs` is not in
+    ///   the repository.
+    public func catalogSource(for productIDs: [String], ifPresent: [String] = [], now: Date = Date()) throws(DownloadError) -> CatalogSource {
+        try check(productIDs: productIDs, ifPresent: ifPresent, now: now).source
     }
 
-    /// Runs one update and reports it: the products (as `catalogSource(for:now:)` returns them), whether the
-    /// timestamp changed since the last update, and what the update cost.
-    public func check(productIDs: [String], now: Date = Date()) throws(DownloadError) -> RepositoryCheck {
+    /// Runs one update and reports it: the products (as `catalogSource(for:ifPresent:now:)` returns them), whether
+    /// the timestamp changed since the last update, and what the update cost.
+    public func check(productIDs: [String], ifPresent: [String] = [], now: Date = Date()) throws(DownloadError) -> RepositoryCheck {
         let folder = store.trustedMetadataFolder(repository: repositoryURL)
         let lock = try TrustedFolderLock(folder: folder)
         defer { lock.unlock() }
@@ -76,7 +81,15 @@ public struct RepositoryClient: Sendable {
         try update.updateTimestamp()
         var products: [CatalogProduct] = []
         for productID in productIDs {
-            products.append(try product(productID, update: &update))
+            guard let product = try product(productID, update: &update) else {
+                let path = ProductTargets.archivePath(of: productID)
+                throw DownloadError(code: .catalog, message: "product \(productID) is not in the repository \(repositoryURL.absoluteString) (no target \(path))")
+            }
+            products.append(product)
+        }
+        let asked = Set(productIDs)
+        for productID in Set(ifPresent).subtracting(asked).sorted() {
+            if let product = try product(productID, update: &update) { products.append(product) }
         }
         try update.trusted.save(changed: update.changed, dropped: update.dropped, store: store)
         let timestamp = update.trusted.timestamp!.signed
@@ -90,13 +103,11 @@ public struct RepositoryClient: Sendable {
     }
 
     /// The catalog entry the archive target of `productID` carries, its archive and manifest named by their
-    /// target files and checked against the hashes the bins sign.
-    private func product(_ productID: String, update: inout RepositoryUpdate) throws(DownloadError) -> CatalogProduct {
+    /// target files and checked against the hashes the bins sign; `nil` when the bin that would list it does not.
+    private func product(_ productID: String, update: inout RepositoryUpdate) throws(DownloadError) -> CatalogProduct? {
         let repository = repositoryURL.absoluteString
-        let archivePath = "\(productID)/\(productID).tar.zst"
-        guard let archive = try update.target(archivePath) else {
-            throw DownloadError(code: .catalog, message: "product \(productID) is not in the repository \(repository) (no target \(archivePath))")
-        }
+        let archivePath = ProductTargets.archivePath(of: productID)
+        guard let archive = try update.target(archivePath) else { return nil }
         guard var product = ProductTargets.product(in: archive) else {
             throw .repository(.badMetadata, file: "target \(archivePath)", repository: repository, "its custom field holds no iapcontent catalog entry")
         }
