@@ -62,7 +62,11 @@ struct DurabilityOrderTests {
         var marks = 0
         var markAwaitingSync = false
         for call in calls {
-            if call.path.hasPrefix(tree + "/") {
+            if call.kind == .syncFileSystem, call.path == tree || call.path.hasPrefix(tree + "/") {
+                // syncfs makes every file of the file system durable, the tree's among them.
+                unsynced.removeAll()
+                needed.removeAll()
+            } else if call.path.hasPrefix(tree + "/") {
                 if case .write = call.kind {
                     unsynced.insert(call.path)
                 } else {
@@ -123,6 +127,21 @@ struct DurabilityOrderTests {
             Call(path: "/t/a", kind: .write(prefix: "abcd")), Call(path: "/t.placed", kind: .write(prefix: "DCLP")),
             Call(path: "/t/a", kind: .sync), Call(path: "/t.placed", kind: .write(prefix: "BRUD")), Call(path: "/t.placed", kind: .sync),
         ])
+        #expect(Self.checkOrder(calls, tree: "/t") == 1)
+    }
+
+    /// Small files are made durable by one `syncfs` of the tree, not an fsync each: a `syncfs` covers every write
+    /// before it.
+    @Test func aSyncOfTheTreesFileSystemCoversEveryWriteBeforeIt() {
+        let calls = Self.calls([
+            "12 pwrite64(7</t/a>, \"abcd\"..., 10, 0) = 10",
+            "12 pwrite64(9</t/b/c>, \"efgh\"..., 10, 0) = 10",
+            "12 pwrite64(8</t.placed>, \"DCLP\"..., 12, 0) = 12",
+            "12 syncfs(5</t>) = 0",
+            "12 pwrite64(8</t.placed>, \"BRUD\"..., 12, 0) = 12",
+            "12 fsync(8</t.placed>) = 0",
+        ].joined(separator: "\n"))
+        #expect(calls.count == 6)
         #expect(Self.checkOrder(calls, tree: "/t") == 1)
     }
 

@@ -80,7 +80,9 @@ final class ChunkPlacement {
                 let part = UnsafeRawBufferPointer(rebasing: bytes[partRange])
                 // Files are created at their full size, so zeros are holes already.
                 if !Self.isAllZero(part) {
-                    try tree.write(part, to: try descriptor(of: written[position]), at: offset, display: package.displayPath(written[position]))
+                    try tree.write(
+                        part, to: try descriptor(of: written[position]), at: offset, fileSize: package.files[written[position]].size,
+                        display: package.displayPath(written[position]))
                 }
                 try hash(offset..<(offset + Int64(part.count)), of: written[position], continued: digest.continued[written[position]])
             } catch {

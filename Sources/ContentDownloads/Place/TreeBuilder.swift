@@ -145,7 +145,7 @@ struct TreeBuilder {
         let target = try package.installPath(index)
         let descriptor = try tree.openFile(target, truncate: true)
         let written: InstallError? = bytes.withUnsafeBytes { raw in
-            do throws(InstallError) { try tree.write(raw, to: descriptor, at: 0, display: target.string) } catch { return error }
+            do throws(InstallError) { try tree.write(raw, to: descriptor, at: 0, fileSize: Int64(raw.count), display: target.string) } catch { return error }
             return nil
         }
         if let written {

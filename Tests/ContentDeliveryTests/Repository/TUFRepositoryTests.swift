@@ -185,6 +185,58 @@ struct TUFRepositoryTests {
         #expect(after.snapshot.signed.meta.values.allSatisfy { $0.version != 2 })
     }
 
+    /// An archive whose bytes are not the ones its catalog entry names, found while the workers make the bins, stops
+    /// the publish before its snapshot: the timestamp still names what it named. A wrong file left at a target's
+    /// name (a run that stopped between linking and hashing) is replaced by the next publish, and a malformed
+    /// `catalog.json` changes nothing.
+    @Test func aBadTargetOrCatalogStopsThePublishBeforeItsSnapshotAndALeftoverIsReplaced() throws {
+        let fixture = try RepositoryFixture()
+        defer { fixture.remove() }
+        let repository = try fixture.initialize(bits: 4)
+        let products = (0..<12).map { ("com.example.p\($0)", "1.0") }
+        let site = try fixture.catalog("site", products)
+        let catalog = try Catalog.load(from: Data(contentsOf: site.appendingPathComponent(Catalog.fileName)))
+        let victim = catalog.products[7]
+        let archive = site.appendingPathComponent(victim.path)
+        let good = try Data(contentsOf: archive)
+        var bad = good
+        bad[bad.count / 2] ^= 0xFF
+        try FileManager.default.removeItem(at: archive)
+        try bad.write(to: archive)
+        let timestamp = try Data(contentsOf: repository.layout.timestamp)
+        #expect {
+            try repository.add(catalogDirectory: site, signers: [fixture.onlineKey])
+        } throws: { error in
+            guard case RepositoryError.targetMismatch(let path, _, _) = error else { return false }
+            return path.hasSuffix(victim.path)
+        }
+        #expect(try Data(contentsOf: repository.layout.timestamp) == timestamp)
+        let stored = repository.layout.targetPath("\(victim.productID)/\(victim.productID).tar.zst", sha256: victim.sha256)
+        #expect(!FileManager.default.fileExists(atPath: stored))
+
+        // What a run that stopped after linking a wrong file to the target's name leaves; then the right bytes.
+        try FileManager.default.createDirectory(
+            atPath: (stored as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try bad.write(to: URL(fileURLWithPath: stored))
+        try FileManager.default.removeItem(at: archive)
+        try good.write(to: archive)
+        let added = try repository.add(catalogDirectory: site, signers: [fixture.onlineKey])
+        #expect(added.changedProducts == products.map(\.0).sorted())
+        #expect(try Data(contentsOf: URL(fileURLWithPath: stored)) == good)
+
+        let malformed = fixture.folder.appendingPathComponent("malformed")
+        try FileManager.default.createDirectory(at: malformed, withIntermediateDirectories: true)
+        try Data(#"{"products":[{"productID":"x"}"#.utf8).write(to: malformed.appendingPathComponent(Catalog.fileName))
+        let files = try fixture.metadataFiles()
+        #expect {
+            try repository.add(catalogDirectory: malformed, signers: [fixture.onlineKey])
+        } throws: { error in
+            guard case RepositoryError.unreadableCatalog(_, let detail) = error else { return false }
+            return detail.contains("before the top-level object closes")
+        }
+        #expect(try fixture.metadataFiles() == files)
+    }
+
     @Test func aSecondCommandOnTheSameRepositoryIsRefusedWhileTheFirstRuns() throws {
         let fixture = try RepositoryFixture()
         defer { fixture.remove() }
