@@ -78,6 +78,23 @@ struct CatalogFileIndexTests {
         }
     }
 
+    /// A FIFO or a folder where `catalog.json` should be is refused at once, never waited on.
+    @Test func aCatalogThatIsNotARegularFileIsRefusedWithoutWaiting() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fifo = folder.appendingPathComponent("fifo.json")
+        #expect(mkfifo(fifo.path, 0o644) == 0)
+        let directory = folder.appendingPathComponent("folder.json")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for path in [fifo.path, directory.path] {
+            #expect {
+                _ = try CatalogFileIndex(path: path)
+            } throws: { error in
+                (error as? CatalogVerificationError)?.description.contains("is not a regular file") ?? false
+            }
+        }
+    }
+
     @Test func anEntryThatDoesNotDecodeIsNamedWithItsByteOffset() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -36,9 +36,14 @@ package struct CatalogFileIndex: Sendable {
     package init(path: String) throws(CatalogVerificationError) {
         self.path = path
         var scanner = Scanner()
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO in its place is refused below instead of waiting for a writer.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw .malformedCatalog("\(path): cannot open (\(String(cString: strerror(errno))))") }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw .malformedCatalog("\(path): is not a regular file; write the catalog with `iapcontent catalog`")
+        }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4 << 20, alignment: 16)
         defer { buffer.deallocate() }
         while true {

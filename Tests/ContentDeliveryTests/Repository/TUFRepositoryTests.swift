@@ -237,6 +237,29 @@ struct TUFRepositoryTests {
         #expect(try fixture.metadataFiles() == files)
     }
 
+    /// A catalog entry naming a file outside its folder (absolute, `..`) is refused before any file is read or placed.
+    @Test(arguments: ["/etc/passwd", "../outside.tar.zst", "archives/../../outside.tar.zst", ""])
+    func aCatalogEntryNamingAFileOutsideItsFolderIsRefused(_ path: String) throws {
+        let fixture = try RepositoryFixture()
+        defer { fixture.remove() }
+        let repository = try fixture.initialize(bits: 2)
+        let site = try fixture.catalog("site", [("com.example.a", "1.0")])
+        let url = site.appendingPathComponent(Catalog.fileName)
+        var catalog = try Catalog.load(from: Data(contentsOf: url))
+        catalog.products[0].path = path
+        try catalog.encoded().write(to: url)
+        let files = try fixture.metadataFiles()
+        #expect {
+            try repository.add(catalogDirectory: site, signers: [fixture.onlineKey])
+        } throws: { error in
+            guard case RepositoryError.unreadableCatalog(_, let detail) = error else { return false }
+            return detail.contains("products[0].path") && detail.contains("leads outside the catalog folder")
+        }
+        #expect(try fixture.metadataFiles() == files)
+        let placed = (try? FileManager.default.contentsOfDirectory(atPath: repository.layout.targets.path)) ?? []
+        #expect(placed.isEmpty, "\(placed)")
+    }
+
     @Test func aSecondCommandOnTheSameRepositoryIsRefusedWhileTheFirstRuns() throws {
         let fixture = try RepositoryFixture()
         defer { fixture.remove() }

@@ -63,6 +63,7 @@ extension TUFRepository {
                 if let (path, _) = ProductTargets.manifest(of: product) {
                     byBin[bins.binNumber(for: path), default: []].append(index << 1 | 1)
                 }
+                try Self.checkInside(product, index: Int(index), catalog: catalogURL.path)
                 for patch in product.patches ?? [] {
                     // Not a target (the archive target's entry signs it): stored beside the product's targets by hash.
                     try RepositoryFiles.placeTarget(
@@ -103,6 +104,19 @@ extension TUFRepository {
         let writtenBins = Dictionary(uniqueKeysWithValues: done.map { ($0.name, $0.version) })
         written += try publish(&state, bins: [:], targets: nil, signers: signers, forceSnapshot: true, writtenBins: writtenBins)
         return AddResult(changedProducts: Set(done.flatMap(\.changedProducts)).sorted(), written: written)
+    }
+
+    /// Refuses an entry whose archive, manifest or patch path is absolute or has a `..` component: `add` reads those
+    /// files from the catalog folder, never from elsewhere on the machine.
+    static func checkInside(_ product: CatalogProduct, index: Int, catalog: String) throws(RepositoryError) {
+        let paths = [("path", product.path), ("manifest.path", product.manifest?.path)]
+            + (product.patches ?? []).enumerated().map { ("patches[\($0.offset)].path", $0.element.path) }
+        for case let (key, path?) in paths
+        where path.isEmpty || path.hasPrefix("/") || path.split(separator: "/", omittingEmptySubsequences: false).contains("..") || path.utf8.contains(0) {
+            throw .unreadableCatalog(
+                path: catalog,
+                detail: "products[\(index)].\(key) \"\(path.prefix(200))\" leads outside the catalog folder; a catalog names its files relative to it (iapcontent catalog writes archives/<sha256>.tar.zst)")
+        }
     }
 
     /// How many bins `add` makes at once.
