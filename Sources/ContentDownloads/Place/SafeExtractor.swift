@@ -1,4 +1,5 @@
 internal import SystemSupport
+internal import CLinuxSystem
 package import ContentPackaging
 import Glibc
 
@@ -17,16 +18,22 @@ import Glibc
 /// blocks of large files are written with `O_DIRECT` (``DirectIO``): the page-cache copy was the
 /// largest cost of installing a 1 GiB package, and the data is fsynced anyway.
 ///
-/// Durability: each file is fsynced before it is closed (so ENOSPC/EIO are attributed to the entry
-/// that hit them, on any file system), in batches: its writeback starts when its last byte is written
-/// and the fsync comes later (``PendingFileSyncs``), so many files' writes are in flight at once. Every
-/// file is fsynced before any directory, and every directory at the end; `syncfs` would be one call but
-/// flushes unrelated data and reports errors less precisely.
+/// Durability: a file of at least ``StagingTree/smallFileBytes`` is fsynced before it is closed (so
+/// ENOSPC/EIO are attributed to the entry that hit them), in batches: its writeback starts when its last
+/// byte is written and the fsync comes later (``PendingFileSyncs``), so many files' writes are in flight
+/// at once. A smaller file is closed when written and the extraction ends with one `syncfs` of the staging
+/// folder's file system, which makes those files and every created folder durable together: a writeback
+/// and an fsync each is an I/O submission (and a journal commit) per file, most of the cost of installing
+/// many small files, as in ``StagingTree``. Without small files every directory is fsynced at the end.
+/// Either way everything is durable before ``extract(from:plan:limits:)`` returns, so before the caller's
+/// rename makes the folder visible.
 package struct SafeExtractor: ~Copyable {
     private let stagingFD: Int32
     private let stagingPath: String
     private let blockSize: Int
     private var createdDirectories: [String] = []
+    /// Small files closed without an fsync of their own, made durable by the extraction's closing `syncfs`.
+    private var unsyncedSmallFiles = 0
 
     /// Bytes of file data written so far.
     package private(set) var bytesWritten: Int64 = 0
@@ -132,6 +139,13 @@ package struct SafeExtractor: ~Copyable {
             }
         }
         try syncs.syncAll(failure: syncFailure(expectedTotal: expectedTotal))
+        if unsyncedSmallFiles > 0 {
+            // One syncfs: the small files' data and inodes and every created folder's entries.
+            guard CLinuxSystem_syncFileSystem(stagingFD) == 0 else {
+                throw syncFailure(expectedTotal: expectedTotal)("syncfs", errno, stagingPath)
+            }
+            return
+        }
         for directory in createdDirectories.reversed() {
             let fd = try openDirectories(directory.split(separator: "/").map(String.init)[...])
             defer { close(fd) }
@@ -249,8 +263,14 @@ package struct SafeExtractor: ~Copyable {
             throw .archive(ArchiveError(
                 message: "entry data ended after \(written) of \(planned.size) declared bytes", path: planned.path))
         }
-        // Fsynced and closed later, with others (``PendingFileSyncs``), always before any directory is fsynced.
         closed = true
+        guard planned.size >= StagingTree.smallFileBytes else {
+            // Made durable by the closing syncfs, with the other small files.
+            unsyncedSmallFiles += 1
+            if close(fd) != 0 { throw syncFailure(expectedTotal: expectedTotal)("close", errno, display) }
+            return
+        }
+        // Fsynced and closed later, with others (``PendingFileSyncs``), always before any directory is fsynced.
         try syncs.add(fd, path: display, failure: syncFailure(expectedTotal: expectedTotal))
     }
 
