@@ -1,4 +1,5 @@
 @testable import ContentPackaging
+import CZstd
 import Foundation
 import PropertyBased
 import Testing
@@ -60,6 +61,58 @@ struct FileGroupTests {
         let again = try packer.pack(folder: folder, outputDirectory: directory.appending("again"))
         #expect(try Data(contentsOf: again.archiveURL) == Data(contentsOf: result.archiveURL))
         #expect(again.manifest == manifest)
+    }
+
+    /// The size of `bytes` compressed whole into one zstd frame at the packer's level.
+    static func frameSize(_ bytes: Data) throws -> Int {
+        var compressor = try ZstdFrameCompressor(level: ArchiveWriter.defaultCompressionLevel)
+        var output = [UInt8](repeating: 0, count: bytes.count + bytes.count / 128 + (64 << 10))
+        return try bytes.withUnsafeBytes { input throws -> Int in
+            try output.withUnsafeMutableBytes { out throws -> Int in
+                var source = ZSTD_inBuffer(src: input.baseAddress, size: input.count, pos: 0)
+                var sink = ZSTD_outBuffer(dst: out.baseAddress, size: out.count, pos: 0)
+                while source.pos < source.size { try compressor.compress(&source, into: &sink) }
+                while try !compressor.end(into: &sink) {}
+                return sink.pos
+            }
+        }
+    }
+
+    @Test("a group ends only when the next entry does not fit: not with its bytes compressed on their own, and near the budget")
+    func groupsEndOnlyWhenTheNextEntryDoesNotFit() throws {
+        let directory = try TemporaryDirectory("groups")
+        var files: [String: Data] = [:]
+        for index in 0..<300 {  // text of 2-5 KiB: a few times smaller compressed, so the worst case of each is far off
+            files[String(format: "Contents/text/page-%04d.txt", index)] =
+                PackageFixture.text(count: 2048 + index % 7 * 512, seed: UInt64(index))
+        }
+        let folder = try PackageFixture.make(at: directory.appending("pkg"), productID: "com.example.fit", files: files)
+        var packer = Packer()
+        let budget: Int64 = 16 << 10
+        let group = try FileGroupBudget(frameBytes: budget)
+        packer.fileGroups = group
+        let result = try packer.pack(folder: folder, outputDirectory: directory.appending("out"))
+        let chunks = try #require(result.manifest.chunks)
+        let tar = try CommandRunner.run("/bin/sh", ["-c", "zstd -d -q -c '\(result.archiveURL.path)' | base64 -w0"])
+        let stream = try #require(Data(base64Encoded: tar.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let starts = result.manifest.files.compactMap(\.dataOffset).map { $0 - 512 }.sorted()  // each file's header
+        #expect(chunks.count >= 8, "about 900 KiB of text makes many 16 KiB groups: \(chunks.count)")
+        for index in chunks.indices.dropLast() {
+            let chunk = chunks[index], next = chunks[index + 1]
+            #expect(chunk.length <= budget, "chunk \(index): \(chunk.length) bytes")
+            // The next group's first entry: its header up to the header after it.
+            let entryEnd = starts.first { $0 > next.uncompressedOffset } ?? (next.uncompressedOffset + next.uncompressedLength)
+            // The packer's own test: the frame, flushed (its length without the 3-byte end), and the entry compressed
+            // on its own (level 1, as the sink's EntryTrial) do not fit.
+            let entry = Data(stream[Int(next.uncompressedOffset)..<Int(entryEnd)])
+            let alone = try entry.withUnsafeBytes { try EntryTrial(level: 1).compressedSize($0) }
+            #expect(!group.fits(known: chunk.length - FileGroupBudget.frameEndBytes, alone: alone),
+                    "chunk \(index) (\(chunk.length) bytes) had room for the next entry (\(alone) bytes alone)")
+            // And compressed whole with the next entry, the group would be near its budget (the bound is loose by
+            // what history saves the entry).
+            let size = try Self.frameSize(Data(stream[Int(chunk.uncompressedOffset)..<Int(entryEnd)]))
+            #expect(Int64(size) > budget - budget / 8, "chunk \(index) (\(chunk.length) bytes) ended early: \(size) with the next entry")
+        }
     }
 
     @Test("standard tools unpack an archive of file groups unchanged")

@@ -51,6 +51,15 @@ final class ArchiveSink {
     private var chunkStreamStart: Int64 = 0
     /// Tar-stream bytes received so far: after a header, where its entry's data starts.
     private(set) var streamOffset: Int64 = 0
+    /// Tar-stream bytes chunked and compressed so far: behind ``streamOffset`` by the bytes of an entry being tried.
+    private var processedOffset: Int64 = 0
+    /// An entry whose bytes are held back until the next boundary settles whether its group can take it
+    /// (``groupBoundary(entryBytes:budget:)``), with the budget it is tried against; `nil` when none is.
+    private var tried: (bytes: [UInt8], budget: FileGroupBudget)?
+    /// Compresses tried entries on their own; made at the first one.
+    private var trial: EntryTrial?
+    /// The zstd level, for the trial.
+    private let compressionLevel: Int
     /// Where the tar stream stood at the current chunk's last flush (or its start): the bytes after it are
     /// still inside zstd, so the frame's size so far is known only up to them.
     private var flushedStreamOffset: Int64 = 0
@@ -72,6 +81,7 @@ final class ArchiveSink {
         expectedFiles: Int = 0
     ) throws(ZstdError) {
         self.displayPath = displayPath
+        self.compressionLevel = compressionLevel
         compressor = try ZstdFrameCompressor(level: compressionLevel)
         chunker = chunking.map { ContentDefinedChunker(parameters: $0) }
         if chunking != nil { hashFeeder = ChunkHashThread.Feeder(ChunkHashThread(expectedFiles: expectedFiles)) } else { hasher = SHA256() }
@@ -94,10 +104,20 @@ final class ArchiveSink {
 
     /// Chunks and compresses `buffer` into the output buffers; false once writing or compressing failed.
     func write(_ buffer: UnsafeRawBufferPointer) -> Bool {
+        streamOffset += Int64(buffer.count)
         guard chunker != nil else {
-            streamOffset += Int64(buffer.count)
+            processedOffset += Int64(buffer.count)
             return compress(buffer)
         }
+        if tried != nil {
+            tried!.bytes.append(contentsOf: buffer)
+            return true
+        }
+        return process(buffer)
+    }
+
+    /// Chunks and compresses `buffer`, the tar bytes after ``processedOffset``.
+    private func process(_ buffer: UnsafeRawBufferPointer) -> Bool {
         var rest = buffer
         while let cut = chunker!.nextBoundary(in: rest) {
             guard take(UnsafeRawBufferPointer(rebasing: rest[0..<cut])), endChunk() else { return false }
@@ -106,18 +126,51 @@ final class ArchiveSink {
         return take(rest)
     }
 
-    /// Before an entry of `entryBytes` tar bytes: ends the current chunk here when the entry would take its frame
-    /// past `budget` (flushing the frame first when only its exact size can tell); false once writing failed.
+    /// Before an entry of `entryBytes` tar bytes: settles the entry tried before it, then decides where this one goes.
+    /// It joins the current group when even its worst case fits `budget`, flushing the frame first when only the
+    /// frame's exact size can tell. When its worst case still does not fit, the entry is tried: its bytes are held
+    /// back until the next boundary, which compresses them on their own (``EntryTrial``) and lets them join when that
+    /// fits, else ends the chunk before them. So a group ends only when the next entry does not fit. False once
+    /// writing or compressing failed.
     func groupBoundary(entryBytes: Int64, budget: FileGroupBudget) -> Bool {
         guard chunker != nil else { return true }
+        guard settleTriedEntry() else { return false }
         while true {
-            let unflushed = streamOffset - max(chunkStreamStart, flushedStreamOffset)
-            switch budget.decide(known: size - chunkStart, unflushed: unflushed, entryBytes: entryBytes) {
+            let known = size - chunkStart
+            let unflushed = processedOffset - max(chunkStreamStart, flushedStreamOffset)
+            switch budget.decide(known: known, unflushed: unflushed, entryBytes: entryBytes) {
             case .join: return true
-            case .cut: return cut()
+            case .cut:
+                guard budget.fits(known: known, alone: 0) else { return cut() }  // not even an empty entry
+                tried = ([], budget)
+                return true
             case .measure: guard flushFrame() else { return false }
             }
         }
+    }
+
+    /// The entry held back since the last boundary joins its group when its bytes, compressed on their own, fit in
+    /// what the budget leaves (the frame was flushed just before it, so its size is exact); otherwise the chunk ends
+    /// before it. Either way its bytes are then chunked and compressed. False once writing or compressing failed.
+    private func settleTriedEntry() -> Bool {
+        guard let (bytes, budget) = tried else { return true }
+        tried = nil
+        let alone: Int64
+        do {
+            if trial == nil { trial = try EntryTrial(level: min(compressionLevel, 1)) }  // see EntryTrial
+            let trial = trial!
+            alone = try bytes.withUnsafeBytes { view in
+                Result { () throws(ZstdError) in try trial.compressedSize(view) }
+            }.get()
+        } catch {
+            compressionError = error
+            return false
+        }
+        if !budget.fits(known: size - chunkStart, alone: alone) {
+            guard endChunk() else { return false }
+            chunker!.startChunk()
+        }
+        return bytes.withUnsafeBytes { process($0) }
     }
 
     /// Compresses and writes out everything given to the current frame without ending it.
@@ -134,14 +187,14 @@ final class ArchiveSink {
             compressionError = error
             return false
         }
-        flushedStreamOffset = streamOffset
+        flushedStreamOffset = processedOffset
         return true
     }
 
     /// Ends the current chunk here (no-op without chunking or at a chunk's start); false once writing failed.
     func cut() -> Bool {
         guard chunker != nil else { return true }
-        guard endChunk() else { return false }
+        guard settleTriedEntry(), endChunk() else { return false }
         chunker!.startChunk()
         return true
     }
@@ -150,22 +203,22 @@ final class ArchiveSink {
     private func take(_ buffer: UnsafeRawBufferPointer) -> Bool {
         guard !buffer.isEmpty else { return true }
         hashFeeder?.add(buffer)
-        streamOffset += Int64(buffer.count)
+        processedOffset += Int64(buffer.count)
         return compress(buffer)
     }
 
     /// Ends the current chunk's frame and records it; a chunk with no bytes is not a chunk. Without
     /// chunking this ends the archive's one frame and records nothing.
     private func endChunk() -> Bool {
-        guard streamOffset > chunkStreamStart else { return true }
+        guard processedOffset > chunkStreamStart else { return true }
         guard endFrame() else { return false }
         guard chunker != nil else { return true }
         hashFeeder?.endChunk()
         chunks.append(ArchiveChunk(  // its SHA-256 arrives from the hash thread in `stop()`
             offset: chunkStart, length: size - chunkStart, uncompressedOffset: chunkStreamStart,
-            uncompressedLength: streamOffset - chunkStreamStart, sha256: ""))
+            uncompressedLength: processedOffset - chunkStreamStart, sha256: ""))
         chunkStart = size
-        chunkStreamStart = streamOffset
+        chunkStreamStart = processedOffset
         return true
     }
 
@@ -189,7 +242,7 @@ final class ArchiveSink {
     /// Ends the last chunk, writes what is left, waits for the output thread and returns the
     /// outcome (idempotent).
     func finish() -> Outcome {
-        if outcome == nil, compressionError == nil, output.failureErrno == 0 { _ = endChunk() }
+        if outcome == nil, compressionError == nil, output.failureErrno == 0 { _ = settleTriedEntry() && endChunk() }
         return stop()
     }
 

@@ -64,6 +64,13 @@ struct ZstdFrameCompressor: ~Copyable {
         return remaining == 0
     }
 
+    /// Declares the next frame's input size (before its first byte): libzstd then sizes its tables to the input,
+    /// so a small frame costs little to start, and writes the size in the frame's header.
+    mutating func pledge(_ size: Int) throws(ZstdError) {
+        let code = ZSTD_CCtx_setPledgedSrcSize(context, UInt64(size))
+        if ZSTD_isError(code) != 0 { throw ZstdError(code: code, doing: "declaring a frame's size") }
+    }
+
     /// Ends the frame into `output`; returns true when all of it is out, false when `output`
     /// filled up first (make room and call again).
     mutating func end(into output: inout ZSTD_outBuffer) throws(ZstdError) -> Bool {

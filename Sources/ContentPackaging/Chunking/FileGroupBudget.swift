@@ -14,9 +14,11 @@
 /// group's frame size so far as of the last flush (exact: a zstd flush compresses everything given), `unflushed`
 /// the tar bytes given since, `entryBytes` the entry's tar bytes that join the group. When even the worst case
 /// (``upperBound(_:)``: incompressible input) fits, the entry joins without a flush; otherwise the packer flushes
-/// once and decides on the exact size. A group therefore never passes the budget, and flushes happen only near
-/// its end (they end a zstd block, which costs a few bytes). The decisions depend only on the entries, so the
-/// archive stays reproducible.
+/// once and decides on the exact size. When the worst case still does not fit, the entry is tried rather than
+/// refused: its bytes are held back and compressed on their own, and it joins when that fits
+/// (``fits(known:alone:)``). Groups so end only when the next entry does not fit (cutting on the worst case ended
+/// Django's groups at 117 frames where 76 hold them). Flushes happen only near a group's end (they end a zstd
+/// block, which costs a few bytes). The decisions depend only on the entries, so the archive stays reproducible.
 package struct FileGroupBudget: Sendable, Hashable, CustomStringConvertible {
     /// The most bytes a group's zstd frame takes, its frame header and end included.
     package let frameBytes: Int64
@@ -59,6 +61,17 @@ package struct FileGroupBudget: Sendable, Hashable, CustomStringConvertible {
         if known + Self.upperBound(unflushed) + entry <= frameBytes { return .join }
         if unflushed > 0 { return .measure }
         return known + entry <= frameBytes ? .join : .cut
+    }
+
+    /// What ending a frame adds after a flush: the empty last block's 3-byte header (frames carry no checksum).
+    package static let frameEndBytes: Int64 = 3
+
+    /// Whether an entry that compresses to `alone` bytes in a frame of its own fits a group whose frame is exactly
+    /// `known` bytes (just flushed). In the group the entry's bytes have the frame's history to match against, which
+    /// only adds choices; a 1/64 margin and 32 bytes cover the encoder's choosing differently and the new block's
+    /// header, and the frame's end is counted.
+    package func fits(known: Int64, alone: Int64) -> Bool {
+        known + alone + alone / 64 + 32 + Self.frameEndBytes <= frameBytes
     }
 
     /// The most compressed bytes `count` tar bytes add to a frame: libzstd's `ZSTD_compressBound` (input, plus
