@@ -141,7 +141,10 @@ final class ArchiveSink {
             switch budget.decide(known: known, unflushed: unflushed, entryBytes: entryBytes) {
             case .join: return true
             case .cut:
-                guard budget.fits(known: known, alone: 0) else { return cut() }  // not even an empty entry
+                // Tried only when it may fit, at the group's own ratio with a quarter to spare: a trial of an entry
+                // that cannot (incompressible bytes, or no room left) is a compression for nothing.
+                let ratioed = entryBytes * known / max(1, processedOffset - chunkStreamStart)
+                guard budget.fits(known: known, alone: ratioed + ratioed / 4) else { return cut() }
                 tried = ([], budget)
                 return true
             case .measure: guard flushFrame() else { return false }
