@@ -64,15 +64,17 @@ final class StagingTree {
         let components = relative.components.map(String.init)
         let folder = components.dropLast()
         let parentFD = try parentFolder(folder)
-        let display = path + "/" + relative.string
         var file = openat(parentFD, components.last!, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         if file >= 0 {
             changedFolders.insert(folder.joined(separator: "/"))
+            fchmod(file, 0o644)  // whatever the umask; a file opened again below kept the mode it was made with
         } else if errno == EEXIST {
             file = openat(parentFD, components.last!, O_RDWR | O_NOFOLLOW | O_CLOEXEC | (truncate ? O_TRUNC : 0))
         }
-        guard file >= 0 else { throw spaceError(errno) ?? .system(operation: "create", path: display, errno: errno) }
-        fchmod(file, 0o644)
+        guard file >= 0 else {
+            let code = errno
+            throw spaceError(code) ?? .system(operation: "create", path: path + "/" + relative.string, errno: code)
+        }
         return file
     }
 
