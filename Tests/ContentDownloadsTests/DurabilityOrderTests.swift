@@ -18,6 +18,24 @@ struct DurabilityOrderTests {
         let kind: Kind
     }
 
+    /// `download` of `productID` from the fixture's catalog under `strace -f -y`, tracing writes, fsyncs and `calls`
+    /// (`-s stringBytes` of each write's bytes); returns the trace once the download succeeded.
+    static func tracedDownload(
+        _ productID: String, fixture: QueueFixture, calls: String = "", stringBytes: Int = 4, options: [String] = []
+    ) async throws -> String {
+        let trace = fixture.root.appendingPathComponent("strace.txt")
+        let binary = try CommandRunner.builtExecutable()
+        let traced = "trace=write,pwrite64,pwritev,writev,fsync,fdatasync" + (calls.isEmpty ? "" : "," + calls)
+        let run = try await Task.detached {
+            try CommandRunner.run(Self.strace!, [
+                "-f", "-y", "-s", String(stringBytes), "-e", traced, "-o", trace.path,
+                binary.path, "download", productID, "--catalog", fixture.catalogURL, "--store", fixture.store.root.path,
+            ] + options)
+        }.value
+        #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+        return try String(contentsOf: trace, encoding: .utf8)
+    }
+
     /// Parses `strace -f -y -s 4` lines: `123 pwrite64(7</a/b>, "abcd"..., 10, 0) = 10`, `123 fsync(7</a/b>) = 0`.
     /// A call another thread's call interrupted (`123 fsync(7</a/b> <unfinished ...>`, later
     /// `123 <... fsync resumed>) = 0`, its result padded with spaces when the line is short) counts where it ends.
@@ -180,16 +198,7 @@ struct DurabilityOrderTests {
         let productID = "com.example.durable"
         let source = try fixture.source(productID, version: "1.0", size: 12 << 20)
         try fixture.publish([source], chunked: true)
-        let trace = fixture.root.appendingPathComponent("strace.txt")
-        let binary = try CommandRunner.builtExecutable()
-        let run = try await Task.detached {
-            try CommandRunner.run(Self.strace!, [
-                "-f", "-y", "-s", "4", "-e", "trace=write,pwrite64,pwritev,writev,fsync,fdatasync,syncfs", "-o", trace.path,
-                binary.path, "download", productID, "--catalog", fixture.catalogURL, "--store", fixture.store.root.path,
-            ])
-        }.value
-        #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
-        let calls = Self.calls(try String(contentsOf: trace, encoding: .utf8))
+        let calls = Self.calls(try await Self.tracedDownload(productID, fixture: fixture, calls: "syncfs"))
         let tree = fixture.store.updateTreeDirectory(productID: productID, version: "1.0").path
         let planAfterSync = Self.planWrittenAfterTreeSync(calls, tree: tree)  // not in #expect: it would print every call
         #expect(planAfterSync, "the plan was written before a syncfs of the tree (or never)")
@@ -246,16 +255,7 @@ struct DurabilityOrderTests {
         let productID = "com.example.durable.whole"
         let source = try fixture.source(productID, version: "1.0", size: 12 << 20)
         try fixture.publish([source], chunked: false)
-        let trace = fixture.root.appendingPathComponent("strace.txt")
-        let binary = try CommandRunner.builtExecutable()
-        let run = try await Task.detached {
-            try CommandRunner.run(Self.strace!, [
-                "-f", "-y", "-s", "300", "-e", "trace=write,pwrite64,pwritev,writev,fsync,fdatasync", "-o", trace.path,
-                binary.path, "download", productID, "--catalog", fixture.catalogURL, "--store", fixture.store.root.path, "-vv",
-            ])
-        }.value
-        #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
-        let text = try String(contentsOf: trace, encoding: .utf8)
+        let text = try await Self.tracedDownload(productID, fixture: fixture, stringBytes: 300, options: ["-vv"])
         let partial = fixture.store.partialFile(productID: productID).path
         #expect(text.contains("<\(partial)>"), "the trace shows the partial archive's writes")
         let offsets = Self.checkJournaledOffsets(text, partial: partial)
@@ -345,16 +345,7 @@ struct DurabilityOrderTests {
         let productID = "com.example.durable.extracted"
         let source = try fixture.source(productID, version: "1.0", size: 2 << 20)
         try fixture.publish([source], chunked: false)
-        let trace = fixture.root.appendingPathComponent("strace.txt")
-        let binary = try CommandRunner.builtExecutable()
-        let run = try await Task.detached {
-            try CommandRunner.run(Self.strace!, [
-                "-f", "-y", "-s", "4", "-e", "trace=write,pwrite64,pwritev,writev,fsync,fdatasync,syncfs,renameat2", "-o", trace.path,
-                binary.path, "download", productID, "--catalog", fixture.catalogURL, "--store", fixture.store.root.path,
-            ])
-        }.value
-        #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
-        let text = try String(contentsOf: trace, encoding: .utf8)
+        let text = try await Self.tracedDownload(productID, fixture: fixture, calls: "syncfs,renameat2")
         let store = fixture.store.root.standardizedFileURL.path
         #expect(text.contains("<\(store)/staging/"), "the trace shows the staging folder's writes")
         #expect(Self.checkStagingSyncedBeforeSwap(text, store: store) == 1, "one swap into content/")
