@@ -83,6 +83,11 @@ final class TUFClientFixture {
         nginx.requests().dropFirst(skip).map { ($0.status, String($0.request.split(separator: " ").dropFirst().first ?? ""), $0.bytesSent) }
     }
 
+    /// The target paths of `productID` in this repository's bins.
+    func paths(of productID: String) throws -> ProductTargetPaths {
+        ProductTargetPaths(productID: productID, bitLength: try RepositoryState(layout: repository.layout).bins.bitLength)
+    }
+
     /// The current bin of target `path` as the repository holds it.
     func binName(for path: String) throws -> String {
         try RepositoryState(layout: repository.layout).bins.binName(for: path)

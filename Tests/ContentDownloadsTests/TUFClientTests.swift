@@ -12,9 +12,10 @@ import TestSupport
 struct TUFClientTests {
     static let maps = "com.example.maps"
     static let music = "com.example.music"
-    static var mapsArchive: String { "\(maps)/\(maps).tar.zst" }
+    static var mapsPaths: ProductTargetPaths { ProductTargetPaths(productID: maps, bitLength: 4) }
+    static var mapsArchive: String { mapsPaths.archive }
 
-    @Test func aFirstCheckFollowsTheChainToOneBinPerTargetAndNeverTheWholeSnapshot() throws {
+    @Test func aFirstCheckFollowsTheChainToTheProductsOneBinAndNeverTheWholeSnapshot() throws {
         let fixture = try TUFClientFixture(products: [(Self.maps, "1.0"), (Self.music, "1.0")])
         let check = try fixture.client().check(productIDs: [Self.maps])
         let product = try check.source.product(Self.maps)
@@ -22,7 +23,7 @@ struct TUFClientTests {
         let state = try RepositoryState(layout: fixture.repository.layout)
         let target = try #require(try state.bin(state.bins.binName(for: Self.mapsArchive)).signed.targets[Self.mapsArchive])
         #expect(product.sha256 == target.sha256 && product.length == target.length)
-        #expect(product.path == "\(Self.maps)/\(target.sha256).\(Self.maps).tar.zst")
+        #expect(product.path == (Self.mapsArchive as NSString).deletingLastPathComponent + "/\(target.sha256).\(Self.maps).tar.zst")
         #expect(check.source.archiveURLCandidates(for: product) == [fixture.url + "targets/" + product.path])
 
         let paths = fixture.requests().map(\.path)
@@ -30,10 +31,11 @@ struct TUFClientTests {
         #expect(!paths.contains { $0.contains("snapshot.json") }, "\(paths)")
         #expect(paths.contains { $0.hasPrefix("/metadata/snapshot-tree/") })
         let bins = Set(paths.filter { $0.contains(".bins-") })
-        let expected = Set([Self.mapsArchive, product.manifest.map { _ in "\(Self.maps)/\(Self.maps).manifest" }!].map {
-            "/metadata/\(try! fixture.version(of: try! fixture.binName(for: $0))).\(try! fixture.binName(for: $0)).json"
-        })
-        #expect(bins == expected, "\(paths)")
+        // The archive and the manifest share one bin (`ProductTargetPaths`): one bin fetched.
+        #expect(product.manifest != nil)
+        let bin = try fixture.binName(for: Self.mapsArchive)
+        #expect(try fixture.binName(for: Self.mapsPaths.manifest()) == bin)
+        #expect(bins == ["/metadata/\(try fixture.version(of: bin)).\(bin).json"], "\(paths)")
         #expect(check.requests == paths.count)
         let names = Set(try fixture.trustedFiles().keys.map { $0.split(separator: "/").last.map(String.init)! })
         #expect(names.isSuperset(of: ["root.json", "timestamp.json", "targets.json", "state.json"]), "\(names)")
@@ -65,11 +67,11 @@ struct TUFClientTests {
         let paths = fixture.requests(after: before).map(\.path)
         #expect(check.timestampChanged)
         #expect(!paths.contains { $0.contains("bins-") || $0.contains("snapshot.json") }, "\(paths)")
-        // The root node, then one page each for targets.json, the archive's bin and the manifest's bin.
-        #expect(paths.filter { $0.hasPrefix("/metadata/snapshot-tree/") }.count <= 4, "\(paths)")
+        // The root node, then one page each for targets.json and the product's bin.
+        #expect(paths.filter { $0.hasPrefix("/metadata/snapshot-tree/") }.count <= 3, "\(paths)")
         #expect(check.bytesReceived <= 32 << 10)
 
-        // Our own product's new version: its bins are fetched again, and the catalog entry is the new one.
+        // Our own product's new version: its bin is fetched again, and the catalog entry is the new one.
         try fixture.publish([(Self.maps, "2.0")])
         #expect(try client.catalogSource(for: [Self.maps]).product(Self.maps).contentVersion.description == "2.0")
     }

@@ -167,7 +167,7 @@ struct TUFInstallTests {
         root = Root(expires=expires, consistent_snapshot=True)
         for role in ["root", "targets", "snapshot", "timestamp"]:
             root.add_key(key, role)
-        succinct = SuccinctRoles(keyids=[key.keyid], threshold=1, bit_length=3, name_prefix="bins")
+        succinct = SuccinctRoles(keyids=[key.keyid], threshold=1, bit_length=spec["bitLength"], name_prefix="bins")
         top = Targets(expires=expires)
         top.delegations = Delegations(keys={key.keyid: key}, roles=None, succinct_roles=succinct)
         bins = {name: Targets(expires=expires) for name in succinct.get_roles()}
@@ -205,13 +205,15 @@ struct TUFInstallTests {
         let state = try RepositoryState(layout: fixture.repository.layout)
         var targets: [String: JSONValue] = [:]
         var files: [String: JSONValue] = [:]
-        for path in ["\(Self.maps)/\(Self.maps).tar.zst", "\(Self.maps)/\(Self.maps).manifest"] {
+        let mapsPaths = ProductTargetPaths(productID: Self.maps, bitLength: state.bins.bitLength)
+        for path in [mapsPaths.archive, mapsPaths.manifest()] {
             let target = try #require(try state.bin(state.bins.binName(for: path)).signed.targets[path])
             targets[path] = target.json
             files[path] = .string(fixture.repository.layout.target(path, sha256: target.sha256).path)
         }
         let spec = fixture.folder.appendingPathComponent("spec.json")
-        try Data(JSONValue.object(["targets": .object(targets), "files": .object(files)]).canonicalBytes).write(to: spec)
+        let bits = JSONValue.integer(Int64(state.bins.bitLength))
+        try Data(JSONValue.object(["targets": .object(targets), "files": .object(files), "bitLength": bits]).canonicalBytes).write(to: spec)
         let written = fixture.folder.appendingPathComponent("python-repo")
         let result = try PythonTUF.run(Self.pythonRepository, [written.path, spec.path])
         try #require(result.status == 0, "python-tuf: \(result.stderr)")

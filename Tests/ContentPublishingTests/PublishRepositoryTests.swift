@@ -50,7 +50,7 @@ struct PublishRepositoryTests {
         let metadata = sent.filter { $0.contains("metadata/") }
         let targets = sent.filter { $0.contains("targets/") }
         #expect(targets.count == 2, "\(sent)")
-        #expect(metadata.count <= 6, "\(sent)")  // ≤ 2 bins, the snapshot, ≤ 3 tree nodes; and the timestamp's switch
+        #expect(metadata.count <= 4, "\(sent)")  // the product's bin, the snapshot, ≤ 2 tree nodes; and the timestamp's switch
         #expect(second.stdout.contains("0 already there"), "\(second.stdout)")
         #expect(second.stdout.contains("to version 3 (was 2)"), "\(second.stdout)")
         let update = try CommandRunner.iapcontent(

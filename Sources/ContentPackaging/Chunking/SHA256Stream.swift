@@ -76,6 +76,26 @@ package struct SHA256Stream: Sendable {
             portable = SHA256()
             return hasher.finalizeHex()
         }
+        pad()
+        let digest = withState { state in (0..<32).map { UInt8(truncatingIfNeeded: state[$0 / 4] >> (24 - 8 * UInt32($0 % 4))) } }
+        self = SHA256Stream(accelerated: true)
+        return digest.lowercaseHex
+    }
+
+    /// The digest's first 32 bits, big-endian (what TUF's hashed bins read), without making the rest of it; the
+    /// stream is spent.
+    package mutating func finishLeadingWord() -> UInt32 {
+        if let hasher = portable {
+            return hasher.finalize().withUnsafeBytes { digest in
+                digest.prefix(4).reduce(0) { $0 << 8 | UInt32($1) }
+            }
+        }
+        pad()
+        return state.0
+    }
+
+    /// Appends the padding and the length, compressing the last block or two.
+    private mutating func pad() {
         let bits = length &* 8, pending = pending
         withBlock { block in
             block[pending] = 0x80
@@ -89,9 +109,6 @@ package struct SHA256Stream: Sendable {
             for index in 0..<8 { block[Self.blockSize - 1 - index] = UInt8(truncatingIfNeeded: bits >> (8 * UInt64(index))) }
         }
         compressBlock()
-        let digest = withState { state in (0..<32).map { UInt8(truncatingIfNeeded: state[$0 / 4] >> (24 - 8 * UInt32($0 % 4))) } }
-        self = SHA256Stream(accelerated: true)
-        return digest.lowercaseHex
     }
 
     /// Completes a started block from the front of `bytes` (hashing it when full); how many bytes it took.

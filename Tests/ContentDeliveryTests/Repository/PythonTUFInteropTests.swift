@@ -57,8 +57,8 @@ struct PythonTUFInteropTests {
         let nginx = try Nginx(root: fixture.directory)
         defer { nginx.stop() }
         let work = fixture.folder.appendingPathComponent("python-client")
-        let archive = "com.example.maps/com.example.maps.tar.zst"
-        let manifest = "com.example.maps/com.example.maps.manifest"
+        let paths = ProductTargetPaths(productID: "com.example.maps", bitLength: 4)
+        let archive = paths.archive, manifest = paths.manifest()
 
         let (first, firstText) = try refresh(
             nginx, work: work, bootstrap: repository.layout.versioned("root", 1), paths: [archive, manifest, "com.example.none/x.tar.zst"])
@@ -102,7 +102,7 @@ struct PythonTUFInteropTests {
         }
         let nginx = try Nginx(root: fixture.directory)
         defer { nginx.stop() }
-        let archive = "com.example.maps/com.example.maps.tar.zst"
+        let archive = ProductTargetPaths(productID: "com.example.maps", bitLength: 3).archive
         let (caughtUp, _) = try refresh(
             nginx, work: fixture.folder.appendingPathComponent("client"), bootstrap: repository.layout.versioned("root", 1), paths: [archive])
         #expect(caughtUp.root == 7)

@@ -1,8 +1,8 @@
 package import Foundation
 import ContentPackaging
 
-/// A catalog product as two TUF targets: its archive (`<productID>/<productID>.tar.zst`) and its manifest
-/// (`<productID>/<productID>.manifest`, or `.manifest.json`).
+/// A catalog product as two TUF targets: its archive and its manifest, at the paths ``ProductTargetPaths`` gives
+/// (`<productID>/[<k>/]<productID>.tar.zst` and `<productID>/[<k>/]<productID>.manifest`), which share a bin.
 ///
 /// The archive target's `custom` holds `{"iapcontent": {"product": <the catalog entry>, "baseURLs": […]}}`: the entry
 /// exactly as `catalog.json` writes it, its `path` and `manifest.path` being the target paths and each patch's `path`
@@ -19,13 +19,13 @@ package struct ProductTargets: Sendable, Equatable {
     /// The manifest target.
     package var manifest: TargetFile?
 
-    /// The targets of `product`, from a catalog whose mirrors are `baseURLs`; `encoder` is ``Catalog/encoder``, passed
-    /// in by a caller making many.
-    package init(product: CatalogProduct, baseURLs: [String], encoder: JSONEncoder = Catalog.encoder) throws {
-        archivePath = Self.archivePath(of: product.productID)
+    /// The targets of `product` at `paths`, from a catalog whose mirrors are `baseURLs`; `encoder` is
+    /// ``Catalog/encoder``, passed in by a caller making many.
+    package init(product: CatalogProduct, paths: ProductTargetPaths, baseURLs: [String], encoder: JSONEncoder = Catalog.encoder) throws {
+        archivePath = paths.archive
         var entry = product
         entry.path = archivePath
-        if let (path, target) = Self.manifest(of: product) {
+        if let (path, target) = Self.manifest(of: product, paths: paths) {
             manifestPath = path
             entry.manifest?.path = path
             manifest = target
@@ -41,19 +41,16 @@ package struct ProductTargets: Sendable, Equatable {
             custom: ["iapcontent": ["product": productJSON, "baseURLs": .array(baseURLs.map { .string($0) })]])
     }
 
-    /// The archive's target path: `<productID>/<productID>.tar.zst`.
-    package static func archivePath(of productID: String) -> String { "\(productID)/\(productID).tar.zst" }
-
-    /// The manifest's target path and target, for a chunk-indexed product (cheap: no catalog entry is encoded).
-    package static func manifest(of product: CatalogProduct) -> (path: String, target: TargetFile)? {
+    /// The manifest's target path and target at `paths`, for a chunk-indexed product (cheap: no catalog entry is
+    /// encoded).
+    package static func manifest(of product: CatalogProduct, paths: ProductTargetPaths) -> (path: String, target: TargetFile)? {
         guard let reference = product.manifest else { return nil }
-        let suffix = reference.path.hasSuffix(".manifest.json") ? ".manifest.json" : ".manifest"
         let target = TargetFile(
             length: reference.length, sha256: reference.sha256,
             custom: ["iapcontent": [
                 "manifestOf": .string(product.productID), "contentVersion": .string(product.contentVersion.description),
             ]])
-        return ("\(product.productID)/\(product.productID)\(suffix)", target)
+        return (paths.manifest(json: reference.path.hasSuffix(".manifest.json")), target)
     }
 
     /// Where a patch of `productID` is stored, relative to `targets/`: `<productID>/<sha256>.patch`.

@@ -49,18 +49,23 @@ extension TUFRepository {
         let folder = catalogDirectory.path
 
         // Which bins the products' targets fall in: for each bin, its products' indexes, times two, plus one for a
-        // manifest target (the targets themselves are made one bin at a time, so memory never holds them all).
+        // manifest target (the targets themselves are made one bin at a time, so memory never holds them all). Each
+        // product's target paths come from a search (``ProductTargetPaths``), run on every core for a batch and kept
+        // as its two folder numbers for the bins' pass.
         var byBin: [Int: [UInt32]] = [:]
+        var pathNumbers = [UInt64](repeating: 0, count: catalog.entries.count)
         let batch = 4096
         for first in stride(from: 0, to: catalog.entries.count, by: batch) {
             let products: [CatalogProduct]
             do { products = try catalog.products(first..<min(first + batch, catalog.entries.count), decoder: decoder) } catch {
                 throw .unreadableCatalog(path: catalogDirectory.path, detail: error.description)
             }
+            let paths = Self.targetPaths(of: products.map(\.productID), bitLength: bins.bitLength)
             for (offset, product) in products.enumerated() {
-                let index = UInt32(first + offset)
-                byBin[bins.binNumber(for: ProductTargets.archivePath(of: product.productID)), default: []].append(index << 1)
-                if let (path, _) = ProductTargets.manifest(of: product) {
+                let index = UInt32(first + offset), productPaths = paths[offset]
+                pathNumbers[Int(index)] = UInt64(productPaths.archiveNumber) << 32 | UInt64(productPaths.manifestNumber)
+                byBin[bins.binNumber(for: productPaths.archive), default: []].append(index << 1)
+                if let (path, _) = ProductTargets.manifest(of: product, paths: productPaths) {
                     byBin[bins.binNumber(for: path), default: []].append(index << 1 | 1)
                 }
                 try Self.checkInside(product, index: Int(index), catalog: catalogURL.path)
@@ -82,7 +87,8 @@ extension TUFRepository {
         let failure = Mutex<RepositoryError?>(nil)
         let workers = max(1, min(Self.addWorkers, numbers.count))
         let work = BinWork(
-            repository: self, state: state, catalog: catalog, folder: folder, byBin: byBin, binSigners: binSigners)
+            repository: self, state: state, catalog: catalog, folder: folder, byBin: byBin, pathNumbers: pathNumbers,
+            binSigners: binSigners)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             let decoder = Catalog.decoder, encoder = Catalog.encoder
             for position in stride(from: worker, to: numbers.count, by: workers) {
@@ -119,6 +125,20 @@ extension TUFRepository {
         }
     }
 
+    /// The target paths of `productIDs` in bins of `bitLength` bits, searched on every core.
+    static func targetPaths(of productIDs: [String], bitLength: Int) -> [ProductTargetPaths] {
+        let workers = max(1, min(addWorkers, productIDs.count))
+        let found = Mutex<[Int: [ProductTargetPaths]]>([:])
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            let mine = stride(from: worker, to: productIDs.count, by: workers).map {
+                ProductTargetPaths(productID: productIDs[$0], bitLength: bitLength)
+            }
+            found.withLock { $0[worker] = mine }
+        }
+        let byWorker = found.withLock { $0 }
+        return productIDs.indices.map { byWorker[$0 % workers]![$0 / workers] }
+    }
+
     /// How many bins `add` makes at once.
     static var addWorkers: Int { min(4, ProcessInfo.processInfo.activeProcessorCount) }
 
@@ -139,6 +159,8 @@ extension TUFRepository {
         let folder: String
         /// For each bin, its products' indexes times two, plus one for a manifest target.
         let byBin: [Int: [UInt32]]
+        /// For each product, its archive's folder number (high 32 bits) and its manifest's (low 32 bits).
+        let pathNumbers: [UInt64]
         /// The keys the bins are signed with, or why they are not all given (thrown only when a bin changed).
         let binSigners: Result<[any MetadataSigner], RepositoryError>
 
@@ -161,12 +183,18 @@ extension TUFRepository {
                 let index = Int(code >> 1), isManifest = code & 1 == 1
                 if position < 0 || indexes[position] != index { position += 1 }
                 let product = decoded[position]
+                let numbers = pathNumbers[index]
+                let paths = ProductTargetPaths(
+                    productID: product.productID, archiveNumber: Int(numbers >> 32), manifestNumber: Int(numbers & 0xFFFF_FFFF))
                 let path: String, target: TargetFile, source: String
-                if isManifest, let (manifestPath, manifest) = ProductTargets.manifest(of: product), let reference = product.manifest {
+                if isManifest, let (manifestPath, manifest) = ProductTargets.manifest(of: product, paths: paths),
+                   let reference = product.manifest {
                     (path, target, source) = (manifestPath, manifest, "\(folder)/\(reference.path)")
                 } else {
                     let targets: ProductTargets
-                    do { targets = try ProductTargets(product: product, baseURLs: catalog.header.baseURLs, encoder: encoder) } catch {
+                    do {
+                        targets = try ProductTargets(product: product, paths: paths, baseURLs: catalog.header.baseURLs, encoder: encoder)
+                    } catch {
                         throw .unreadableCatalog(path: catalog.path, detail: "product \(product.productID): \(error)")
                     }
                     (path, target, source) = (targets.archivePath, targets.archive, "\(folder)/\(product.path)")

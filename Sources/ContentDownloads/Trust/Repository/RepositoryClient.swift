@@ -82,7 +82,7 @@ public struct RepositoryClient: Sendable {
         var products: [CatalogProduct] = []
         for productID in productIDs {
             guard let product = try product(productID, update: &update) else {
-                let path = ProductTargets.archivePath(of: productID)
+                let path = try update.targetPaths(of: productID).archive
                 throw DownloadError(code: .catalog, message: "product \(productID) is not in the repository \(repositoryURL.absoluteString) (no target \(path))")
             }
             products.append(product)
@@ -106,7 +106,7 @@ public struct RepositoryClient: Sendable {
     /// target files and checked against the hashes the bins sign; `nil` when the bin that would list it does not.
     private func product(_ productID: String, update: inout RepositoryUpdate) throws(DownloadError) -> CatalogProduct? {
         let repository = repositoryURL.absoluteString
-        let archivePath = ProductTargets.archivePath(of: productID)
+        let archivePath = try update.targetPaths(of: productID).archive
         guard let archive = try update.target(archivePath) else { return nil }
         guard var product = ProductTargets.product(in: archive) else {
             throw .repository(.badMetadata, file: "target \(archivePath)", repository: repository, "its custom field holds no iapcontent catalog entry")

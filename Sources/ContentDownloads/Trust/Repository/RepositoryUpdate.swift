@@ -300,6 +300,13 @@ struct RepositoryUpdate {
         return top
     }
 
+    /// The target paths of `productID` in this repository: the pair ``ProductTargetPaths`` finds for its bins' bit
+    /// length (the plain paths when the top-level targets delegate to no bins).
+    mutating func targetPaths(of productID: String) throws(DownloadError) -> ProductTargetPaths {
+        let top = try topLevelTargets()
+        return ProductTargetPaths(productID: productID, bitLength: top.delegations?.succinctRoles.bitLength ?? 0)
+    }
+
     /// The target at `path`: listed by the top-level targets, or by the bin its hash delegates it to.
     mutating func target(_ path: String) throws(DownloadError) -> TargetFile? {
         let top = try topLevelTargets()

@@ -1,0 +1,93 @@
+import ContentPackaging
+
+/// The target paths of a product's archive and manifest, chosen so that both fall in the same hashed bin.
+///
+/// Why: a bin is picked by the leading bits of SHA-256 of a target's path, so `<id>/<id>.tar.zst` and
+/// `<id>/<id>.manifest` fall in two bins for all but one product in 2^N. A publish would then rewrite two bins and
+/// the snapshot-tree pages over both, and a first install would fetch two bins. Each path may therefore carry a
+/// number as a folder, `<id>/<k>/<id>.tar.zst` and `<id>/<k>/<id>.manifest` (k ≥ 1; k = 0 is the plain path), and
+/// the pair is the first whose bins agree in a search anyone repeats from the product ID and the bit length alone:
+/// archive 0, manifest 0, archive 1, manifest 1, …, each new path checked against every path of the other kind so
+/// far. That is a birthday search, about √(π·2^N) hashes of short paths (some 230 at N = 14, tens of microseconds),
+/// where making one fixed path meet the other's bin would take 2^N. A search that finds no pair by
+/// ``searchLimit`` keeps the plain paths. With no bins (N = 0) every pair agrees: the plain paths.
+///
+/// The manifest of a product whose manifest is JSON is `<id>/<k>/<id>.manifest.json`, the same k; its bin may differ.
+package struct ProductTargetPaths: Sendable, Equatable {
+    /// The product.
+    package var productID: String
+    /// The folder number of the archive's path, 0 for none.
+    package var archiveNumber: Int
+    /// The folder number of the manifest's path, 0 for none.
+    package var manifestNumber: Int
+
+    /// How far each kind's numbers go before the search gives up and keeps the plain paths (at N = 14 the chance of
+    /// getting there is e^-(2^20), at N = 32 about e^-4).
+    package static let searchLimit = 1 << 17
+
+    /// The paths of `productID` in a repository whose bins read `bitLength` bits (0: no bins).
+    package init(productID: String, bitLength: Int) {
+        self.productID = productID
+        (archiveNumber, manifestNumber) = Self.search(productID: productID, bitLength: bitLength)
+    }
+
+    /// The paths of `productID` with folder numbers a search made earlier.
+    package init(productID: String, archiveNumber: Int, manifestNumber: Int) {
+        self.productID = productID
+        self.archiveNumber = archiveNumber
+        self.manifestNumber = manifestNumber
+    }
+
+    /// The archive's target path.
+    package var archive: String { Self.path(productID, archiveNumber, ".tar.zst") }
+
+    /// The manifest's target path: `.manifest`, or `.manifest.json` for a JSON manifest.
+    package func manifest(json: Bool = false) -> String {
+        Self.path(productID, manifestNumber, json ? ".manifest.json" : ".manifest")
+    }
+
+    /// `<id>/<id><suffix>` for number 0, else `<id>/<number>/<id><suffix>`.
+    static func path(_ productID: String, _ number: Int, _ suffix: String) -> String {
+        number == 0 ? "\(productID)/\(productID)\(suffix)" : "\(productID)/\(number)/\(productID)\(suffix)"
+    }
+
+    /// The first agreeing pair of numbers, in the order the type's documentation gives.
+    static func search(productID: String, bitLength: Int) -> (archive: Int, manifest: Int) {
+        guard bitLength > 0 else { return (0, 0) }
+        let shift = UInt32(32 - bitLength)
+        // Hashing `<id>/` once: each path continues a copy of that stream.
+        var prefix = SHA256Stream()
+        Array("\(productID)/".utf8).withUnsafeBytes { prefix.update($0) }
+        let archiveTail = Array("\(productID).tar.zst".utf8), manifestTail = Array("\(productID).manifest".utf8)
+        func bin(_ number: Int, _ tail: [UInt8]) -> UInt32 {
+            var stream = prefix
+            if number > 0 { Array("\(number)/".utf8).withUnsafeBytes { stream.update($0) } }
+            tail.withUnsafeBytes { stream.update($0) }
+            return stream.finishLeadingWord() >> shift
+        }
+        // Which bins each kind has reached, as a filter of up to 2^16 bits over a bin's leading bits (exact up to
+        // N = 16), confirmed in the list.
+        let filterBits = min(bitLength, 16)
+        var seen = (archive: [UInt64](repeating: 0, count: max(1, (1 << filterBits) / 64)), manifest: [UInt64](repeating: 0, count: max(1, (1 << filterBits) / 64)))
+        var bins = (archive: [UInt32](), manifest: [UInt32]())
+        bins.archive.reserveCapacity(256)
+        bins.manifest.reserveCapacity(256)
+        func slot(_ bin: UInt32) -> (word: Int, bit: UInt64) {
+            let key = Int(bin >> UInt32(bitLength - filterBits))
+            return (key >> 6, 1 << UInt64(key & 63))
+        }
+        for number in 0..<searchLimit {
+            let archive = bin(number, archiveTail)
+            let a = slot(archive)
+            if seen.manifest[a.word] & a.bit != 0, let match = bins.manifest.firstIndex(of: archive) { return (number, match) }
+            seen.archive[a.word] |= a.bit
+            bins.archive.append(archive)
+            let manifest = bin(number, manifestTail)
+            let m = slot(manifest)
+            if seen.archive[m.word] & m.bit != 0, let match = bins.archive.firstIndex(of: manifest) { return (match, number) }
+            seen.manifest[m.word] |= m.bit
+            bins.manifest.append(manifest)
+        }
+        return (0, 0)
+    }
+}
