@@ -23,7 +23,8 @@ struct TUFClientTests {
         let state = try RepositoryState(layout: fixture.repository.layout)
         let target = try #require(try state.bin(state.bins.binName(for: Self.mapsArchive)).signed.targets[Self.mapsArchive])
         #expect(product.sha256 == target.sha256 && product.length == target.length)
-        #expect(product.path == (Self.mapsArchive as NSString).deletingLastPathComponent + "/\(target.sha256).\(Self.maps).tar.zst")
+        let archive = Self.mapsArchive as NSString
+        #expect(product.path == archive.deletingLastPathComponent + "/\(target.sha256).\(archive.lastPathComponent)")
         #expect(check.source.archiveURLCandidates(for: product) == [fixture.url + "targets/" + product.path])
 
         let paths = fixture.requests().map(\.path)

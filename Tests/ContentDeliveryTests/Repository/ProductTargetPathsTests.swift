@@ -50,9 +50,9 @@ struct ProductTargetPathsTests {
         #expect(paths.manifest(json: true) == "com.example.maps/com.example.maps.manifest.json")
     }
 
-    @Test func aNumberIsAFolderOfTheProductsOwn() {
+    @Test func aNumberIsPartOfTheFileName() {
         let paths = ProductTargetPaths(productID: "com.example.maps", archiveNumber: 17, manifestNumber: 0)
-        #expect(paths.archive == "com.example.maps/17/com.example.maps.tar.zst")
+        #expect(paths.archive == "com.example.maps/com.example.maps.17.tar.zst")
         #expect(paths.manifest() == "com.example.maps/com.example.maps.manifest")
         // At 2^14 bins the search takes some 230 hashes; its numbers stay small.
         let found = ProductTargetPaths(productID: "com.example.maps", bitLength: 14)

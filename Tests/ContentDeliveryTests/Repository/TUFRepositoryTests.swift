@@ -54,7 +54,7 @@ struct TUFRepositoryTests {
         #expect(product.contentVersion.description == "1.0" && product.path == paths.archive)
         let stored = repository.layout.target(paths.archive, sha256: product.sha256)
         #expect(FileManager.default.fileExists(atPath: stored.path))
-        #expect(stored.lastPathComponent == "\(product.sha256).com.example.a.tar.zst")
+        #expect(stored.lastPathComponent == "\(product.sha256).\((paths.archive as NSString).lastPathComponent)")
 
         // The same catalog again: nothing written.
         let before = try fixture.metadataFiles()

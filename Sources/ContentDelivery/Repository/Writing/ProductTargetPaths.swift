@@ -5,20 +5,21 @@ import ContentPackaging
 /// Why: a bin is picked by the leading bits of SHA-256 of a target's path, so `<id>/<id>.tar.zst` and
 /// `<id>/<id>.manifest` fall in two bins for all but one product in 2^N. A publish would then rewrite two bins and
 /// the snapshot-tree pages over both, and a first install would fetch two bins. Each path may therefore carry a
-/// number as a folder, `<id>/<k>/<id>.tar.zst` and `<id>/<k>/<id>.manifest` (k ≥ 1; k = 0 is the plain path), and
+/// number, `<id>/<id>.<k>.tar.zst` and `<id>/<id>.<k>.manifest` (k ≥ 1; k = 0 is the plain path; in the name, not
+/// a folder, since a million products' extra folders would double the time `repo add` spends in the file system), and
 /// the pair is the first whose bins agree in a search anyone repeats from the product ID and the bit length alone:
 /// archive 0, manifest 0, archive 1, manifest 1, …, each new path checked against every path of the other kind so
 /// far. That is a birthday search, about √(π·2^N) hashes of short paths (some 230 at N = 14, tens of microseconds),
 /// where making one fixed path meet the other's bin would take 2^N. A search that finds no pair by
 /// ``searchLimit`` keeps the plain paths. With no bins (N = 0) every pair agrees: the plain paths.
 ///
-/// The manifest of a product whose manifest is JSON is `<id>/<k>/<id>.manifest.json`, the same k; its bin may differ.
+/// The manifest of a product whose manifest is JSON is `<id>/<id>.<k>.manifest.json`, the same k; its bin may differ.
 package struct ProductTargetPaths: Sendable, Equatable {
     /// The product.
     package var productID: String
-    /// The folder number of the archive's path, 0 for none.
+    /// The number in the archive's path, 0 for none.
     package var archiveNumber: Int
-    /// The folder number of the manifest's path, 0 for none.
+    /// The number in the manifest's path, 0 for none.
     package var manifestNumber: Int
 
     /// How far each kind's numbers go before the search gives up and keeps the plain paths (at N = 14 the chance of
@@ -31,7 +32,7 @@ package struct ProductTargetPaths: Sendable, Equatable {
         (archiveNumber, manifestNumber) = Self.search(productID: productID, bitLength: bitLength)
     }
 
-    /// The paths of `productID` with folder numbers a search made earlier.
+    /// The paths of `productID` with the numbers a search found earlier.
     package init(productID: String, archiveNumber: Int, manifestNumber: Int) {
         self.productID = productID
         self.archiveNumber = archiveNumber
@@ -46,22 +47,22 @@ package struct ProductTargetPaths: Sendable, Equatable {
         Self.path(productID, manifestNumber, json ? ".manifest.json" : ".manifest")
     }
 
-    /// `<id>/<id><suffix>` for number 0, else `<id>/<number>/<id><suffix>`.
+    /// `<id>/<id><suffix>` for number 0, else `<id>/<id>.<number><suffix>`.
     static func path(_ productID: String, _ number: Int, _ suffix: String) -> String {
-        number == 0 ? "\(productID)/\(productID)\(suffix)" : "\(productID)/\(number)/\(productID)\(suffix)"
+        number == 0 ? "\(productID)/\(productID)\(suffix)" : "\(productID)/\(productID).\(number)\(suffix)"
     }
 
     /// The first agreeing pair of numbers, in the order the type's documentation gives.
     static func search(productID: String, bitLength: Int) -> (archive: Int, manifest: Int) {
         guard bitLength > 0 else { return (0, 0) }
         let shift = UInt32(32 - bitLength)
-        // Hashing `<id>/` once: each path continues a copy of that stream.
+        // Hashing `<id>/<id>` once: each path continues a copy of that stream.
         var prefix = SHA256Stream()
-        Array("\(productID)/".utf8).withUnsafeBytes { prefix.update($0) }
-        let archiveTail = Array("\(productID).tar.zst".utf8), manifestTail = Array("\(productID).manifest".utf8)
+        Array("\(productID)/\(productID)".utf8).withUnsafeBytes { prefix.update($0) }
+        let archiveTail = Array(".tar.zst".utf8), manifestTail = Array(".manifest".utf8)
         func bin(_ number: Int, _ tail: [UInt8]) -> UInt32 {
             var stream = prefix
-            if number > 0 { Array("\(number)/".utf8).withUnsafeBytes { stream.update($0) } }
+            if number > 0 { Array(".\(number)".utf8).withUnsafeBytes { stream.update($0) } }
             tail.withUnsafeBytes { stream.update($0) }
             return stream.finishLeadingWord() >> shift
         }

@@ -51,7 +51,7 @@ extension TUFRepository {
         // Which bins the products' targets fall in: for each bin, its products' indexes, times two, plus one for a
         // manifest target (the targets themselves are made one bin at a time, so memory never holds them all). Each
         // product's target paths come from a search (``ProductTargetPaths``), run on every core for a batch and kept
-        // as its two folder numbers for the bins' pass.
+        // as its two numbers for the bins' pass.
         var byBin: [Int: [UInt32]] = [:]
         var pathNumbers = [UInt64](repeating: 0, count: catalog.entries.count)
         let batch = 4096
@@ -159,7 +159,7 @@ extension TUFRepository {
         let folder: String
         /// For each bin, its products' indexes times two, plus one for a manifest target.
         let byBin: [Int: [UInt32]]
-        /// For each product, its archive's folder number (high 32 bits) and its manifest's (low 32 bits).
+        /// For each product, the number in its archive's path (high 32 bits) and in its manifest's (low 32 bits).
         let pathNumbers: [UInt64]
         /// The keys the bins are signed with, or why they are not all given (thrown only when a bin changed).
         let binSigners: Result<[any MetadataSigner], RepositoryError>
