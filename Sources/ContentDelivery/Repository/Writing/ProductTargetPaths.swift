@@ -59,11 +59,29 @@ package struct ProductTargetPaths: Sendable, Equatable {
         // Hashing `<id>/<id>` once: each path continues a copy of that stream.
         var prefix = SHA256Stream()
         Array("\(productID)/\(productID)".utf8).withUnsafeBytes { prefix.update($0) }
-        let archiveTail = Array(".tar.zst".utf8), manifestTail = Array(".manifest".utf8)
-        func bin(_ number: Int, _ tail: [UInt8]) -> UInt32 {
+        let archiveSuffix = Array(".tar.zst".utf8), manifestSuffix = Array(".manifest".utf8)
+        // The rest of a path, `.<number><suffix>`, made in one buffer that never grows: a million products take some
+        // 230 million of them, so no string is made per path.
+        var tail = [UInt8](repeating: 0, count: 32)
+        func bin(_ number: Int, _ suffix: [UInt8]) -> UInt32 {
+            var count = 0
+            if number > 0 {
+                var digits = 0, rest = number
+                while rest > 0 { digits += 1; rest /= 10 }
+                tail[0] = UInt8(ascii: ".")
+                rest = number
+                for position in stride(from: digits, to: 0, by: -1) {
+                    tail[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+                count = digits + 1
+            }
+            for byte in suffix {
+                tail[count] = byte
+                count += 1
+            }
             var stream = prefix
-            if number > 0 { Array(".\(number)".utf8).withUnsafeBytes { stream.update($0) } }
-            tail.withUnsafeBytes { stream.update($0) }
+            tail.withUnsafeBytes { stream.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             return stream.finishLeadingWord() >> shift
         }
         // Which bins each kind has reached, as a filter of up to 2^16 bits over a bin's leading bits (exact up to
@@ -78,12 +96,12 @@ package struct ProductTargetPaths: Sendable, Equatable {
             return (key >> 6, 1 << UInt64(key & 63))
         }
         for number in 0..<searchLimit {
-            let archive = bin(number, archiveTail)
+            let archive = bin(number, archiveSuffix)
             let a = slot(archive)
             if seen.manifest[a.word] & a.bit != 0, let match = bins.manifest.firstIndex(of: archive) { return (number, match) }
             seen.archive[a.word] |= a.bit
             bins.archive.append(archive)
-            let manifest = bin(number, manifestTail)
+            let manifest = bin(number, manifestSuffix)
             let m = slot(manifest)
             if seen.archive[m.word] & m.bit != 0, let match = bins.archive.firstIndex(of: manifest) { return (match, number) }
             seen.manifest[m.word] |= m.bit
