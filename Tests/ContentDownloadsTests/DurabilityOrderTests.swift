@@ -110,15 +110,17 @@ struct DurabilityOrderTests {
         return marks
     }
 
-    /// Whether the plan kept beside the tree (`.<tree name>.delta.tmp-…`, then renamed) is first written after a
-    /// `syncfs` of the tree: the files the preparation created are durable before the plan that names them.
+    /// Whether the plan kept beside the tree (`.<tree name>.delta.tmp-…`, then renamed) is first written after the
+    /// tree was made durable: a `syncfs` of it when the preparation created files, or else an fsync of the tree's own
+    /// folder (the last of its folders' fsyncs, deepest first) — what the preparation made is durable before the plan
+    /// that counts on it.
     static func planWrittenAfterTreeSync(_ calls: [Call], tree: String) -> Bool {
         let temporary = "/." + URL(fileURLWithPath: tree).lastPathComponent + ".delta.tmp-"
         guard let plan = calls.firstIndex(where: { call in
             if case .write = call.kind { return call.path.contains(temporary) }
             return false
         }) else { return false }
-        return calls[..<plan].contains { $0.path == tree && $0.kind == .syncFileSystem }
+        return calls[..<plan].contains { $0.path == tree && ($0.kind == .syncFileSystem || $0.kind == .sync) }
     }
 
     @Test func thePlanCountsOnlyAfterASyncOfTheTree() {
@@ -130,6 +132,16 @@ struct DurabilityOrderTests {
         #expect(Self.planWrittenAfterTreeSync(synced, tree: "/s/t.tree"))
         #expect(!Self.planWrittenAfterTreeSync(Array(synced.reversed()), tree: "/s/t.tree"))
         #expect(!Self.planWrittenAfterTreeSync([synced[1]], tree: "/s/t.tree"))
+        // Nothing created: the folders' fsyncs, the tree's last.
+        let folders = Self.calls([
+            "12 fsync(7</s/t.tree/Contents>) = 0",
+            "12 fsync(5</s/t.tree>) = 0",
+            "12 write(6</s/.t.tree.delta.tmp-1>, \"{\\\"co\"..., 90) = 90",
+        ].joined(separator: "\n"))
+        #expect(folders.count == 3)
+        #expect(Self.planWrittenAfterTreeSync(folders, tree: "/s/t.tree"))
+        #expect(!Self.planWrittenAfterTreeSync(Array(folders.dropFirst(1).reversed()), tree: "/s/t.tree"))
+        #expect(!Self.planWrittenAfterTreeSync([folders[0], folders[2]], tree: "/s/t.tree"))
     }
 
     @Test func aCallAnotherThreadInterruptedCountsWhereItEnds() {

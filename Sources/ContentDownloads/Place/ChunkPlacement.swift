@@ -22,8 +22,9 @@ final class ChunkPlacement {
     /// are written).
     private let written: [Int]
     private let tree: StagingTree
-    /// The file being written and its descriptor.
-    private var open: (index: Int, fd: Int32)?
+    /// The file being written, its descriptor, and whether its length is known to be the manifest's (it was created
+    /// here at that length, or written whole).
+    private var open: (index: Int, fd: Int32, sized: Bool)?
     /// Per written file being hashed: the hash of its prefix, how far that reaches, and the ranges placed beyond it.
     private var hashing: [Int: (hasher: SHA256Stream, length: Int64, ahead: [Range<Int64>])] = [:]
     /// A scratch buffer for reading placed parts back.
@@ -78,11 +79,13 @@ final class ChunkPlacement {
             guard failure == nil else { return }
             do throws(InstallError) {
                 let part = UnsafeRawBufferPointer(rebasing: bytes[partRange])
-                // Files are created at their full size, so zeros are holes already.
-                if !Self.isAllZero(part) {
-                    try tree.write(
-                        part, to: try descriptor(of: written[position]), at: offset, fileSize: package.files[written[position]].size,
-                        display: package.displayPath(written[position]))
+                let index = written[position], size = package.files[index].size
+                // A file is made at its full size, or with the first part when that is all of it (at 300 000 small
+                // files, the tree's one syscall a file instead of four); zeros are then holes already.
+                let zeros = Self.isAllZero(part)
+                let fd = try descriptor(of: index, wholeFile: !zeros && offset == 0 && Int64(part.count) == size)
+                if !zeros {
+                    try tree.write(part, to: fd, at: offset, fileSize: size, display: package.displayPath(index))
                 }
                 try hash(offset..<(offset + Int64(part.count)), of: written[position], continued: digest.continued[written[position]])
             } catch {
@@ -160,7 +163,7 @@ final class ChunkPlacement {
     func release() throws(InstallError) {
         guard let open else { return }
         self.open = nil
-        try tree.finish(open.fd, size: package.files[open.index].size, relative: package.displayPath(open.index))
+        try tree.finish(open.fd, size: package.files[open.index].size, relative: self.package.displayPath(open.index), sized: open.sized)
     }
 
     /// Whether every byte is zero: the first is, and each equals the next (glibc's `memcmp` runs at memory speed).
@@ -179,18 +182,26 @@ final class ChunkPlacement {
         return low
     }
 
-    /// The descriptor of written file `index`, opened once; a file with more than one link is refused.
-    private func descriptor(of index: Int) throws(InstallError) -> Int32 {
+    /// The descriptor of written file `index`, opened once; a file with more than one link is refused. A file
+    /// created here is given its full length at once, unless `wholeFile` (the part about to be written is all of it),
+    /// so a checkpoint never leaves it short: the journal may count its last part as placed.
+    private func descriptor(of index: Int, wholeFile: Bool = false) throws(InstallError) -> Int32 {
         if let open, open.index == index { return open.fd }
         try release()
         let path = try package.installPath(index)
-        let fd = try tree.openFile(path, truncate: false)
+        let (fd, created) = try tree.openOrCreate(path, truncate: false)
+        if created {
+            // New, so one link: no fstat needed.
+            if !wholeFile { try tree.setLength(fd, size: package.files[index].size, relative: path.string) }
+            open = (index, fd, true)
+            return fd
+        }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_nlink == 1 else {
             close(fd)
             throw .archiveMismatch(path: tree.path + "/" + path.string, reason: "is shared with another file (\(info.st_nlink) links); the update starts over")
         }
-        open = (index, fd)
+        open = (index, fd, false)
         return fd
     }
 }

@@ -34,6 +34,10 @@ final class StagingTree {
     private var changedFolders: Set<String> = []
     /// Bytes the package needs in all, for the space error.
     private let expectedBytes: Int64
+    /// Whether the process's umask takes bits of `0644` away, so a new file needs an `fchmod` (read once per tree
+    /// from `/proc/self/status`: at 300 000 files an `fchmod` each is a syscall each that the usual umask `022`
+    /// makes pointless).
+    private let umaskNarrowsFiles = StagingTree.umaskNarrows(0o644)
 
     /// Opens the tree at `path`, creating it (and leaving what it holds) when `wipe` is false, or empty.
     init(path: String, wipe: Bool, expectedBytes: Int64) throws(InstallError) {
@@ -61,13 +65,20 @@ final class StagingTree {
     /// Opens the file `relative` for writing and reading back (created `0644` if missing; emptied when `truncate`); the
     /// caller owns the descriptor.
     func openFile(_ relative: InstallPath, truncate: Bool) throws(InstallError) -> Int32 {
+        try openOrCreate(relative, truncate: truncate).fd
+    }
+
+    /// ``openFile(_:truncate:)``, and whether this call created the file (empty, so the caller knows its length).
+    func openOrCreate(_ relative: InstallPath, truncate: Bool) throws(InstallError) -> (fd: Int32, created: Bool) {
         let components = relative.components.map(String.init)
         let folder = components.dropLast()
         let parentFD = try parentFolder(folder)
         var file = openat(parentFD, components.last!, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        if file >= 0 {
+        let created = file >= 0
+        if created {
             changedFolders.insert(folder.joined(separator: "/"))
-            fchmod(file, 0o644)  // whatever the umask; a file opened again below kept the mode it was made with
+            // 0644 whatever the umask; a file opened again below kept the mode it was made with.
+            if umaskNarrowsFiles { fchmod(file, 0o644) }
         } else if errno == EEXIST {
             file = openat(parentFD, components.last!, O_RDWR | O_NOFOLLOW | O_CLOEXEC | (truncate ? O_TRUNC : 0))
         }
@@ -75,7 +86,35 @@ final class StagingTree {
             let code = errno
             throw spaceError(code) ?? .system(operation: "create", path: path + "/" + relative.string, errno: code)
         }
-        return file
+        return (file, created)
+    }
+
+    /// Sets the length of `file`, just created for `relative`, to `size` (a hole until its bytes arrive), closing it
+    /// on failure.
+    func setLength(_ file: Int32, size: Int64, relative: String) throws(InstallError) {
+        guard ftruncate(file, off_t(size)) != 0 else { return }
+        let code = errno
+        close(file)
+        throw spaceError(code) ?? .system(operation: "truncate", path: path + "/" + relative, errno: code)
+    }
+
+    /// Whether the umask clears any of `mode`'s bits; true when it cannot be read.
+    static func umaskNarrows(_ mode: mode_t) -> Bool {
+        let fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return true }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 8192)
+        let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        guard count > 0, let mask = umask(inStatus: String(decoding: bytes[0..<count], as: UTF8.self)) else { return true }
+        return mask & mode != 0
+    }
+
+    /// The umask a `/proc/<pid>/status` text names on its `Umask:` line (octal), or `nil` when it names none.
+    static func umask(inStatus status: String) -> mode_t? {
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }) else { return nil }
+        let digits = line.dropFirst("Umask:".count).filter { !$0.isWhitespace }
+        guard !digits.isEmpty, digits.allSatisfy({ ("0"..."7").contains($0) }) else { return nil }
+        return mode_t(digits, radix: 8)
     }
 
     /// Makes `relative` a second link to the file `name` in the open folder `directory` (an unchanged file of
@@ -116,30 +155,29 @@ final class StagingTree {
         if fileSize >= Self.smallFileBytes { _ = CLinuxSystem_startWriteback(file, offset, Int64(bytes.count)) }
     }
 
-    /// Takes a file whose data is complete, sets its length to `size` (zeros that were never written become holes),
-    /// and fsyncs and closes it at a later ``sync()`` (or sooner, when many wait); a small file is closed now and made
-    /// durable by the next ``sync()``'s `syncfs`.
-    func finish(_ file: Int32, size: Int64, relative: String) throws(InstallError) {
-        // Most files already have their length (``create(_:size:)`` made them at it): a truncate to the same length
-        // still walks ext4's extents and journals the inode, at 300 000 files a measurable share of an install.
+    /// Takes a file whose data is complete, sets its length to `size` (zeros that were never written become holes)
+    /// unless the caller knows it `sized`, and fsyncs and closes it at a later ``sync()`` (or sooner, when many wait);
+    /// a small file is closed now and made durable by the next ``sync()``'s `syncfs`.
+    func finish(_ file: Int32, size: Int64, relative: @autoclosure () -> String, sized: Bool = false) throws(InstallError) {
+        // Most files already have their length (made at it, or written whole): a truncate to the same length still
+        // walks ext4's extents and journals the inode, at 300 000 files a measurable share of an install.
         var info = stat()
-        if fstat(file, &info) != 0 || Int64(info.st_size) != size, ftruncate(file, off_t(size)) != 0 {
+        if !sized, fstat(file, &info) != 0 || Int64(info.st_size) != size, ftruncate(file, off_t(size)) != 0 {
             let code = errno
             close(file)
-            throw spaceError(code) ?? .system(operation: "truncate", path: path + "/" + relative, errno: code)
+            throw spaceError(code) ?? .system(operation: "truncate", path: path + "/" + relative(), errno: code)
         }
         guard size >= Self.smallFileBytes else {
             createdSinceSync = true
-            if close(file) != 0 { throw syncFailure("close", errno, path + "/" + relative) }
+            if close(file) != 0 { throw syncFailure("close", errno, path + "/" + relative()) }
             return
         }
-        try finished.add(file, path: path + "/" + relative, failure: syncFailure)
+        try finished.add(file, path: path + "/" + relative(), failure: syncFailure)
     }
 
     /// Creates the file `relative` (emptied if it exists) at `size` bytes, all a hole until chunks are placed in
     /// it, and closes it. The next ``sync()`` makes every file created so far durable with one `syncfs` of the tree's
-    /// file system instead of an fsync each: a plan creates every file it writes before the first chunk arrives,
-    /// and an fsync of a new file is a journal commit of its own.
+    /// file system instead of an fsync each (an fsync of a new file is a journal commit of its own).
     func create(_ relative: InstallPath, size: Int64) throws(InstallError) {
         let file = try openFile(relative, truncate: true)
         createdSinceSync = true

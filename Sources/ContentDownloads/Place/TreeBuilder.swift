@@ -9,8 +9,8 @@ import Glibc
 /// the new version's tree in `transfers/<product>-<version>.update` from a ``ChunkPlanDecision`` and keeps the
 /// plan for the rest.
 ///
-/// In order: folders are made; unchanged files become links to the installed ones; every other file is created
-/// at its full size; each chunk the installed files hold is rebuilt, checked against the new signed chunk index
+/// In order: folders are made; unchanged files become links to the installed ones; empty files are created (the
+/// others are when their first part is placed); each chunk the installed files hold is rebuilt, checked against the new signed chunk index
 /// and written where the new manifest says (a chunk that does not match is fetched instead) — ``build()``, after
 /// which the plan is known and may go to the fetch. Then ``keep(_:)``: the manifest the plan follows and the
 /// tree are made durable, then the selection record is written, then the plan, each durably. When no chunk is
@@ -107,8 +107,8 @@ struct TreeBuilder {
         }
     }
 
-    /// Makes the tree's folders, links every unchanged file to the installed one, and creates every written file
-    /// at its full size.
+    /// Makes the tree's folders, links every unchanged file to the installed one, and creates every empty written
+    /// file.
     private func populate(_ tree: StagingTree) throws(InstallError) {
         for directory in decision.directories {
             let checked: InstallPath
@@ -125,8 +125,9 @@ struct TreeBuilder {
             }
             guard made != nil else { throw .system(operation: "link", path: folder.path + "/" + installedPath, errno: ENOENT) }
         }
-        for index in decision.draft.written {
-            try tree.create(try package.installPath(index), size: package.files[index].size)
+        // An empty file has no part in any chunk: made here. The others are made when their first part is placed.
+        for index in decision.draft.written where package.files[index].size == 0 {
+            try tree.create(try package.installPath(index), size: 0)
         }
         for index in decision.draft.patched { try placePatched(index, into: tree) }
     }
