@@ -68,6 +68,34 @@ struct SchedulerPropertyTests {
         }
     }
 
+    @Test func aChunkGivenBackWaitsInItsPlaceWhicheverWayItComesBack() async {
+        // Runs taken and given back (whole, a part, in order or not, just taken or long ago): the queue always
+        // hands out a prefix of the chunks waiting, in order, and counts their bytes.
+        await propertyCheck(input: Gen.uint64().array(of: 1...80), Gen.uint64().array(of: 1...60)) { lengths, steps in
+            let frames = Self.frames(lengths)
+            var queue = FetchQueue(chunks: Array(frames.indices).shuffled(), frames: frames)
+            var model = Array(frames.indices), taken: [[Int]] = []
+            for choice in steps {
+                if choice % 3 == 0, !taken.isEmpty {
+                    let run = taken.remove(at: Int(choice / 3) % taken.count)
+                    var back = Array(run.dropFirst(Int(choice >> 8) % run.count))
+                    if choice & (1 << 20) != 0 { back.reverse() }
+                    queue.requeue(back)
+                    model = (model + back).sorted()
+                } else if let run = queue.nextRun(targetBytes: Int64(choice % (6 << 20)) + 1, gapBytes: Int64(choice % 4096)) {
+                    #expect(run.chunks == Array(model.prefix(run.chunks.count)))
+                    model.removeFirst(run.chunks.count)
+                    taken.append(run.chunks)
+                }
+                #expect(queue.count == model.count)
+                #expect(queue.waitingBytes == model.reduce(0) { $0 + Int64(frames[$1].count) })
+            }
+            var drained: [Int] = []
+            while let run = queue.nextRun(targetBytes: 1 << 30, gapBytes: 1 << 30) { drained += run.chunks }
+            #expect(drained == model)
+        }
+    }
+
     @Test func theLogTrustsUnsyncedChunksOnlyInTheBootThatWroteThem() async throws {
         await propertyCheck(input: Gen.uint64().array(of: 1...30)) { actions in
             let tree = try Self.emptyTree("placed")

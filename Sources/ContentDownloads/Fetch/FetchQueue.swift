@@ -93,6 +93,18 @@ struct FetchQueue: Sendable, Equatable {
     /// Puts `chunks` back, each in its place (they are fetched before any chunk after them).
     mutating func requeue(_ chunks: [Int]) {
         guard !chunks.isEmpty else { return }
+        // Ascending chunks that all come before the first waiting one (a run just taken, given back whole or in
+        // part): back into the places ahead of `head`, not a copy of the queue (a local origin whose next frame has
+        // no memory yet gives its one-chunk run back on every turn of the loop).
+        if chunks.count <= head, chunks.last! < (head < waiting.count ? waiting[head] : Int.max),
+           zip(chunks, chunks.dropFirst()).allSatisfy({ $0 < $1 }) {
+            head -= chunks.count
+            for (offset, chunk) in chunks.enumerated() {
+                waiting[head + offset] = chunk
+                waitingBytes += Int64(frames[chunk].count)
+            }
+            return
+        }
         var rest = Array(waiting[head...])
         for chunk in chunks {
             var low = 0, high = rest.count
