@@ -111,4 +111,23 @@ struct PairedSHA256Tests {
             }
         }
     }
+
+    @Test("a finished digest matches its hex in either case, and nothing else", arguments: [0, 1, 55, 56, 64, 1000])
+    func finishMatchesItsHexOnly(count: Int) {
+        let data = PackageFixture.bytes(count: count, seed: 9)
+        let hex = SHA256.hash(data: data).lowercaseHex
+        var wrongDigit = Array(hex.utf8)
+        wrongDigit[40] = wrongDigit[40] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+        let spellings = [
+            (hex, true), (hex.uppercased(), true), (String(decoding: wrongDigit, as: UTF8.self), false),
+            (String(hex.dropLast()), false), (hex + "0", false), ("", false), (String(hex.dropLast()) + "g", false),
+        ]
+        for accelerated in SHA256Stream.isAccelerated ? [true, false] : [false] {
+            for (spelling, matches) in spellings {
+                var stream = SHA256Stream(accelerated: accelerated)
+                data.withUnsafeBytes { stream.update($0) }
+                #expect(stream.finishMatches(spelling) == matches, "\(spelling), accelerated \(accelerated)")
+            }
+        }
+    }
 }

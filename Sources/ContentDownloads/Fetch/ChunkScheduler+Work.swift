@@ -152,8 +152,8 @@ extension ChunkScheduler {
     func start(_ connection: ChunkConnection) {
         // Unknown server, scattered chunks: ask with a HEAD first (a 200 to a GET for several ranges would send the
         // whole archive until the connection closes).
-        if shouldProbe(connection.mirror) { return begin(connection, .probe) }
         let local = mirrors[connection.mirror].isLocal
+        if !local, shouldProbe(connection.mirror) { return begin(connection, .probe) }
         let run: FetchQueue.Run
         if let chunk = retries.take(for: connection.mirror) {  // a chunk another mirror served bad: alone
             run = FetchQueue.Run(chunks: [chunk], ranges: [frameRange(of: chunk)])

@@ -136,7 +136,7 @@ final class ChunkPlacement {
             return
         }
         hashing[index] = nil
-        guard state.hasher.finish() == file.sha256.lowercased() else {
+        guard state.hasher.finishMatches(file.sha256) else {
             throw .archiveMismatch(path: tree.path + "/" + package.displayPath(index), reason: "does not match the signed manifest's SHA-256 once written; the download starts over")
         }
         verified.insert(index)

@@ -82,6 +82,33 @@ package struct SHA256Stream: Sendable {
         return digest.lowercaseHex
     }
 
+    /// Whether the digest is the one `hex` spells (64 hex digits, either case), without making a string of it: a
+    /// check per file of 300 000 small ones; the stream starts again from empty.
+    package mutating func finishMatches(_ hex: String) -> Bool {
+        let digest: [UInt8]
+        if let hasher = portable {
+            portable = SHA256()
+            digest = Array(hasher.finalize())
+        } else {
+            pad()
+            digest = withState { state in (0..<32).map { UInt8(truncatingIfNeeded: state[$0 / 4] >> (24 - 8 * UInt32($0 % 4))) } }
+            self = SHA256Stream(accelerated: true)
+        }
+        var digits = hex.utf8.makeIterator()
+        func nibble() -> UInt8? {
+            switch digits.next() {
+            case let c? where c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9"): c - UInt8(ascii: "0")
+            case let c? where c >= UInt8(ascii: "a") && c <= UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+            case let c? where c >= UInt8(ascii: "A") && c <= UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        for byte in digest {
+            guard let high = nibble(), let low = nibble(), high << 4 | low == byte else { return false }
+        }
+        return digits.next() == nil
+    }
+
     /// The digest's first 32 bits, big-endian (what TUF's hashed bins read), without making the rest of it; the
     /// stream is spent.
     package mutating func finishLeadingWord() -> UInt32 {
