@@ -72,28 +72,25 @@ package struct SHA256Stream: Sendable {
 
     /// The digest as lowercase hex; the stream starts again from empty.
     package mutating func finish() -> String {
+        finishDigest().lowercaseHex
+    }
+
+    /// The digest's 32 bytes; the stream starts again from empty.
+    private mutating func finishDigest() -> [UInt8] {
         if let hasher = portable {
             portable = SHA256()
-            return hasher.finalizeHex()
+            return Array(hasher.finalize())
         }
         pad()
         let digest = withState { state in (0..<32).map { UInt8(truncatingIfNeeded: state[$0 / 4] >> (24 - 8 * UInt32($0 % 4))) } }
         self = SHA256Stream(accelerated: true)
-        return digest.lowercaseHex
+        return digest
     }
 
     /// Whether the digest is the one `hex` spells (64 hex digits, either case), without making a string of it: a
     /// check per file of 300 000 small ones; the stream starts again from empty.
     package mutating func finishMatches(_ hex: String) -> Bool {
-        let digest: [UInt8]
-        if let hasher = portable {
-            portable = SHA256()
-            digest = Array(hasher.finalize())
-        } else {
-            pad()
-            digest = withState { state in (0..<32).map { UInt8(truncatingIfNeeded: state[$0 / 4] >> (24 - 8 * UInt32($0 % 4))) } }
-            self = SHA256Stream(accelerated: true)
-        }
+        let digest = finishDigest()
         var digits = hex.utf8.makeIterator()
         func nibble() -> UInt8? {
             switch digits.next() {
