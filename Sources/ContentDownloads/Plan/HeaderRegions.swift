@@ -7,7 +7,8 @@ internal import ContentPackaging
 /// is installed is still exactly what `bsdtar -x` of the archive gives, the bytes between one file's data and the
 /// next (a *region*: the padding's end, folder entries, pax records, then the next file's header) are gathered
 /// from the verified chunks that hold them and parsed once whole: every entry passes ``EntryPolicy`` (the rules
-/// of every download's headers, with the same words); a folder must be one the manifest lists; the region must end
+/// of every download's headers, with the same words) but a file's header that is exactly the listed file (whose
+/// path passed that policy when the plan admitted the manifest's paths); a folder must be one the manifest lists; the region must end
 /// with the header of exactly the next file the manifest lists (path and size), its data starting right there;
 /// the last region holds folders and then only the zeros that end an archive. A linked file (``PackageManifest/LinkedFile``)
 /// has no data of its own: its header, a hard link to its source's path and nothing else, lies in the region
