@@ -70,6 +70,21 @@ struct CanonicalJSONTests {
         }
     }
 
+    /// A signed document's file is the canonical JSON of `{"signatures", "signed"}` with control characters
+    /// escaped, whether its signed part is reused from signing (no control character in it) or encoded again.
+    @Test func aSignedFileIsItsDocumentsEncoding() async throws {
+        let signer = KeyFileSigner(SigningKey.generate())
+        let header = MetadataHeader(version: 4, expires: Date(timeIntervalSince1970: 1_900_000_000))
+        await propertyCheck(input: Self.values) { value in
+            var document = SignedMetadata(TargetsMetadata(
+                header: header, targets: ["p/p.tar.zst": TargetFile(length: 12, sha256: String(repeating: "a", count: 64), custom: value)]))
+            try? document.sign(with: signer)
+            let whole: JSONValue = ["signed": document.signedJSON, "signatures": .array(document.signatures.map(\.json))]
+            #expect(document.fileBytes == Data(whole.fileBytes))
+            #expect(document.signatures.count == 1)
+        }
+    }
+
     // MARK: Generators and helpers
 
     static let pieces = Array("aZ\"\\é🙂\t b0".map { String($0) })

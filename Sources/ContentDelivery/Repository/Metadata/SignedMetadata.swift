@@ -12,12 +12,16 @@ package struct SignedMetadata<Role: RoleMetadata>: Sendable {
     package private(set) var signedJSON: JSONValue
     /// The signatures, in document order.
     package var signatures: [MetadataSignature]
+    /// ``signedBytes`` as the last ``sign(with:)`` made them, kept for ``fileBytes``: a bin is hundreds of targets,
+    /// and encoding it once instead of twice is a tenth of a large store's build.
+    private var signedCanonical: [UInt8]?
 
     /// A new, unsigned document of `signed`.
     package init(_ signed: Role) {
         self.signed = signed
         self.signedJSON = signed.signedJSON
         self.signatures = []
+        self.signedCanonical = nil
     }
 
     /// Parses a document of `Role`, named `roleName` in errors (`root`, `snapshot`, `bins-3f`).
@@ -47,15 +51,30 @@ package struct SignedMetadata<Role: RoleMetadata>: Sendable {
     /// ``signed`` afresh.
     package mutating func sign(with signer: any MetadataSigner) throws {
         signedJSON = signed.signedJSON
-        let signature = try signer.sign(signedBytes)
+        let message = signedBytes
+        signedCanonical = message
+        let signature = try signer.sign(message)
         signatures.removeAll { $0.keyID == signer.key.keyID }
         signatures.append(MetadataSignature(keyID: signer.key.keyID, signature: signature))
     }
 
     /// The file's bytes: the document in canonical JSON (control characters escaped, ``JSONValue/fileBytes``).
     package var fileBytes: Data {
-        let document: JSONValue = ["signed": signedJSON, "signatures": .array(signatures.map(\.json))]
-        return Data(document.fileBytes)
+        let signedBytes = signedCanonical ?? self.signedBytes
+        // Canonical bytes hold no byte below 0x20 outside strings, so without one at all they are the file's bytes
+        // too; `signatures` sorts before `signed`.
+        guard !signedBytes.contains(where: { $0 < 0x20 }) else {
+            let document: JSONValue = ["signed": signedJSON, "signatures": .array(signatures.map(\.json))]
+            return Data(document.fileBytes)
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(signedBytes.count + 64 + 160 * signatures.count)
+        bytes.append(contentsOf: #"{"signatures":"#.utf8)
+        JSONValue.array(signatures.map(\.json)).appendCanonical(to: &bytes, escapingControlCharacters: true)
+        bytes.append(contentsOf: #","signed":"#.utf8)
+        bytes.append(contentsOf: signedBytes)
+        bytes.append(UInt8(ascii: "}"))
+        return Data(bytes)
     }
 
     /// Throws unless at least `role.threshold` distinct keys of `role`, found in `keys`, signed ``signedBytes``.

@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 import ContentPackaging
 
 /// A catalog product as two TUF targets: its archive and its manifest, at the paths ``ProductTargetPaths`` gives
@@ -19,9 +19,8 @@ package struct ProductTargets: Sendable, Equatable {
     /// The manifest target.
     package var manifest: TargetFile?
 
-    /// The targets of `product` at `paths`, from a catalog whose mirrors are `baseURLs`; `encoder` is
-    /// ``Catalog/encoder``, passed in by a caller making many.
-    package init(product: CatalogProduct, paths: ProductTargetPaths, baseURLs: [String], encoder: JSONEncoder = Catalog.encoder) throws {
+    /// The targets of `product` at `paths`, from a catalog whose mirrors are `baseURLs`.
+    package init(product: CatalogProduct, paths: ProductTargetPaths, baseURLs: [String]) {
         archivePath = paths.archive
         var entry = product
         entry.path = archivePath
@@ -35,10 +34,9 @@ package struct ProductTargets: Sendable, Equatable {
             hosted.path = Self.patchFile(productID: product.productID, sha256: patch.sha256)
             return hosted
         }
-        let productJSON = try JSONParser.parse(Array(encoder.encode(entry)))
         archive = TargetFile(
             length: product.length, sha256: product.sha256,
-            custom: ["iapcontent": ["product": productJSON, "baseURLs": .array(baseURLs.map { .string($0) })]])
+            custom: ["iapcontent": ["product": entry.jsonValue, "baseURLs": .array(baseURLs.map { .string($0) })]])
     }
 
     /// The manifest's target path and target at `paths`, for a chunk-indexed product (cheap: no catalog entry is

@@ -89,12 +89,23 @@ enum RepositoryFiles {
     static func placeTarget(_ source: String, at destination: String, length: Int64, sha256: String, durable: Bool = true) throws(RepositoryError) {
         let expected = FileDigest(sha256: sha256, length: length)
         let directory = destination.lastIndex(of: "/").map { String(destination[..<$0]) } ?? "."
-        try makeDirectory(path: directory)
         func mismatch(_ digest: FileDigest) -> RepositoryError {
             .targetMismatch(
                 path: source, expected: "\(length) bytes, sha256 \(sha256)", actual: "\(digest.length) bytes, sha256 \(digest.sha256)")
         }
-        if !durable, link(source, destination) == 0 {
+        // Not durable: the link is tried first, and its folder made only when it is missing (a product's archive and
+        // manifest share one, so half the `mkdir`s of a large publish, each taking the parent folder's lock, are saved).
+        var linked = false
+        if !durable {
+            linked = link(source, destination) == 0
+            if !linked, errno == ENOENT {
+                try makeDirectory(path: directory)
+                linked = link(source, destination) == 0
+            }
+        } else {
+            try makeDirectory(path: directory)
+        }
+        if linked {
             let digest: FileDigest
             do { digest = try FileDigest.of(path: destination) } catch {
                 unlink(destination)
@@ -106,6 +117,7 @@ enum RepositoryFiles {
             }
             return
         }
+        if !durable { try makeDirectory(path: directory) }  // a target there already, or a copy across file systems
         if access(destination, F_OK) == 0, (try? FileDigest.of(path: destination)) == expected { return }
         let temporary = "\(directory)/.\(destination[destination.index(after: directory.endIndex)...]).tmp-\(UUID().uuidString)"
         do {

@@ -45,37 +45,41 @@ extension TUFRepository {
         defer { _ = lock }
         var state = try RepositoryState(layout: layout)
         let bins = state.bins
-        let decoder = Catalog.decoder
         let folder = catalogDirectory.path
 
         // Which bins the products' targets fall in: for each bin, its products' indexes, times two, plus one for a
-        // manifest target (the targets themselves are made one bin at a time, so memory never holds them all). Each
-        // product's target paths come from a search (``ProductTargetPaths``), run on every core for a batch and kept
-        // as its two numbers for the bins' pass.
+        // manifest target (the targets themselves are made one bin at a time, so memory never holds them all). Batches
+        // of products are decoded, their target paths searched (``ProductTargetPaths``) and their patches placed on
+        // every core; each product's paths are kept as their two numbers for the bins' pass.
+        let batch = 4096
+        let batches = (catalog.entries.count + batch - 1) / batch
+        let planned = Mutex<[Int: [PlannedProduct]]>([:])
+        let planFailure = Mutex<(batch: Int, error: RepositoryError)?>(nil)
+        DispatchQueue.concurrentPerform(iterations: max(1, min(Self.addWorkers, batches))) { worker in
+            let decoder = Catalog.decoder
+            for number in stride(from: worker, to: batches, by: Self.addWorkers) {
+                guard planFailure.withLock({ $0 == nil || $0!.batch > number }) else { return }
+                let first = number * batch
+                do throws(RepositoryError) {
+                    let plan = try plan(
+                        first..<min(first + batch, catalog.entries.count), of: catalog, in: catalogDirectory, bins: bins, decoder: decoder)
+                    planned.withLock { $0[number] = plan }
+                } catch {
+                    planFailure.withLock { if $0 == nil || $0!.batch > number { $0 = (number, error) } }
+                    return
+                }
+            }
+        }
+        if let (_, error) = planFailure.withLock({ $0 }) { throw error }
         var byBin: [Int: [UInt32]] = [:]
         var pathNumbers = [UInt64](repeating: 0, count: catalog.entries.count)
-        let batch = 4096
-        for first in stride(from: 0, to: catalog.entries.count, by: batch) {
-            let products: [CatalogProduct]
-            do { products = try catalog.products(first..<min(first + batch, catalog.entries.count), decoder: decoder) } catch {
-                throw .unreadableCatalog(path: catalogDirectory.path, detail: error.description)
-            }
-            let paths = Self.targetPaths(of: products.map(\.productID), bitLength: bins.bitLength)
-            for (offset, product) in products.enumerated() {
-                let index = UInt32(first + offset), productPaths = paths[offset]
-                pathNumbers[Int(index)] = UInt64(productPaths.archiveNumber) << 32 | UInt64(productPaths.manifestNumber)
-                byBin[bins.binNumber(for: productPaths.archive), default: []].append(index << 1)
-                if let (path, _) = ProductTargets.manifest(of: product, paths: productPaths) {
-                    byBin[bins.binNumber(for: path), default: []].append(index << 1 | 1)
-                }
-                try Self.checkInside(product, index: Int(index), catalog: catalogURL.path)
-                for patch in product.patches ?? [] {
-                    // Not a target (the archive target's entry signs it): stored beside the product's targets by hash.
-                    try RepositoryFiles.placeTarget(
-                        "\(folder)/\(patch.path)",
-                        at: layout.targets.appendingPathComponent(ProductTargets.patchFile(productID: product.productID, sha256: patch.sha256)).path,
-                        length: patch.length, sha256: patch.sha256, durable: false)
-                }
+        let plans = planned.withLock { $0 }
+        for number in 0..<batches {
+            for (offset, product) in plans[number]!.enumerated() {
+                let index = UInt32(number * batch + offset)
+                pathNumbers[Int(index)] = product.pathNumbers
+                byBin[Int(product.archiveBin), default: []].append(index << 1)
+                if product.manifestBin >= 0 { byBin[Int(product.manifestBin), default: []].append(index << 1 | 1) }
             }
         }
 
@@ -90,11 +94,11 @@ extension TUFRepository {
             repository: self, state: state, catalog: catalog, folder: folder, byBin: byBin, pathNumbers: pathNumbers,
             binSigners: binSigners)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            let decoder = Catalog.decoder, encoder = Catalog.encoder
+            let decoder = Catalog.decoder
             for position in stride(from: worker, to: numbers.count, by: workers) {
                 guard failure.withLock({ $0 == nil }) else { return }
                 do throws(RepositoryError) {
-                    if let outcome = try work.add(bin: numbers[position], decoder: decoder, encoder: encoder) {
+                    if let outcome = try work.add(bin: numbers[position], decoder: decoder) {
                         outcomes.withLock { $0.append(outcome) }
                     }
                 } catch {
@@ -112,6 +116,44 @@ extension TUFRepository {
         return AddResult(changedProducts: Set(done.flatMap(\.changedProducts)).sorted(), written: written)
     }
 
+    /// Where one product's targets go: their bins and the numbers in their paths.
+    struct PlannedProduct: Sendable {
+        /// The number in its archive's path (high 32 bits) and in its manifest's (low 32 bits).
+        var pathNumbers: UInt64
+        var archiveBin: Int32
+        /// -1 without a manifest.
+        var manifestBin: Int32
+    }
+
+    /// Decodes the catalog entries `range`, checks their paths stay inside `directory`, searches their target paths,
+    /// and places their patches (not targets: the archive target's entry signs them), stored beside the product's
+    /// targets by hash.
+    func plan(
+        _ range: Range<Int>, of catalog: CatalogFileIndex, in directory: URL, bins: SuccinctRoles, decoder: JSONDecoder
+    ) throws(RepositoryError) -> [PlannedProduct] {
+        let products: [CatalogProduct]
+        do { products = try catalog.products(range, decoder: decoder) } catch {
+            throw .unreadableCatalog(path: directory.path, detail: error.description)
+        }
+        var plan: [PlannedProduct] = []
+        plan.reserveCapacity(products.count)
+        for (offset, product) in products.enumerated() {
+            try Self.checkInside(product, index: range.lowerBound + offset, catalog: catalog.path)
+            let paths = ProductTargetPaths(productID: product.productID, bitLength: bins.bitLength)
+            let manifestBin = ProductTargets.manifest(of: product, paths: paths).map { bins.binNumber(for: $0.path) } ?? -1
+            plan.append(PlannedProduct(
+                pathNumbers: UInt64(paths.archiveNumber) << 32 | UInt64(paths.manifestNumber),
+                archiveBin: Int32(bins.binNumber(for: paths.archive)), manifestBin: Int32(manifestBin)))
+            for patch in product.patches ?? [] {
+                try RepositoryFiles.placeTarget(
+                    "\(directory.path)/\(patch.path)",
+                    at: layout.targets.appendingPathComponent(ProductTargets.patchFile(productID: product.productID, sha256: patch.sha256)).path,
+                    length: patch.length, sha256: patch.sha256, durable: false)
+            }
+        }
+        return plan
+    }
+
     /// Refuses an entry whose archive, manifest or patch path is absolute or has a `..` component: `add` reads those
     /// files from the catalog folder, never from elsewhere on the machine.
     static func checkInside(_ product: CatalogProduct, index: Int, catalog: String) throws(RepositoryError) {
@@ -123,20 +165,6 @@ extension TUFRepository {
                 path: catalog,
                 detail: "products[\(index)].\(key) \"\(path.prefix(200))\" leads outside the catalog folder; a catalog names its files relative to it (iapcontent catalog writes archives/<sha256>.tar.zst)")
         }
-    }
-
-    /// The target paths of `productIDs` in bins of `bitLength` bits, searched on every core.
-    static func targetPaths(of productIDs: [String], bitLength: Int) -> [ProductTargetPaths] {
-        let workers = max(1, min(addWorkers, productIDs.count))
-        let found = Mutex<[Int: [ProductTargetPaths]]>([:])
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            let mine = stride(from: worker, to: productIDs.count, by: workers).map {
-                ProductTargetPaths(productID: productIDs[$0], bitLength: bitLength)
-            }
-            found.withLock { $0[worker] = mine }
-        }
-        let byWorker = found.withLock { $0 }
-        return productIDs.indices.map { byWorker[$0 % workers]![$0 / workers] }
     }
 
     /// How many bins `add` makes at once.
@@ -166,7 +194,7 @@ extension TUFRepository {
 
         /// Decodes the products of bin `number`, places their new or changed targets, and signs and writes the bin;
         /// `nil` when none of its targets changed.
-        func add(bin number: Int, decoder: JSONDecoder, encoder: JSONEncoder) throws(RepositoryError) -> BinOutcome? {
+        func add(bin number: Int, decoder: JSONDecoder) throws(RepositoryError) -> BinOutcome? {
             let layout = repository.layout
             let name = state.bins.binName(number)
             var bin = try state.bin(name).signed
@@ -191,12 +219,7 @@ extension TUFRepository {
                    let reference = product.manifest {
                     (path, target, source) = (manifestPath, manifest, "\(folder)/\(reference.path)")
                 } else {
-                    let targets: ProductTargets
-                    do {
-                        targets = try ProductTargets(product: product, paths: paths, baseURLs: catalog.header.baseURLs, encoder: encoder)
-                    } catch {
-                        throw .unreadableCatalog(path: catalog.path, detail: "product \(product.productID): \(error)")
-                    }
+                    let targets = ProductTargets(product: product, paths: paths, baseURLs: catalog.header.baseURLs)
                     (path, target, source) = (targets.archivePath, targets.archive, "\(folder)/\(product.path)")
                 }
                 guard bin.targets[path] != target else { continue }
