@@ -102,6 +102,12 @@ package struct CatalogFileIndex: Sendable {
     /// `bytes`, the list of the entries at `indexes`, decoded; when the list does not decode, the first entry at
     /// fault is decoded alone, for an error that names it.
     private func decode(_ bytes: [UInt8], indexes: [Int], decoder: JSONDecoder) throws(CatalogVerificationError) -> [CatalogProduct] {
+        // Entries as `iapcontent catalog` writes them are read from the parsed JSON; any other list goes to the
+        // decoder, which decodes what it accepts and names the key at fault in what it refuses.
+        if case .array(let elements)? = try? JSONParser.parse(bytes) {
+            let products = elements.compactMap(CatalogProduct.init(strictJSON:))
+            if products.count == indexes.count, products.count == elements.count { return products }
+        }
         if let products = try? decoder.decode([CatalogProduct].self, from: Data(bytes)) { return products }
         for index in indexes { _ = try product(index, decoder: decoder) }
         throw .malformedCatalog("\(path): products \(indexes.first ?? 0)… do not decode as a list")
