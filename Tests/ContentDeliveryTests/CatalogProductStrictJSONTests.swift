@@ -47,4 +47,21 @@ struct CatalogProductStrictJSONTests {
         let fast = try #require(CatalogProduct(strictJSON: try JSONParser.parse(bytes)))
         #expect(fast == (try Catalog.decoder.decode(CatalogProduct.self, from: Data(bytes))))
     }
+
+    /// A key given twice, a fraction, a lone surrogate, a `null` where a value is required: the fast reading takes
+    /// none of them, so the decoder decides each as it always did.
+    @Test func hostileEntriesAreLeftToTheDecoder() {
+        let base = #""productID":"p","contentIdentifier":"p","contentVersion":"1","path":"a","sha256":"s","uncompressedSize":4,"entryCount":5,"format":"tar.zst""#
+        #expect((try? JSONParser.parse(Array("{\(base),\"length\":3}".utf8))).flatMap(CatalogProduct.init(strictJSON:)) != nil)
+        for entry in [
+            "{\(base),\"length\":3,\"length\":9}",
+            "{\(base),\"length\":3.0}",
+            "{\(base),\"length\":3,\"url\":\"\\ud800\"}",
+            "{\(base),\"length\":null}",
+            "{\(base),\"length\":3,\"manifest\":{\"path\":\"m\",\"length\":1}}",
+        ] {
+            let parsed = try? JSONParser.parse(Array(entry.utf8))
+            #expect(parsed.flatMap(CatalogProduct.init(strictJSON:)) == nil, "\(entry)")
+        }
+    }
 }
