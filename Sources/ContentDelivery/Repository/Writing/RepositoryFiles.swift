@@ -102,8 +102,6 @@ enum RepositoryFiles {
                 try makeDirectory(path: directory)
                 linked = link(source, destination) == 0
             }
-        } else {
-            try makeDirectory(path: directory)
         }
         if linked {
             let digest: FileDigest
@@ -117,7 +115,7 @@ enum RepositoryFiles {
             }
             return
         }
-        if !durable { try makeDirectory(path: directory) }  // a target there already, or a copy across file systems
+        try makeDirectory(path: directory)  // durable, or a target there already, or a copy across file systems
         if access(destination, F_OK) == 0, (try? FileDigest.of(path: destination)) == expected { return }
         let temporary = "\(directory)/.\(destination[destination.index(after: directory.endIndex)...]).tmp-\(UUID().uuidString)"
         do {
