@@ -1,5 +1,6 @@
 #ifndef CZSTD_SHIM_H
 #define CZSTD_SHIM_H
-// libzstd's streaming compressor (Debian `libzstd-dev`); this shim only gathers it under one module.
+// libzstd (Debian `libzstd-dev`): its streaming compressor and decompressor, and the dictionary trainer (zdict.h).
 #include <zstd.h>
+#include <zdict.h>
 #endif

@@ -21,14 +21,19 @@ struct DocumentRequest {
     }
 
     /// GETs `url` with `transport`'s settings and `headers`, stopping past `limit` body bytes; on a transfer error
-    /// the thrown error comes with what had arrived (``Response/overflow`` tells a body cut at the limit).
-    static func get(_ url: URL, transport: TransferSettings, headers: [String] = [], limit: Int) -> (Response, CurlError?) {
+    /// the thrown error comes with what had arrived (``Response/overflow`` tells a body cut at the limit). With
+    /// `keepingPrefix` the body holds exactly the first `limit` bytes of a longer one (a server that answered a
+    /// range request with the whole file).
+    static func get(
+        _ url: URL, transport: TransferSettings, headers: [String] = [], limit: Int, keepingPrefix: Bool = false
+    ) -> (Response, CurlError?) {
         final class Sink {
             var response = Response()
             let limit: Int
-            init(limit: Int) { self.limit = limit }
+            let keepsPrefix: Bool
+            init(limit: Int, keepsPrefix: Bool) { (self.limit, self.keepsPrefix) = (limit, keepsPrefix) }
         }
-        let sink = Sink(limit: limit)
+        let sink = Sink(limit: limit, keepsPrefix: keepingPrefix)
         do {
             let easy = try EasyHandle()
             try easy.setURL(url.absoluteString)
@@ -46,6 +51,10 @@ struct DocumentRequest {
                 let n = size * count
                 sink.response.bytesReceived += n
                 guard sink.response.body.count + n <= sink.limit else {
+                    if sink.keepsPrefix, let data {
+                        sink.response.body.append(
+                            UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: sink.limit - sink.response.body.count)
+                    }
                     sink.response.overflow = true
                     return 0
                 }

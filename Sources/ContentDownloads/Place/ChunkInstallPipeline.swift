@@ -181,7 +181,7 @@ final class ChunkInstallPipeline: Sendable {
     /// the scheduler and its segments given back. After an install failure frames are only given back.
     private func verify(package: ChunkedPackage) {
         var decoded: PageAlignedBuffer?
-        var decoder = ChunkStreamDecoder(checksDigest: false)
+        var decoder = ChunkStreamDecoder(checksDigest: false, dictionary: package.dictionary)
         while true {
             let work = frames.receive()
             guard case .frame(let index, let frame, let source) = work else {
@@ -206,7 +206,7 @@ final class ChunkInstallPipeline: Sendable {
                     chunks.send(.chunk(index: index, buffer: target, length: bytes.count, source: source))
                     decoded = nil
                 } catch {
-                    decoder = ChunkStreamDecoder(checksDigest: false)
+                    decoder = ChunkStreamDecoder(checksDigest: false, dictionary: package.dictionary)
                     reject(RejectedFrame(index: index, source: source, reason: error.description))
                 }
             }

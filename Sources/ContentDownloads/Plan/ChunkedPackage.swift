@@ -26,6 +26,9 @@ struct ChunkedPackage: Sendable {
     let largestChunk: Int
     /// The manifest as messages name it.
     let manifestDisplay: String
+    /// The dictionary the archive's frames were compressed with, once fetched and checked against the manifest
+    /// (``DictionaryFetch``); `nil` for an archive without one (``PackageManifest/dictionary``).
+    var dictionary: FrameDictionary?
     /// The packs and variants this download installs (``select(_:)``); `nil`: every file, at its path.
     private(set) var selection: PackSelection?
     /// The files the selection installs (indices, stream order), or `nil` for every file.

@@ -26,6 +26,7 @@ extension PlannedFetch {
         }
         var package = try ChunkedPackage(
             manifest: manifest, expectedLength: plan.archiveLength, expectedSHA256: expectedSHA256, display: target.manifestPath)
+        if let record = manifest.dictionary { package.dictionary = try DictionaryFetch.kept(at: target.dictionaryPath, record: record) }
         if let selection = plan.selection { try package.select(selection, display: target.manifestPath) }
         guard plan.fetch.allSatisfy({ $0 >= 0 && $0 < package.chunks.count }), plan.written.allSatisfy({ $0 >= 0 && $0 < package.files.count }) else {
             throw .archiveMismatch(path: target.treePath, reason: "the download's plan beside it names chunks or files the manifest lacks; run it again")

@@ -21,6 +21,8 @@ struct Planner: Sendable {
     let store: Store
     /// The free-space rule (`nil`: not checked; tests on tiny file systems turn it off).
     let space: SpacePreflight?
+    /// Where an archive's dictionary comes from when its manifest names one (`nil`: only a copy the store keeps).
+    var dictionaries: DictionaryFetch? = nil
 
     /// The kind of a download: a chunk plan kept for this version is followed; a whole-archive attempt of this
     /// version that kept bytes (`journaled`) finishes as it began; otherwise a kept manifest makes a chunk plan.
@@ -42,6 +44,13 @@ struct Planner: Sendable {
         let manifestPath = store.manifestFile(productID: id, version: version).path
         let tree = store.updateTreeDirectory(productID: id, version: version).path
         var package = try Self.checkedPackage(manifestPath: manifestPath, product: product)
+        if let record = package.manifest.dictionary {  // before any frame is decoded: fetched and checked once
+            if let dictionaries {
+                package.dictionary = try dictionaries.load(record, for: product)
+            } else {
+                package.dictionary = try DictionaryFetch.kept(at: store.dictionaryFile(productID: id, version: version).path, record: record)
+            }
+        }
         try package.select(selection, display: manifestPath)
         // Every path is checked before the installed version's manifest is read, so the two manifests and the
         // paths the check remembers are never held at once.

@@ -120,7 +120,9 @@ extension ContentQueue {
         let id = product.productID, version = product.contentVersion.description
         let metadata: Logger.Metadata = ["product": "\(id)", "version": "\(version)"]
         await manager.forgetProgress(id, version: version)  // a stopped attempt's bytes belonged to the tree about to be built anew
-        let planner = self.planner
+        var fetching = self.planner
+        fetching.dictionaries = DictionaryFetch(store: store, catalog: catalog, transport: await manager.options.transfer)
+        let planner = fetching
         // The plan goes to the fetch once the tree's files exist; the same thread then makes them durable.
         let result = await BlockingCall.run(thread: "iap-update", {
             PlanHandover.make(planner, product, distrusting: damaged, selection: selection, metadata: metadata)

@@ -64,7 +64,8 @@ extension Store {
     package func chunkedTarget(productID: String, version: String) -> ChunkedInstallTarget {
         ChunkedInstallTarget(
             manifestPath: manifestFile(productID: productID, version: version).path,
-            treePath: updateTreeDirectory(productID: productID, version: version).path)
+            treePath: updateTreeDirectory(productID: productID, version: version).path,
+            dictionaryPath: dictionaryFile(productID: productID, version: version).path)
     }
 
     /// The plan kind of a download journaled before the kind was: a chunk plan when it kept a manifest, a tree
@@ -93,6 +94,14 @@ extension Store {
     /// Deletes the manifest kept for a download of `version` (refused, or not used: the archive comes whole).
     package func discardManifest(productID: String, version: String) {
         unlink(manifestFile(productID: productID, version: version).path)
+        unlink(dictionaryFile(productID: productID, version: version).path)
+    }
+
+    /// The dictionary of a download's archive, when its manifest names one (``DictionaryFetch``):
+    /// `transfers/<product>-<version>.dictionary`, the archive's first bytes as fetched. Checked against the manifest
+    /// each time it is read, so a copy a crash tore is fetched again; deleted with the manifest and once installed.
+    package func dictionaryFile(productID: String, version: String) -> URL {
+        transfersDirectory.appendingPathComponent("\(Self.safeName(productID))-\(Self.safeName(version)).dictionary", isDirectory: false)
     }
 
     /// Deletes an update's plan, then its tree, then what a patch made for it (best effort): without the plan the

@@ -24,6 +24,7 @@ extension Store {
         try? FileManager.default.createDirectory(at: installedManifestsDirectory, withIntermediateDirectories: true)
         let source = manifestFile(productID: productID, version: version).path
         let kept = installedManifestFile(productID: productID).path
+        unlink(dictionaryFile(productID: productID, version: version).path)  // a repair or an update fetches its own
         guard rename(source, kept) == 0 else { return }
         utimensat(AT_FDCWD, kept, nil, 0)
         try? FileSystemCalls.syncDirectory(installedManifestsDirectory.path)

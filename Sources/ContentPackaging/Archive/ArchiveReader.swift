@@ -31,6 +31,9 @@ public struct ArchiveReader: ~Copyable {
     package enum Format: Sendable {
         /// tar, plain or zstd-compressed: hosted-content archives.
         case tarZstd
+        /// tar, uncompressed only: the tar stream of an archive whose frames need its dictionary, decoded by the
+        /// source (``DictionaryArchiveSource``).
+        case tar
         /// xar, the container of macOS installer packages (`productbuild`, `pkgbuild`).
         case xar
         /// cpio (odc, newc and the other dialects libarchive reads), plain or gzip-compressed: an installer
@@ -108,6 +111,8 @@ public struct ArchiveReader: ~Copyable {
         case .tarZstd:
             archive_read_support_format_tar(handle)
             archive_read_support_filter_zstd(handle)
+        case .tar:
+            archive_read_support_format_tar(handle)
         case .xar:
             archive_read_support_format_xar(handle)
         case .cpioGzip:

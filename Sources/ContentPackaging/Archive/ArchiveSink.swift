@@ -60,6 +60,8 @@ final class ArchiveSink {
     private var trial: EntryTrial?
     /// The zstd level, for the trial.
     private let compressionLevel: Int
+    /// The dictionary every frame is compressed with (stored first in the archive), `nil` for none.
+    private let dictionary: FrameDictionary?
     /// Where the tar stream stood at the current chunk's last flush (or its start): the bytes after it are
     /// still inside zstd, so the frame's size so far is known only up to them.
     private var flushedStreamOffset: Int64 = 0
@@ -75,18 +77,39 @@ final class ArchiveSink {
     /// Starts the output thread writing a zstd frame at `compressionLevel` to `fileDescriptor`
     /// (not closed by the sink).
     ///
+    /// With chunking and a `dictionary`, the archive starts with the dictionary's stored frame and every chunk's
+    /// frame is compressed with it.
+    ///
     /// - Throws: ``ZstdError`` for a level libzstd does not know (nothing is started then).
     init(
         fileDescriptor: Int32, displayPath: String, compressionLevel: Int, chunking: ChunkingParameters?,
-        expectedFiles: Int = 0
+        expectedFiles: Int = 0, dictionary: FrameDictionary? = nil
     ) throws(ZstdError) {
         self.displayPath = displayPath
         self.compressionLevel = compressionLevel
+        self.dictionary = chunking == nil ? nil : dictionary
         compressor = try ZstdFrameCompressor(level: compressionLevel)
+        if let dictionary = self.dictionary { try compressor.use(dictionary: dictionary.bytes) }
         chunker = chunking.map { ContentDefinedChunker(parameters: $0) }
         if chunking != nil { hashFeeder = ChunkHashThread.Feeder(ChunkHashThread(expectedFiles: expectedFiles)) } else { hasher = SHA256() }
         output = ArchiveOutputThread(fileDescriptor: fileDescriptor)
         current = output.spare.receive()
+        if let dictionary = self.dictionary {  // the archive's first bytes; the first chunk starts after them
+            dictionary.storedFrame.withUnsafeBytes { store($0) }
+            chunkStart = size
+        }
+    }
+
+    /// Copies `bytes` into the output as they are (the dictionary's stored frame), outside any chunk.
+    private func store(_ bytes: UnsafeRawBufferPointer) {
+        var rest = bytes
+        while !rest.isEmpty {
+            let count = min(rest.count, current!.count - filled)
+            UnsafeMutableRawBufferPointer(rebasing: current!.bytes[filled..<(filled + count)]).copyMemory(
+                from: UnsafeRawBufferPointer(rebasing: rest[0..<count]))
+            advance(to: filled + count)
+            rest = UnsafeRawBufferPointer(rebasing: rest[count...])
+        }
     }
 
     deinit {
@@ -160,7 +183,7 @@ final class ArchiveSink {
         tried = nil
         let alone: Int64
         do {
-            if trial == nil { trial = try EntryTrial(level: min(compressionLevel, 1)) }  // see EntryTrial
+            if trial == nil { trial = try EntryTrial(level: min(compressionLevel, 1), dictionary: dictionary) }  // see EntryTrial
             let trial = trial!
             alone = try bytes.withUnsafeBytes { view in
                 Result { () throws(ZstdError) in try trial.compressedSize(view) }

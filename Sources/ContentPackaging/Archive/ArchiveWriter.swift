@@ -48,13 +48,13 @@ public struct ArchiveWriter: ~Copyable {
     /// the list of their digests once.
     package init(
         fileDescriptor: Int32, displayPath: String, compressionLevel: Int, chunking: ChunkingParameters?,
-        expectedFiles: Int = 0
+        expectedFiles: Int = 0, dictionary: FrameDictionary? = nil
     ) throws(ArchiveError) {
         let sinkObject: ArchiveSink
         do {
             sinkObject = try ArchiveSink(
                 fileDescriptor: fileDescriptor, displayPath: displayPath, compressionLevel: compressionLevel,
-                chunking: chunking, expectedFiles: expectedFiles)
+                chunking: chunking, expectedFiles: expectedFiles, dictionary: dictionary)
         } catch {
             throw ArchiveError(message: error.message, path: displayPath)
         }

@@ -17,9 +17,11 @@ final class EntryTrial {
     /// Where the trial's output goes; it is counted, never read.
     private let scratch: UnsafeMutableRawBufferPointer
 
-    /// A trial at zstd `level` (the sink passes the archive's level, 1 at most).
-    init(level: Int) throws(ZstdError) {
+    /// A trial at zstd `level` (the sink passes the archive's level, 1 at most), with the archive's `dictionary` when
+    /// it has one: in its group the entry starts from it too.
+    init(level: Int, dictionary: FrameDictionary?) throws(ZstdError) {
         compressor = try ZstdFrameCompressor(level: level)
+        if let dictionary { try compressor.use(dictionary: dictionary.bytes) }
         scratch = .allocate(byteCount: Int(ZSTD_CStreamOutSize()), alignment: 16)
     }
 

@@ -64,6 +64,13 @@ struct ZstdFrameCompressor: ~Copyable {
         return remaining == 0
     }
 
+    /// Compresses every frame from the next one on with `dictionary` (a trained zstd dictionary, ``FrameDictionary``):
+    /// libzstd digests it once and each frame starts from it, at this compressor's level.
+    mutating func use(dictionary: [UInt8]) throws(ZstdError) {
+        let code = dictionary.withUnsafeBytes { ZSTD_CCtx_loadDictionary(context, $0.baseAddress, $0.count) }
+        if ZSTD_isError(code) != 0 { throw ZstdError(code: code, doing: "loading the archive's dictionary") }
+    }
+
     /// Declares the next frame's input size (before its first byte): libzstd then sizes its tables to the input,
     /// so a small frame costs little to start, and writes the size in the frame's header.
     mutating func pledge(_ size: Int) throws(ZstdError) {

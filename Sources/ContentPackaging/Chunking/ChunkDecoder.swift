@@ -12,10 +12,15 @@ import SystemSupport
 package struct ChunkDecoder: ~Copyable {
     private let context: OpaquePointer
     private let buffer: UnsafeMutableRawBufferPointer
+    /// The archive's dictionary, held as long as the context refers to it.
+    private let dictionary: FrameDictionary?
 
-    /// A decoder for chunks of at most `maximumLength` uncompressed bytes.
-    package init(maximumLength: Int) {
+    /// A decoder for chunks of at most `maximumLength` uncompressed bytes, of an archive whose frames were compressed
+    /// with `dictionary` (verified against the manifest) when it has one.
+    package init(maximumLength: Int, dictionary: FrameDictionary? = nil) {
         guard let context = ZSTD_createDCtx() else { fatalError("libzstd could not allocate a decompression context (out of memory)") }
+        dictionary?.attach(to: context)
+        self.dictionary = dictionary
         self.context = context
         buffer = .allocate(byteCount: max(1, maximumLength), alignment: 64)
     }

@@ -17,9 +17,20 @@ package enum ChunkIndexVerifier {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return ["cannot open \(path): \(String(cString: strerror(errno)))"] }
         defer { close(fd) }
+        // The dictionary the frames need, as a client takes it: the archive's first bytes, checked against the manifest.
+        var dictionary: FrameDictionary?
+        if let record = manifest.dictionary {
+            var stored = [UInt8](repeating: 0, count: Int(record.length))
+            guard stored.withUnsafeMutableBytes({ readFully(fd, into: $0, at: 0) }) else {
+                return ["the dictionary at archive byte 0: cannot read \(record.length) bytes of \(path)"]
+            }
+            do throws(DictionaryError) { dictionary = try FrameDictionary(stored: stored, record: record) } catch {
+                return [error.message]
+            }
+        }
         // Sound index: every length is within the chunking maximum, itself at most `largestChunk`.
         let maximum = Int(chunks.map(\.uncompressedLength).max() ?? 0)
-        var decoder = ChunkDecoder(maximumLength: maximum)
+        var decoder = ChunkDecoder(maximumLength: maximum, dictionary: dictionary)
         let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(chunks.map(\.length).max() ?? 1), alignment: 64)
         defer { frame.deallocate() }
         var files = FileRangeHashes(manifest.files)

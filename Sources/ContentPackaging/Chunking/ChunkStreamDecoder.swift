@@ -21,12 +21,17 @@ package struct ChunkStreamDecoder: ~Copyable {
     private var frameEnded = false
     private var hasher = SHA256()
     private let checksDigest: Bool
+    /// The archive's dictionary, held as long as the context refers to it.
+    private let dictionary: FrameDictionary?
 
     /// A decoder with its own decompression context; with `checksDigest` false ``finish()`` checks the frame and
-    /// the length only, and the caller must check the SHA-256 before using a byte.
-    package init(checksDigest: Bool = true) {
+    /// the length only, and the caller must check the SHA-256 before using a byte. Frames compressed with the
+    /// archive's `dictionary` (verified against the manifest) need it here.
+    package init(checksDigest: Bool = true, dictionary: FrameDictionary? = nil) {
         self.checksDigest = checksDigest
+        self.dictionary = dictionary
         guard let context = ZSTD_createDCtx() else { fatalError("libzstd could not allocate a decompression context (out of memory)") }
+        dictionary?.attach(to: context)
         // ZSTD_d_stableOutBuffer: the output buffer stays put between calls, so libzstd decodes into it and keeps no window.
         ZSTD_DCtx_setParameter(context, ZSTD_d_experimentalParam2, 1)
         self.context = context

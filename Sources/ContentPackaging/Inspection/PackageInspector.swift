@@ -27,7 +27,13 @@ public struct PackageInspector: Sendable {
     public func inspect(archive: URL) throws(ArchiveError) -> InspectionReport {
         let path = archive.path
         let (archiveSize, archiveSHA256) = try Self.digest(ofFileAt: path)
-        var reader = try ArchiveReader(path: path, blockSize: Self.blockSize)
+        // An archive packed with a dictionary is decoded with the one it stores; libarchive reads the tar stream.
+        var reader: ArchiveReader
+        if let source = try DictionaryArchiveSource.open(path: path) {
+            reader = try ArchiveReader(source: source, displayPath: path, format: .tar, blockSize: Self.blockSize)
+        } else {
+            reader = try ArchiveReader(path: path, blockSize: Self.blockSize)
+        }
         var walk = InspectionWalk()
         walk.read(&reader, archivePath: path)
         var report = InspectionReport(

@@ -10,7 +10,8 @@ extension PackageManifest {
     /// What is wrong with the chunk index, one sentence each naming the chunk or file and the byte offset;
     /// empty when the index is sound or the manifest has none (schema 1).
     ///
-    /// Sound means: the chunks follow each other without gap or overlap from offset 0, in the archive and in
+    /// Sound means: the chunks follow each other without gap or overlap from offset 0 (or from the end of the
+    /// archive's stored dictionary, ``dictionary``, whose record is sound), in the archive and in
     /// the tar stream; the last ends at ``archiveSize``; none is empty or longer than the chunking's maximum;
     /// every hash is 64 lowercase hex digits; every file's data lies inside the tar stream, after the
     /// previous file's, except a linked file's, which is its source's (``linkedFileProblems()``); and the
@@ -26,7 +27,8 @@ extension PackageManifest {
             problems.append("the chunking maximum \(maximum) is outside 1…\(Self.largestChunk) bytes; pack it again")
         }
         let maximum = min(chunking?.maximum ?? Self.largestChunk, Self.largestChunk)
-        var offset: Int64 = 0
+        if let found = dictionary?.problems(archiveSize: archiveSize), !found.isEmpty { return problems + found }
+        var offset: Int64 = firstChunkOffset
         var uncompressed: Int64 = 0
         for (index, chunk) in chunks.enumerated() {
             // The first chunk out of place ends the walk: its numbers cannot place the next one, and adding
@@ -41,6 +43,9 @@ extension PackageManifest {
         }
         return problems + fileOffsetProblems(streamLength: uncompressed) + linkedFileProblems() + directoryProblems()
     }
+
+    /// Where the first chunk starts in the archive: after the stored dictionary, when there is one.
+    public var firstChunkOffset: Int64 { dictionary?.length ?? 0 }
 
     /// The problems of one chunk that should start at `offset` and `uncompressed`.
     private static func problems(

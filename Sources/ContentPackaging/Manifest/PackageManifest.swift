@@ -46,6 +46,9 @@ public struct PackageManifest: Codable, Sendable, Equatable {
     /// The files the archive stores once for an earlier file of the same content (``LinkedFile``), by ascending file
     /// index; `nil` when there are none, so a manifest without them reads and encodes as before they existed.
     public var linkedFiles: [LinkedFile]?
+    /// The zstd dictionary the chunks' frames were compressed with, stored at the archive's start
+    /// (``ArchiveDictionary``, `pack --dictionary`); `nil` for an archive any zstd reader decodes alone.
+    public var dictionary: ArchiveDictionary?
 
     /// One regular file inside the archive.
     ///
@@ -154,8 +157,9 @@ public struct PackageManifest: Codable, Sendable, Equatable {
         productID: String, contentVersion: ContentVersion, archiveName: String, archiveSize: Int64,
         archiveSHA256: String?, uncompressedSize: Int64, entryCount: Int, files: [File],
         directories: [String]? = nil, chunking: ChunkingDescription? = nil, chunks: [ArchiveChunk]? = nil,
-        packs: PackDeclaration? = nil, linkedFiles: [LinkedFile]? = nil
+        packs: PackDeclaration? = nil, linkedFiles: [LinkedFile]? = nil, dictionary: ArchiveDictionary? = nil
     ) {
+        self.dictionary = dictionary
         self.packs = packs
         self.linkedFiles = linkedFiles
         self.schema = chunks == nil ? 1 : 2

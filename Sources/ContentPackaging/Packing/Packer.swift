@@ -46,6 +46,15 @@ public struct Packer: Sendable {
     /// identical (``IdenticalFiles``): a hard link to the first in tar order. `nil` stores every file's data.
     package var linkedFileMinimum: Int64? = Packer.smallestLinkedFile
 
+    /// With ``chunked``, compress every frame with a zstd dictionary of at most this many bytes, trained on the
+    /// content's small files and stored at the archive's start (``ArchiveDictionary``): small files' frames keep
+    /// most of the ratio one frame of the whole tree has. `nil` (the default): no dictionary, so any zstd reader
+    /// (`bsdtar -xf`) reads the archive alone; with one, a reader needs the dictionary (`zstd -D`,
+    /// docs/MANIFEST-FORMAT.md). A tree with too few small-file bytes to train on is packed without one.
+    public var dictionaryBytes: Int?
+    /// The dictionary sizes ``dictionaryBytes`` accepts: 4 KiB to 1 MiB.
+    public static let dictionaryByteRange = (4 << 10)...Int(ArchiveDictionary.largestSize)
+
     /// The smallest file a chunk-indexed archive stores as a hard link to an identical earlier file: 256 KiB, the
     /// smallest file whose data has chunks of its own. A smaller file's source lies in a frame of small files of
     /// another pack or variant, which a device installing the link alone would fetch whole (up to 64 KiB for a
@@ -150,7 +159,7 @@ public struct Packer: Sendable {
             uncompressedSize: archive.files.reduce(0) { $0 + $1.size }, entryCount: entryCount,
             files: archive.files, directories: directories,
             chunking: chunked ? chunking.manifestDescription(fileGroups: fileGroups) : nil, chunks: chunked ? archive.chunks : nil, packs: packs,
-            linkedFiles: archive.linkedFiles.isEmpty ? nil : archive.linkedFiles)
+            linkedFiles: archive.linkedFiles.isEmpty ? nil : archive.linkedFiles, dictionary: archive.dictionary?.record)
     }
 
     /// The output folder's path, created if needed.
@@ -205,6 +214,25 @@ public struct Packer: Sendable {
         var chunks: [ArchiveChunk]
         /// The files stored as hard links to identical earlier ones (chunked archives only).
         var linkedFiles: [PackageManifest.LinkedFile]
+        /// The dictionary stored at the archive's start, when one was trained.
+        var dictionary: FrameDictionary?
+    }
+
+    /// The dictionary of ``dictionaryBytes`` trained on the small files among `entries` (those grouped into frames
+    /// of a bounded size), or `nil` when none is asked for or there is too little to train on.
+    /// - Throws: ``PackError`` when the trained bytes cannot be stored.
+    private func trainDictionary(entries: [PackEntry], root: String) throws(PackError) -> FrameDictionary? {
+        guard chunked, let capacity = dictionaryBytes else { return nil }
+        guard Self.dictionaryByteRange.contains(capacity) else {
+            throw .io(path: root, errno: 0, message: "a dictionary of \(capacity) bytes is outside \(Self.dictionaryByteRange.lowerBound)…\(Self.dictionaryByteRange.upperBound) bytes; choose a size in that range")
+        }
+        let small = entries.filter { $0.kind == .regular && $0.size > 0 && $0.size < Int64(chunking.minimum) }
+        let chosen = DictionaryTrainer.chosen(sizes: small.map(\.size), capacity: capacity)
+        let samples = chosen.compactMap { DictionaryTrainer.sample(path: "\(root)/\(small[$0].path)", size: small[$0].size) }
+        guard let trained = DictionaryTrainer.train(samplesOf: samples, capacity: capacity) else { return nil }
+        do { return try FrameDictionary(trained: trained) } catch {
+            throw .io(path: root, errno: 0, message: "cannot store the trained dictionary: \(error)")
+        }
     }
 
     /// Writes every entry; returns the archive's size and SHA-256 (one frame) and the file and chunk records.
@@ -223,11 +251,12 @@ public struct Packer: Sendable {
         let boundaries = PackBoundaries(entries: entries, declaration: chunked ? packs : nil)
         var files: [PackageManifest.File] = []
         files.reserveCapacity(entries.count)
+        let dictionary = try trainDictionary(entries: entries, root: root)
         var writer: ArchiveWriter
         do {
             writer = try ArchiveWriter(
                 fileDescriptor: fd, displayPath: displayPath, compressionLevel: compressionLevel,
-                chunking: chunked ? chunking : nil, expectedFiles: entries.count)
+                chunking: chunked ? chunking : nil, expectedFiles: entries.count, dictionary: dictionary)
         } catch {
             throw .archive(error)
         }
@@ -282,7 +311,9 @@ public struct Packer: Sendable {
             }
             try Self.checkSources(identical, records: recordOfSource, files: files)
         }
-        return WrittenArchive(size: finished.size, sha256: finished.sha256, files: files, chunks: finished.chunks, linkedFiles: linkedFiles)
+        return WrittenArchive(
+            size: finished.size, sha256: finished.sha256, files: files, chunks: finished.chunks, linkedFiles: linkedFiles,
+            dictionary: dictionary)
     }
 
     /// Fails the pack when a linked file's source hashed, in the archive, to other bytes than when the links were

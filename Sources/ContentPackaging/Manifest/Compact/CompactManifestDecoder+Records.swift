@@ -154,11 +154,12 @@ extension CompactManifestDecoder {
         return PathRules.problems(inPath: path).first ?? (path.last == UInt8(ascii: "/") ? "ends in '/'" : nil)
     }
 
-    /// The chunk columns: frame lengths, uncompressed lengths, SHA-256s; offsets are the running sums.
-    static func chunks(_ input: inout ManifestBodyReader, count: Int) throws(ManifestFormatError) -> [ArchiveChunk] {
+    /// The chunk columns: frame lengths, uncompressed lengths, SHA-256s; offsets are the running sums from
+    /// `firstOffset` (after a stored dictionary).
+    static func chunks(_ input: inout ManifestBodyReader, count: Int, from firstOffset: Int64) throws(ManifestFormatError) -> [ArchiveChunk] {
         var chunks: [ArchiveChunk] = []
         chunks.reserveCapacity(count)
-        var offset: Int64 = 0
+        var offset: Int64 = firstOffset
         for index in 0..<count {
             let at = input.position
             let length = try input.count("chunk \(index)'s length", atMost: Int64.max)

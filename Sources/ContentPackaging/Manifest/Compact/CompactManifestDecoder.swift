@@ -143,6 +143,7 @@ enum CompactManifestDecoder {
         }
         let chunking = flags & Format.Flag.chunking != 0 ? try chunkingDescription(&input) : nil
         let packs = flags & Format.Flag.packs != 0 ? try packDeclaration(&input) : nil
+        let dictionary = flags & Format.Flag.dictionary != 0 ? try archiveDictionary(&input) : nil
         let counts = try Counts(&input, flags: flags)
         // In body order: files, directories, chunks.
         let (files, linkedFiles) = try files(
@@ -156,11 +157,13 @@ enum CompactManifestDecoder {
             try paths(&input, count: count, name: "directory") { list.append(String(decoding: $0, as: UTF8.self)) }
             directories = list
         }
-        let chunks = try counts.chunks.map { (count) throws(ManifestFormatError) in try self.chunks(&input, count: count) }
+        let firstChunk = dictionary?.length ?? 0
+        let chunks = try counts.chunks.map { (count) throws(ManifestFormatError) in try self.chunks(&input, count: count, from: firstChunk) }
         var manifest = PackageManifest(
             productID: productID, contentVersion: version, archiveName: archiveName, archiveSize: archiveSize,
             archiveSHA256: archiveSHA256, uncompressedSize: uncompressedSize, entryCount: entryCount, files: files,
-            directories: directories, chunking: chunking, chunks: chunks, packs: packs, linkedFiles: linkedFiles)
+            directories: directories, chunking: chunking, chunks: chunks, packs: packs, linkedFiles: linkedFiles,
+            dictionary: dictionary)
         manifest.schema = schema
         guard input.remaining == 0 else {
             throw input.error("end", "\(input.remaining) bytes follow the last record; the manifest is damaged — pack it again")
@@ -181,6 +184,15 @@ enum CompactManifestDecoder {
             minimum: try input.count("chunking minimum", atMost: Int64.max),
             average: try input.count("chunking average", atMost: Int64.max),
             maximum: try input.count("chunking maximum", atMost: Int64.max))
+    }
+
+    /// The stored dictionary's record the header carries (its flag is set): its frame's length, its size, its ID and
+    /// the frame's SHA-256. Its bounds are checked with the chunk index (``ArchiveDictionary/problems(archiveSize:)``).
+    private static func archiveDictionary(_ input: inout ManifestBodyReader) throws(ManifestFormatError) -> ArchiveDictionary {
+        let length = try input.count("dictionary length", atMost: ArchiveDictionary.largestLength)
+        let size = try input.count("dictionary size", atMost: ArchiveDictionary.largestSize)
+        let id = try input.count("dictionary ID", atMost: Int64(UInt32.max))
+        return ArchiveDictionary(length: length, size: size, id: UInt32(id), sha256: try input.digest("dictionary SHA-256"))
     }
 
     /// The pack declaration the header carries (its flag is set), as canonical JSON.

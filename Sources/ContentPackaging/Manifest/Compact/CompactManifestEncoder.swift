@@ -76,6 +76,7 @@ enum CompactManifestEncoder {
         if withOffsets { flags |= Flag.dataOffsets }
         if manifest.packs != nil { flags |= Flag.packs }
         if manifest.linkedFiles != nil { flags |= Flag.linkedFiles }
+        if manifest.dictionary != nil { flags |= Flag.dictionary }
         out.varint(UInt64(max(0, manifest.schema)))
         out.varint(flags)
         out.string(manifest.productID)
@@ -92,6 +93,12 @@ enum CompactManifestEncoder {
             try out.varint(nonNegative(chunking.maximum, "chunking maximum", out))
         }
         if let packs = manifest.packs { out.string(packsJSON(packs)) }
+        if let dictionary = manifest.dictionary {
+            try out.varint(nonNegative(dictionary.length, "dictionary length", out))
+            try out.varint(nonNegative(dictionary.size, "dictionary size", out))
+            out.varint(UInt64(dictionary.id))
+            try out.raw(digest(dictionary.sha256, "dictionary SHA-256", out))
+        }
         out.varint(UInt64(manifest.files.count))
         if let directories = manifest.directories { out.varint(UInt64(directories.count)) }
         if let chunks = manifest.chunks { out.varint(UInt64(chunks.count)) }
@@ -99,7 +106,7 @@ enum CompactManifestEncoder {
         if let directories = manifest.directories {
             try paths(directories.lazy.map { $0.utf8 }, name: "directory", into: &out)
         }
-        if let chunks = manifest.chunks { try self.chunks(chunks, into: &out) }
+        if let chunks = manifest.chunks { try self.chunks(chunks, from: manifest.firstChunkOffset, into: &out) }
     }
 
     /// The files as columns: paths, sizes, linked files (when there are any), data offsets (each from where the
@@ -160,9 +167,10 @@ enum CompactManifestEncoder {
         }
     }
 
-    /// The chunks as columns: frame lengths, uncompressed lengths, SHA-256s; offsets are the running sums.
-    private static func chunks(_ chunks: [ArchiveChunk], into out: inout ManifestBodyWriter) throws {
-        var offset: Int64 = 0
+    /// The chunks as columns: frame lengths, uncompressed lengths, SHA-256s; offsets are the running sums from
+    /// `firstOffset` (after a stored dictionary).
+    private static func chunks(_ chunks: [ArchiveChunk], from firstOffset: Int64, into out: inout ManifestBodyWriter) throws {
+        var offset: Int64 = firstOffset
         var uncompressed: Int64 = 0
         for (index, chunk) in chunks.enumerated() {
             guard chunk.offset == offset, chunk.uncompressedOffset == uncompressed, chunk.length >= 0, chunk.uncompressedLength >= 0 else {

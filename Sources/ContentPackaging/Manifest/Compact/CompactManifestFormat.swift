@@ -22,7 +22,8 @@ enum CompactManifestFormat {
         static let dataOffsets: UInt64 = 1 << 4
         static let packs: UInt64 = 1 << 5
         static let linkedFiles: UInt64 = 1 << 6
-        static let all: UInt64 = (1 << 7) - 1
+        static let dictionary: UInt64 = 1 << 7
+        static let all: UInt64 = (1 << 8) - 1
     }
 
     /// The longest header string (product, version, archive name, chunking algorithm), in bytes.
