@@ -224,10 +224,16 @@ public enum ContentInstaller {
         return try EntryPolicy.prescan(&scanner, limits: limits)
     }
 
-    /// A reader at offset 0 of `fd` (the same descriptor for hashing, pre-scan and extraction).
+    /// A reader at offset 0 of `fd` (the same descriptor for hashing, pre-scan and extraction). An archive packed with
+    /// a dictionary is decoded with the one it stores: the whole archive matched the signed catalog's SHA-256 first.
     private static func openReader(_ fd: Int32, path: String) throws(InstallError) -> ArchiveReader {
         try rewind(fd, path: path)
-        do { return try ArchiveReader(fileDescriptor: fd, displayPath: path) } catch { throw .archive(error) }
+        do {
+            if let source = try DictionaryArchiveSource.open(descriptor: fd, path: path) {
+                return try ArchiveReader(source: source, displayPath: path, format: .tar)
+            }
+            return try ArchiveReader(fileDescriptor: fd, displayPath: path)
+        } catch { throw .archive(error) }
     }
 
     private static func rewind(_ fd: Int32, path: String) throws(InstallError) {

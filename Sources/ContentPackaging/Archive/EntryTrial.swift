@@ -19,7 +19,7 @@ final class EntryTrial {
 
     /// A trial at zstd `level` (the sink passes the archive's level, 1 at most), with the archive's `dictionary` when
     /// it has one: in its group the entry starts from it too.
-    init(level: Int, dictionary: FrameDictionary?) throws(ZstdError) {
+    init(level: Int, dictionary: FrameDictionary? = nil) throws(ZstdError) {
         compressor = try ZstdFrameCompressor(level: level)
         if let dictionary { try compressor.use(dictionary: dictionary.bytes) }
         scratch = .allocate(byteCount: Int(ZSTD_CStreamOutSize()), alignment: 16)

@@ -6,24 +6,40 @@ import Glibc
 /// given a dictionary, so the frames are decoded here and libarchive reads the plain tar stream.
 ///
 /// The dictionary is the archive's own (``FrameDictionary/stored(atStartOf:readMore:)``): `inspect` checks the
-/// archive alone first and then against its manifest, whose record of the dictionary it compares. Owned by the
-/// reader that reads from it, on that reader's thread.
-final class DictionaryArchiveSource: ArchiveByteSource {
+/// archive alone first and then against its manifest, whose record of the dictionary it compares; a client installing
+/// a whole archive uses it only once the archive matched the signed catalog's SHA-256. Owned by the reader that reads
+/// from it, on that reader's thread; it reads with `pread`, so a descriptor it borrows keeps its own offset.
+package final class DictionaryArchiveSource: ArchiveByteSource {
     /// The archive's dictionary, read from its first frame.
-    let dictionary: FrameDictionary
+    package let dictionary: FrameDictionary
     private let fd: Int32
     private let path: String
     private let context: OpaquePointer
     private let input: UnsafeMutableRawBufferPointer
     private var inputBuffer: ZSTD_inBuffer
     private var ended = false
+    /// Where the next read starts in the archive.
+    private var position: Int64
 
     /// The source for the archive at `path` when it starts with a stored dictionary; `nil` when it does not (a
     /// standard zstd reader decodes it alone).
     /// - Throws: ``ArchiveError`` when the file cannot be read or its dictionary frame is damaged.
-    static func open(path: String) throws(ArchiveError) -> DictionaryArchiveSource? {
+    package static func open(path: String) throws(ArchiveError) -> DictionaryArchiveSource? {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ArchiveError(errno: errno, message: "cannot open: \(String(cString: strerror(errno)))", path: path) }
+        return try source(owning: fd, path: path)
+    }
+
+    /// ``open(path:)`` for an archive already open as `descriptor` (which stays open and unmoved: the source reads
+    /// through a duplicate of it, by offset).
+    package static func open(descriptor: Int32, path: String) throws(ArchiveError) -> DictionaryArchiveSource? {
+        let fd = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        guard fd >= 0 else { throw ArchiveError(errno: errno, message: "cannot duplicate its descriptor: \(String(cString: strerror(errno)))", path: path) }
+        return try source(owning: fd, path: path)
+    }
+
+    /// The source reading `fd`, which it closes, or `nil` (and `fd` closed) when the archive stores no dictionary.
+    private static func source(owning fd: Int32, path: String) throws(ArchiveError) -> DictionaryArchiveSource? {
         func readStart(_ length: Int) -> [UInt8] {
             var bytes = [UInt8](repeating: 0, count: length)
             let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
@@ -50,7 +66,7 @@ final class DictionaryArchiveSource: ArchiveByteSource {
         self.context = context
         input = .allocate(byteCount: Int(ZSTD_DStreamInSize()), alignment: 16)
         inputBuffer = ZSTD_inBuffer(src: input.baseAddress, size: 0, pos: 0)
-        lseek(fd, off_t(dictionary.record.length), SEEK_SET)  // the frames after the dictionary's
+        position = dictionary.record.length  // the frames after the dictionary's
     }
 
     deinit {
@@ -60,7 +76,7 @@ final class DictionaryArchiveSource: ArchiveByteSource {
     }
 
     /// The next decoded tar bytes; 0 at the end of the archive's last frame.
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
         var output = ZSTD_outBuffer(dst: buffer.baseAddress, size: buffer.count, pos: 0)
         while true {
             // Called with no input too: what libzstd holds back from a full output comes out first.
@@ -71,8 +87,9 @@ final class DictionaryArchiveSource: ArchiveByteSource {
             if output.pos > 0 { return output.pos }
             guard inputBuffer.pos == inputBuffer.size else { continue }
             guard !ended else { return 0 }
-            let count = Glibc.read(fd, input.baseAddress, input.count)
+            let count = pread(fd, input.baseAddress, input.count, off_t(position))
             if count < 0, errno == EINTR { continue }
+            if count > 0 { position += Int64(count) }
             guard count >= 0 else { throw ArchiveError(errno: errno, message: "read failed: \(String(cString: strerror(errno)))", path: path) }
             if count == 0 { ended = true }
             inputBuffer = ZSTD_inBuffer(src: input.baseAddress, size: count, pos: 0)
