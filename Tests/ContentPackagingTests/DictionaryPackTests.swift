@@ -10,23 +10,7 @@ import TestSupport
 /// every check a client makes of the dictionary refuses a stored frame or a record that does not match.
 @Suite("pack: a dictionary for small files' frames")
 struct DictionaryPackTests {
-    /// `count` small JSON records of 2–5 KiB, each with one of eight shared blocks (a schema, a licence text: 1 KiB
-    /// that compresses poorly alone) and words of its own, the shape of a game's level and item data.
-    static func records(count: Int, seed: UInt64 = 1) -> [String: Data] {
-        let shared = (0..<8).map { PackageFixture.bytes(count: 1024, seed: seed &* 31 &+ UInt64($0)).base64EncodedString() }
-        var files: [String: Data] = [:]
-        for index in 0..<count {
-            let words = String(decoding: PackageFixture.text(count: 400 + (index * 131) % 2600, seed: seed &+ UInt64(index)), as: UTF8.self)
-            let json = """
-                {"id": \(index), "kind": "\(["level", "item", "enemy", "quest"][index % 4])", "title": "entry \(index)",
-                 "schema": "\(shared[index % shared.count])",
-                 "spawn": {"x": \(index * 7 % 300), "y": \(index * 13 % 200), "layer": "foreground"},
-                 "description": "\(words)"}
-                """
-            files[String(format: "Contents/data/%02d/record-%04d.json", index % 20, index)] = Data(json.utf8)
-        }
-        return files
-    }
+    static func records(count: Int, seed: UInt64 = 1) -> [String: Data] { PackageFixture.sharedBlockRecords(count: count, seed: seed) }
 
     static func pack(_ files: [String: Data], dictionary: Int?, in directory: TemporaryDirectory, name: String) throws -> PackResult {
         let folder = try PackageFixture.make(at: directory.appending("src-\(name)"), productID: "com.example.dict", files: files)

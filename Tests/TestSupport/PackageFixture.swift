@@ -47,6 +47,25 @@ public enum PackageFixture {
         return Data(out.utf8.prefix(count))
     }
 
+    /// `count` small JSON records of 2–5 KiB, each holding one of eight shared blocks (1 KiB of base64 that compresses
+    /// poorly on its own, like a schema or a licence text) and words of its own: the shape of a game's level and item
+    /// data, where a dictionary trained on the files gives every small frame the history it lacks.
+    public static func sharedBlockRecords(count: Int, seed: UInt64 = 1) -> [String: Data] {
+        let shared = (0..<8).map { bytes(count: 1024, seed: seed &* 31 &+ UInt64($0)).base64EncodedString() }
+        var files: [String: Data] = [:]
+        for index in 0..<count {
+            let words = String(decoding: text(count: 400 + (index * 131) % 2600, seed: seed &+ UInt64(index)), as: UTF8.self)
+            let json = """
+                {"id": \(index), "kind": "\(["level", "item", "enemy", "quest"][index % 4])", "title": "entry \(index)",
+                 "schema": "\(shared[index % shared.count])",
+                 "spawn": {"x": \(index * 7 % 300), "y": \(index * 13 % 200), "layer": "foreground"},
+                 "description": "\(words)"}
+                """
+            files[String(format: "Contents/data/%02d/record-%04d.json", index % 20, index)] = Data(json.utf8)
+        }
+        return files
+    }
+
     /// Deterministic pseudo-random bytes (xorshift), for incompressible content.
     public static func bytes(count: Int, seed: UInt64) -> Data {
         var state = seed | 1
