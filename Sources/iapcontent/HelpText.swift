@@ -82,7 +82,10 @@ enum HelpText {
         manifest (schema 2). A file of at least 256 KiB has content-defined chunks of its own; smaller \
         files are grouped in path order into frames of at most --file-group-bytes compressed bytes \
         (64 KiB), cut between files, so an update that changes a few small files fetches them and \
-        little else. Clients verify each chunk, write it straight into place, no archive kept, and a \
+        little else. --dictionary trains a zstd dictionary on those small files, stores it at the \
+        archive's start and compresses every frame with it (Django's 3 660 files: 1.08× one frame of \
+        the tree instead of 1.12×); bsdtar then needs `zstd -D` with it (docs/MANIFEST-FORMAT.md), \
+        clients fetch and check it with the manifest. Clients verify each chunk, write it straight into place, no archive kept, and a \
         resumed download continues inside a file. --single-frame writes the one-frame archive \
         (schema 1, the archive's SHA-256 in a JSON manifest, <product>-<version>.manifest.json) for \
         clients that predate chunk indexes; --chunked, once needed for chunk indexes, is still \
@@ -95,6 +98,7 @@ enum HelpText {
           iapcontent pack MapsPack && iapcontent inspect com.example.maps-2.1.tar.zst
           iapcontent pack MapsPack --output dist --single-frame
           iapcontent pack MapsPack --output dist --file-group-bytes 0
+          iapcontent pack MapsPack --output dist --dictionary
         """
 
     /// `iapcontent inspect`.

@@ -225,9 +225,9 @@ _iapcontent_validate() {
 
 _iapcontent_pack() {
     repeating_flags=()
-    non_repeating_flags=(--single-frame --version -h --help)
+    non_repeating_flags=(--single-frame --dictionary --version -h --help)
     repeating_options=()
-    non_repeating_options=(--output -o --max-size --level --file-group-bytes)
+    non_repeating_options=(--output -o --max-size --level --file-group-bytes --dictionary-bytes)
     __iapcontent_offer_flags_options 1
 
     # Offer option value completions
@@ -242,6 +242,9 @@ _iapcontent_pack() {
         return
         ;;
     '--file-group-bytes')
+        return
+        ;;
+    '--dictionary-bytes')
         return
         ;;
     esac

@@ -132,6 +132,8 @@ _iapcontent_pack() {
         '--level[zstd compression level (1-19).]:level:'
         '--single-frame[Write the older one-frame archive (manifest schema 1, no chunk index) for clients that predate chunk-indexed archives.]'
         '--file-group-bytes[Group files smaller than a chunk into zstd frames of at most this many compressed bytes, cut between files, so an update that changes a few of them fetches little else; 0 leaves them to the content-defined chunks.]:bytes:'
+        '--dictionary[Compress the frames with a zstd dictionary trained on the content'\''s small files and stored at the archive'\''s start\: small files'\'' frames keep most of the ratio of one frame. Standard tools then need the dictionary (zstd -D; docs/MANIFEST-FORMAT.md); without it bsdtar -xf reads the archive alone.]'
+        '--dictionary-bytes[The dictionary'\''s largest size (4096-1048576; implies --dictionary).]:bytes:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

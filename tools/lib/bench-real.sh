@@ -8,7 +8,9 @@
 # patches, headers included) with the patch `iapcontent patch` writes offered in the catalog, and without it; the
 # patch's own bytes; `rsync -az --no-whole-file --stats` from the new folder onto a copy of the old one (its "Total
 # bytes sent"); the changed files' bytes raw and each compressed alone with zstd -19. Then, for the newest version,
-# the archive `pack` writes against the one-frame archive of the same tree (`pack --single-frame`).
+# the archive `pack` writes against the one-frame archive of the same tree (`pack --single-frame`), and the same with
+# `pack --dictionary` (a dictionary trained on the small files, stored in the archive); each update is also run
+# between archives packed with a dictionary, without a patch.
 
 REAL_VERSIONS=${REAL_VERSIONS:-"5.1.3 5.1.4 5.2"}
 
@@ -34,17 +36,17 @@ PY
 # real_served_since <line>: bytes nginx sent (headers included) for archives, manifests and patches after that log line.
 real_served_since() { tail -n +"$(( $1 + 1 ))" "$NGINX_ACCESS_LOG" | awk '$1 ~ /archives|manifests|patches/ {s += $3} END {print s + 0}'; }
 
-# real_update <work> <old> <new> <label> <with-patch 0|1>: installs <old>, publishes <new> (with the patch when asked),
-# updates, prints the bytes served; checks the result is <new> byte for byte.
+# real_update <work> <old> <new> <label> <with-patch 0|1> [packed folder]: installs <old>, publishes <new> (with the
+# patch when asked), updates, prints the bytes served; checks the result is <new> byte for byte.
 real_update() {
-  local w=$1 old=$2 new=$3 label=$4 patched=$5 site=$1/site-$4-$5 store=$1/store-$4-$5
+  local w=$1 old=$2 new=$3 label=$4 patched=$5 site=$1/site-$4-$5 store=$1/store-$4-$5 packed=${6:-$1/packed}
   rm -rf "$site" "$store" "$w/in"; mkdir -p "$w/in"
-  cp "$w/packed/com.example.django-$old".* "$w/in/"
+  cp "$packed/com.example.django-$old".* "$w/in/"
   "$BIN" catalog "$w/in" --output "$site" >/dev/null
   nginx_start "$site" "$w/ngx-$label-$patched"
   local catalog="http://127.0.0.1:$NGINX_PORT/catalog.json"
   "$BIN" download com.example.django --catalog "$catalog" --store "$store" >/dev/null
-  cp "$w/packed/com.example.django-$new".* "$w/in/"
+  cp "$packed/com.example.django-$new".* "$w/in/"
   [ "$patched" = 1 ] && cp "$w/packed/com.example.django-$old-to-$new.patch" "$w/in/"
   "$BIN" catalog "$w/in" --output "$site" >/dev/null
   local before; before=$(wc -l < "$NGINX_ACCESS_LOG")
@@ -60,7 +62,10 @@ run_real() {
   echo "== real content: Django $REAL_VERSIONS from PyPI" >&2
   real_corpus "$w"
   local v
-  for v in "${versions[@]}"; do "$BIN" pack "$w/dj-$v" --output "$w/packed" >/dev/null; done
+  for v in "${versions[@]}"; do
+    "$BIN" pack "$w/dj-$v" --output "$w/packed" >/dev/null
+    "$BIN" pack "$w/dj-$v" --dictionary --output "$w/dictionary" >/dev/null 2>&1
+  done
   local newest=${versions[-1]}
   note "real: files in $newest" "$(find "$w/dj-$newest" -type f | wc -l)"
   note "real: bytes in $newest" "$(du -sb --apparent-size "$w/dj-$newest" | cut -f1)"
@@ -71,6 +76,9 @@ run_real() {
   note "real: archive bytes ($newest)" "$archive"
   note "real: one-frame archive bytes ($newest)" "$single"
   note "real: archive / one-frame" "$(python3 -c "print(round($archive / $single, 4))")"
+  local with_dictionary; with_dictionary=$(stat -c %s "$w/dictionary/com.example.django-$newest.tar.zst")
+  note "real: archive with --dictionary bytes ($newest)" "$with_dictionary"
+  note "real: archive with --dictionary / one-frame" "$(python3 -c "print(round($with_dictionary / $single, 4))")"
   local i
   for (( i = 1; i < ${#versions[@]}; i++ )); do
     local old=${versions[i-1]} new=${versions[i]} label="${versions[i-1]}→${versions[i]}"
@@ -93,6 +101,7 @@ PY
     note "real $label: patch bytes" "$(stat -c %s "$w/packed/com.example.django-$old-to-$new.patch")"
     note "real $label: fetched with the patch offered" "$(real_update "$w" "$old" "$new" "$i" 1)"
     note "real $label: fetched without a patch" "$(real_update "$w" "$old" "$new" "$i" 0)"
+    note "real $label: fetched without a patch, packed with --dictionary" "$(real_update "$w" "$old" "$new" "$i-dict" 0 "$w/dictionary")"
     rm -rf "$w/rsync"; cp -a "$w/dj-$old" "$w/rsync"
     note "real $label: rsync -az --no-whole-file bytes sent" \
       "$(rsync -az --no-whole-file --stats "$w/dj-$new/" "$w/rsync/" | awk -F': ' '/Total bytes sent/ {gsub(",", "", $2); print $2}')"

@@ -9,7 +9,8 @@ package struct UpdateSize: Codable, Sendable, Equatable {
     /// The version installed, and the one offered.
     package var fromVersion: String
     package var toVersion: String
-    /// Bytes of the new archive a client fetches (its manifest comes on top, `manifestBytes`).
+    /// Bytes of the new archive a client fetches (its manifest comes on top, `manifestBytes`): the chunks, and the
+    /// stored dictionary of an archive packed with one when any chunk is fetched.
     package var fetchBytes: Int64
     /// Chunks fetched, and in all.
     package var fetchChunks: Int
@@ -39,7 +40,7 @@ package struct UpdateSize: Codable, Sendable, Equatable {
         let draft = PlanDraft.make(package: package, installed: InstalledChunks(manifest: installed)) { _ in true }
         return UpdateSize(
             fromVersion: installed.contentVersion.description, toVersion: offered.contentVersion.description,
-            fetchBytes: draft.fetchBytes(in: package), fetchChunks: draft.fetch.count, chunks: package.chunks.count,
+            fetchBytes: draft.fetchBytes(in: package) + (draft.fetch.isEmpty ? 0 : offered.dictionary?.length ?? 0), fetchChunks: draft.fetch.count, chunks: package.chunks.count,
             archiveBytes: offered.archiveSize, linkedFiles: draft.links.count, writtenFiles: draft.written.count,
             rebuiltChunks: draft.local.count,
             packs: offered.packs == nil ? nil : PackSizeReport(manifest: offered, counting: Set(draft.fetch)).lines)
