@@ -22,8 +22,14 @@ enum CompactManifestSamples {
             end += 512 + (files[index].size + 511) / 512 * 512
         }
         let stream = end + 1024
+        // One sample in three stores a dictionary first (`pack --dictionary`): the chunks start after it.
+        let dictionary = seeds.first.flatMap { seed in
+            seed % 3 == 0
+                ? ArchiveDictionary(length: Int64(9 + seed % 5000), size: Int64(1 + seed % (1 << 20)), id: UInt32(1 + seed % 0xFFFF_FFFE), sha256: hex(seed))
+                : nil
+        }
         var chunks: [ArchiveChunk] = []
-        var offset: Int64 = 0
+        var offset: Int64 = dictionary?.length ?? 0
         var start: Int64 = 0
         while start < stream {
             let length = min(16_384, stream - start)
@@ -37,7 +43,7 @@ enum CompactManifestSamples {
             archiveSize: offset, archiveSHA256: nil, uncompressedSize: files.reduce(0) { $0 + $1.size },
             entryCount: files.count + folders.count, files: files, directories: folders,
             chunking: ChunkingDescription(algorithm: "gear-fastcdc-1", minimum: 1024, average: 4096, maximum: 16_384),
-            chunks: chunks)
+            chunks: chunks, dictionary: dictionary)
     }
 
     /// A one-frame (schema 1) manifest: no chunks, no directories, no data offsets, the archive's SHA-256.

@@ -177,6 +177,17 @@ struct DictionaryPackTests {
                 #expect(throws: ManifestFormatError.self, "\(name)") { try PackageManifest.decode(compact) }
             }
         }
+        // A one-frame manifest cannot name a dictionary: only chunk-indexed archives store one.
+        var oneFrame = manifest
+        oneFrame.chunks = nil
+        oneFrame.chunking = nil
+        oneFrame.schema = 1
+        oneFrame.archiveSHA256 = String(repeating: "a", count: 64)
+        for index in oneFrame.files.indices { oneFrame.files[index].dataOffset = nil }
+        oneFrame.directories = nil
+        oneFrame.linkedFiles = nil
+        let refused = #expect(throws: ManifestFormatError.self) { try PackageManifest.decode(oneFrame.compactEncoded()) }
+        #expect(refused?.field == "dictionary", "\(String(describing: refused))")
         // A compact manifest whose dictionary flag is set but whose record is cut off is damaged, not misread.
         var body = try CompactManifestEncoder.body(of: manifest)
         body.removeLast(body.count - 40)

@@ -144,6 +144,9 @@ enum CompactManifestDecoder {
         let chunking = flags & Format.Flag.chunking != 0 ? try chunkingDescription(&input) : nil
         let packs = flags & Format.Flag.packs != 0 ? try packDeclaration(&input) : nil
         let dictionary = flags & Format.Flag.dictionary != 0 ? try archiveDictionary(&input) : nil
+        guard dictionary == nil || flags & Format.Flag.chunks != 0 else {
+            throw input.error("dictionary", "is named by a manifest without a chunk index (only chunk-indexed archives store one); the manifest is damaged — pack it again")
+        }
         let counts = try Counts(&input, flags: flags)
         // In body order: files, directories, chunks.
         let (files, linkedFiles) = try files(
