@@ -126,6 +126,18 @@ struct DictionaryInstallTests {
         #expect(try diffTrees(v1, installed).status == 0)
     }
 
+    @Test("a server that ignores ranges (nginx max_ranges 0): the dictionary is read from the start of the whole answer, then the archive installs byte-identical")
+    func serverWithoutRanges() throws {
+        let fixture = try QueueFixture(locationConfig: "max_ranges 0;")
+        let v1 = try Self.source(fixture, version: "1.0")
+        try Self.publish([v1], on: fixture, version: 1)
+        let result = try download(fixture)
+        #expect(result.status == 0, "\(result.output)")
+        let installed = try #require(try Store(root: fixture.store.root).contentURL(forProductID: Self.productID))
+        #expect(try diffTrees(v1, installed).status == 0)
+        #expect(fixture.nginx.requests().filter { $0.request.contains("/archives/") }.allSatisfy { $0.status == 200 })
+    }
+
     @Test("no manifest on the mirror: the whole archive is fetched, checked against the catalog and installed with the dictionary it stores")
     func wholeArchive() throws {
         let fixture = try QueueFixture()

@@ -34,8 +34,10 @@ struct DocumentRequest {
             init(limit: Int, keepsPrefix: Bool) { (self.limit, self.keepsPrefix) = (limit, keepsPrefix) }
         }
         let sink = Sink(limit: limit, keepsPrefix: keepingPrefix)
+        var handle: EasyHandle?
         do {
             let easy = try EasyHandle()
+            handle = easy
             try easy.setURL(url.absoluteString)
             try easy.configureTransport(transport, headers: headers)
             try easy.set(CURLOPT_TIMEOUT, 60)
@@ -76,6 +78,8 @@ struct DocumentRequest {
             try easy.perform()
             sink.response.status = easy.responseCode
         } catch {
+            // A prefix kept: the transfer was cut on purpose, after the status arrived.
+            if keepingPrefix, sink.response.overflow { sink.response.status = handle?.responseCode ?? 0 }
             return (sink.response, error)
         }
         return (sink.response, nil)
