@@ -13,7 +13,8 @@ public struct PackSizeReport: Sendable, Equatable, Codable {
         /// Files and their bytes.
         public var files: Int
         public var bytes: Int64
-        /// Archive bytes of the chunks holding them.
+        /// Archive bytes of the chunks holding them, and of the archive's stored dictionary (``PackageManifest/dictionary``)
+        /// when any chunk is fetched: a device fetches it once to decode them.
         public var fetchBytes: Int64
     }
 
@@ -45,7 +46,10 @@ public struct PackSizeReport: Sendable, Equatable, Codable {
         lines = groups.values.sorted { lhs, rhs in
             (order[lhs.pack] ?? 0, lhs.variant ?? "") < (order[rhs.pack] ?? 0, rhs.variant ?? "")
         }.map { entry in
-            let fetch = manifest.chunks.map { chunks in entry.chunks.reduce(Int64(0)) { $0 + chunks[$1].length } } ?? manifest.archiveSize
+            let fetch = manifest.chunks.map { chunks in
+                let bytes = entry.chunks.reduce(Int64(0)) { $0 + chunks[$1].length }
+                return bytes + (bytes > 0 ? manifest.dictionary?.length ?? 0 : 0)
+            } ?? manifest.archiveSize
             return Line(
                 pack: entry.pack, policy: declaration.policy(ofPack: entry.pack) ?? .essential, variant: entry.variant,
                 files: entry.files, bytes: entry.bytes, fetchBytes: fetch)
