@@ -1,5 +1,5 @@
 import ContentDelivery
-import ContentDownloads
+@testable import ContentDownloads
 import ContentPackaging
 import Foundation
 import Testing
@@ -101,6 +101,67 @@ struct DictionaryInstallTests {
         #expect(retried.status == 0, "\(retried.output)")
         let installed = try #require(try Store(root: fixture.store.root).contentURL(forProductID: Self.productID))
         #expect(try diffTrees(v1, installed).status == 0)
+    }
+
+    @Test("an update whose dictionary another archive's bytes replace fails naming it; the installed version stays byte-identical")
+    func updateWithAnotherDictionaryLeavesTheInstalledVersion() throws {
+        let fixture = try QueueFixture()
+        let v1 = try Self.source(fixture, version: "1.0")
+        try Self.publish([v1], on: fixture, version: 1)
+        #expect(try download(fixture).status == 0)
+        let v2 = try Self.source(fixture, version: "2.0", changed: true)
+        try Self.publish([v2], on: fixture, version: 2)
+        let archive = try servedArchive(fixture)
+        var tampered = try Data(contentsOf: archive)
+        tampered[200] ^= 0x01
+        try tampered.write(to: archive)
+        let update = try download(fixture)
+        #expect(update.status != 0)
+        #expect(update.output.contains("dictionary") && update.output.contains("SHA-256"), "\(update.output)")
+        let installed = try #require(try Store(root: fixture.store.root).contentURL(forProductID: Self.productID))
+        #expect(try diffTrees(v1, installed).status == 0, "the installed 1.0 is untouched")
+        #expect(fixture.stagingLeftovers().isEmpty)
+    }
+
+    /// A dictionary fetch of `archive`'s stored frame from `server` alone (a catalog on disk pins its URL).
+    func fetchDictionary(of archive: URL, record: ArchiveDictionary, from server: FaultServer, fixture: QueueFixture) throws -> Result<FrameDictionary, InstallError> {
+        let folder = fixture.root.appendingPathComponent("pinned", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var catalog = try fixture.catalog().catalog
+        catalog.products[0].url = server.url()
+        let file = folder.appendingPathComponent("catalog.json")
+        try catalog.encoded().write(to: file)
+        let source = try CatalogSource.load(file.path)
+        let fetch = DictionaryFetch(store: fixture.store, catalog: source, transport: TransferSettings())
+        return Result { () throws(InstallError) in try fetch.load(record, for: source.catalog.products[0]) }
+    }
+
+    @Test("a mirror that answers 503 once is asked again after a pause; one that serves another byte is refused at once, never asked again")
+    func transientAndLyingMirrors() throws {
+        let fixture = try QueueFixture()
+        try Self.publish([try Self.source(fixture, version: "1.0")], on: fixture, version: 1)
+        let archive = try servedArchive(fixture)
+        let bytes = try [UInt8](Data(contentsOf: archive))
+        let manifests = fixture.nginx.root.appendingPathComponent("manifests")
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: manifests.path).first)
+        let record = try #require(try PackageManifest.decode(contentsOfFile: manifests.appendingPathComponent(name).path).dictionary)
+
+        let busy = try FaultServer(body: bytes, faults: [.status(503, retryAfter: nil)])
+        defer { busy.stop() }
+        let fetched = try fetchDictionary(of: archive, record: record, from: busy, fixture: fixture).get()
+        #expect(fetched.record == record)
+        #expect(busy.records.map(\.status) == [503, 206], "\(busy.records.map(\.status))")
+        #expect(busy.records.last?.range == "bytes=0-\(record.length - 1)")
+
+        try? FileManager.default.removeItem(at: fixture.store.dictionaryFile(productID: Self.productID, version: "1.0"))
+        let lying = try FaultServer(body: bytes, faults: [.wrongByte(at: 50)])
+        defer { lying.stop() }
+        guard case .failure(let error) = try fetchDictionary(of: archive, record: record, from: lying, fixture: fixture) else {
+            Issue.record("a dictionary with another byte was taken")
+            return
+        }
+        #expect("\(error)".contains("SHA-256"), "\(error)")
+        #expect(lying.records.count == 1, "a mirror that serves other bytes is not asked again: \(lying.records.count) requests")
     }
 
     @Test("killed with SIGKILL after chunks were placed, the rerun reads the kept dictionary back and ends byte-identical")

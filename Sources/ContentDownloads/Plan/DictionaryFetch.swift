@@ -30,21 +30,28 @@ struct DictionaryFetch: Sendable {
         if let kept = try? Self.kept(at: file.path, record: record) { return kept }
         let urls = catalog?.archiveURLCandidates(for: product) ?? []
         var reasons: [String] = []
-        for url in urls {
-            do throws(DictionaryError) {
-                let bytes = try fetch(url, length: Int(record.length))
-                let dictionary = try FrameDictionary(stored: bytes, record: record)
-                do { try DurableFile.writeUnsynced(Data(bytes), to: file) } catch {
-                    DownloadLog.transfer.notice("the dictionary is not kept; a resumed download fetches it again", metadata: ["path": "\(file.path)", "reason": "\(error)"])
+        // Each URL in turn, the list again after a pause while only transient failures (no answer, 429, 5xx) were
+        // met: a mirror that is busy for a moment does not fail the download, one that serves other bytes does.
+        for (round, pause) in Self.pauses.enumerated() {
+            if round > 0 { Thread.sleep(forTimeInterval: pause) }
+            var transient = false
+            for url in urls {
+                do throws(DictionaryError) {
+                    let bytes = try fetch(url, length: Int(record.length), transient: &transient)
+                    let dictionary = try FrameDictionary(stored: bytes, record: record)
+                    do { try DurableFile.writeUnsynced(Data(bytes), to: file) } catch {
+                        DownloadLog.transfer.notice("the dictionary is not kept; a resumed download fetches it again", metadata: ["path": "\(file.path)", "reason": "\(error)"])
+                    }
+                    return dictionary
+                } catch {
+                    reasons.append("\(url): \(error.message)")
                 }
-                return dictionary
-            } catch {
-                reasons.append("\(url): \(error.message)")
             }
+            guard transient else { break }
         }
         throw .archiveMismatch(
             path: urls.first ?? product.productID,
-            reason: "the archive's dictionary (its first \(record.length) bytes, SHA-256 \(record.sha256)) could not be fetched and checked: \(reasons.isEmpty ? "no URL to fetch it from" : reasons.joined(separator: "; ")); check the network, or tell the publisher when a mirror serves another archive")
+            reason: "the archive's dictionary (its first \(record.length) bytes, SHA-256 \(record.sha256)) could not be fetched and checked: \(reasons.isEmpty ? "no URL to fetch it from" : reasons.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.joined(separator: "; ")); check the network, or tell the publisher when a mirror serves another archive")
     }
 
     /// The dictionary kept at `path`, checked against `record` as a fetched one is.
@@ -58,13 +65,18 @@ struct DictionaryFetch: Sendable {
         }
     }
 
-    /// The archive's first `length` bytes from `url`: a range request, or the start of a whole-file answer.
-    private func fetch(_ url: String, length: Int) throws(DictionaryError) -> [UInt8] {
+    /// The pause before each round over the URLs: none, then 0.5 s and 2 s after rounds that met only transient failures.
+    static let pauses: [Double] = [0, 0.5, 2]
+
+    /// The archive's first `length` bytes from `url`: a range request, or the start of a whole-file answer;
+    /// `transient` is set when it failed in a way a retry may not (no answer, 429, 5xx).
+    private func fetch(_ url: String, length: Int, transient: inout Bool) throws(DictionaryError) -> [UInt8] {
         guard let parsed = URL(string: url) else { throw DictionaryError("not a URL") }
         if parsed.isFileURL { return try Self.readStart(parsed.path, length: length) }
         let (response, failure) = DocumentRequest.get(
             parsed, transport: transport, headers: ["Range: bytes=0-\(length - 1)"], limit: length, keepingPrefix: true)
         guard response.status == 206 || response.status == 200 else {
+            if response.status == 0 || response.status == 429 || (500...599).contains(response.status) { transient = true }
             throw DictionaryError(response.status == 0 ? "\(failure.map { "\($0)" } ?? "no answer")" : "HTTP \(response.status)")
         }
         guard response.body.count == length else {
