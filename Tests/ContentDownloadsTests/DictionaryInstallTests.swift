@@ -40,6 +40,19 @@ struct DictionaryInstallTests {
         _ = try CatalogBuilder(inputDirectory: packed, outputDirectory: fixture.nginx.root, catalogVersion: catalogVersion).build()
     }
 
+    /// Version 1.0 (``source(_:version:changed:)``), packed and published as catalog version 1; its folder.
+    static func publishFirstVersion(on fixture: QueueFixture) throws -> URL {
+        let v1 = try source(fixture, version: "1.0")
+        try publish([v1], on: fixture, version: 1)
+        return v1
+    }
+
+    /// The store's installed folder of the product is byte-identical to `source`.
+    static func expectInstalled(_ source: URL, in fixture: QueueFixture, _ comment: Comment? = nil) throws {
+        let installed = try #require(try Store(root: fixture.store.root).contentURL(forProductID: productID))
+        #expect(try diffTrees(source, installed).status == 0, comment)
+    }
+
     func download(_ fixture: QueueFixture) throws -> (status: Int32, output: String) {
         try iapcontent(["download", Self.productID, "--catalog", fixture.catalogURL, "--store", fixture.store.root.path, "--retry-delay", "0.1"], timeout: 120)
     }
@@ -56,12 +69,10 @@ struct DictionaryInstallTests {
     @Test("install, then update to a version with another dictionary: each byte-identical; the dictionary is one range request of its bytes")
     func installAndUpdate() throws {
         let fixture = try QueueFixture()
-        let v1 = try Self.source(fixture, version: "1.0")
-        try Self.publish([v1], on: fixture, version: 1)
+        let v1 = try Self.publishFirstVersion(on: fixture)
         let first = try download(fixture)
         #expect(first.status == 0, "\(first.output)")
-        let installed = try #require(try Store(root: fixture.store.root).contentURL(forProductID: Self.productID))
-        #expect(try diffTrees(v1, installed).status == 0)
+        try Self.expectInstalled(v1, in: fixture)
         let record = try #require(try PackageManifest.decode(contentsOfFile: fixture.store.installedManifestFile(productID: Self.productID).path).dictionary)
         let ranges = fixture.nginx.requests().filter { $0.request.contains("/archives/") }.map(\.range)
         #expect(ranges.first == "bytes=0-\(record.length - 1)", "the first archive request fetches the dictionary: \(ranges)")
@@ -73,8 +84,7 @@ struct DictionaryInstallTests {
         let before = fixture.nginx.requests().count
         let update = try download(fixture)
         #expect(update.status == 0, "\(update.output)")
-        let updated = try #require(try Store(root: fixture.store.root).contentURL(forProductID: Self.productID))
-        #expect(try diffTrees(v2, updated).status == 0)
+        try Self.expectInstalled(v2, in: fixture)
         let archiveBytes = fixture.nginx.requests().dropFirst(before).filter { $0.request.contains("/archives/") }.reduce(0) { $0 + $1.bodyBytesSent }
         let size = try FileManager.default.attributesOfItem(atPath: servedArchive(fixture).path)[.size] as! Int
         #expect(archiveBytes < size / 2, "an update of 2 files fetched \(archiveBytes) of the archive's \(size) bytes")
@@ -83,8 +93,7 @@ struct DictionaryInstallTests {
     @Test("a mirror serving another dictionary: the download fails naming the dictionary and its SHA-256, nothing is installed; the honest archive then installs")
     func anotherDictionaryIsRefused() throws {
         let fixture = try QueueFixture()
-        let v1 = try Self.source(fixture, version: "1.0")
-        try Self.publish([v1], on: fixture, version: 1)
+        let v1 = try Self.publishFirstVersion(on: fixture)
         let archive = try servedArchive(fixture)
         let honest = try Data(contentsOf: archive)
         var tampered = honest
@@ -99,15 +108,13 @@ struct DictionaryInstallTests {
         try honest.write(to: archive)
         let retried = try download(fixture)
         #expect(retried.status == 0, "\(retried.output)")
-        let installed = try #require(try Store(root: fixture.store.root).contentURL(forProductID: Self.productID))
-        #expect(try diffTrees(v1, installed).status == 0)
+        try Self.expectInstalled(v1, in: fixture)
     }
 
     @Test("an update whose dictionary another archive's bytes replace fails naming it; the installed version stays byte-identical")
     func updateWithAnotherDictionaryLeavesTheInstalledVersion() throws {
         let fixture = try QueueFixture()
-        let v1 = try Self.source(fixture, version: "1.0")
-        try Self.publish([v1], on: fixture, version: 1)
+        let v1 = try Self.publishFirstVersion(on: fixture)
         #expect(try download(fixture).status == 0)
         let v2 = try Self.source(fixture, version: "2.0", changed: true)
         try Self.publish([v2], on: fixture, version: 2)
@@ -118,8 +125,7 @@ struct DictionaryInstallTests {
         let update = try download(fixture)
         #expect(update.status != 0)
         #expect(update.output.contains("dictionary") && update.output.contains("SHA-256"), "\(update.output)")
-        let installed = try #require(try Store(root: fixture.store.root).contentURL(forProductID: Self.productID))
-        #expect(try diffTrees(v1, installed).status == 0, "the installed 1.0 is untouched")
+        try Self.expectInstalled(v1, in: fixture, "the installed 1.0 is untouched")
         #expect(fixture.stagingLeftovers().isEmpty)
     }
 
@@ -167,8 +173,7 @@ struct DictionaryInstallTests {
     @Test("killed with SIGKILL after chunks were placed, the rerun reads the kept dictionary back and ends byte-identical")
     func resumesAfterKill() async throws {
         let fixture = try QueueFixture(locationConfig: "limit_rate 96k;")
-        let v1 = try Self.source(fixture, version: "1.0")
-        try Self.publish([v1], on: fixture, version: 1)
+        let v1 = try Self.publishFirstVersion(on: fixture)
         let arguments = ["download", Self.productID, "--catalog", fixture.catalogURL, "--store", fixture.store.root.path, "--retry-delay", "0.1"]
         let log = fixture.store.updateTreeDirectory(productID: Self.productID, version: "1.0").path + ".placed"
         let (child, output) = try QueueCrashTests.spawn(arguments)
@@ -183,32 +188,27 @@ struct DictionaryInstallTests {
         #expect(FileManager.default.fileExists(atPath: fixture.store.dictionaryFile(productID: Self.productID, version: "1.0").path))
         let rerun = try await offPool { try download(fixture) }
         #expect(rerun.status == 0, "\(rerun.output)")
-        let installed = try #require(try Store(root: fixture.store.root).contentURL(forProductID: Self.productID))
-        #expect(try diffTrees(v1, installed).status == 0)
+        try Self.expectInstalled(v1, in: fixture)
     }
 
     @Test("a server that ignores ranges (nginx max_ranges 0): the dictionary is read from the start of the whole answer, then the archive installs byte-identical")
     func serverWithoutRanges() throws {
         let fixture = try QueueFixture(locationConfig: "max_ranges 0;")
-        let v1 = try Self.source(fixture, version: "1.0")
-        try Self.publish([v1], on: fixture, version: 1)
+        let v1 = try Self.publishFirstVersion(on: fixture)
         let result = try download(fixture)
         #expect(result.status == 0, "\(result.output)")
-        let installed = try #require(try Store(root: fixture.store.root).contentURL(forProductID: Self.productID))
-        #expect(try diffTrees(v1, installed).status == 0)
+        try Self.expectInstalled(v1, in: fixture)
         #expect(fixture.nginx.requests().filter { $0.request.contains("/archives/") }.allSatisfy { $0.status == 200 })
     }
 
     @Test("no manifest on the mirror: the whole archive is fetched, checked against the catalog and installed with the dictionary it stores")
     func wholeArchive() throws {
         let fixture = try QueueFixture()
-        let v1 = try Self.source(fixture, version: "1.0")
-        try Self.publish([v1], on: fixture, version: 1)
+        let v1 = try Self.publishFirstVersion(on: fixture)
         try FileManager.default.removeItem(at: fixture.nginx.root.appendingPathComponent("manifests"))
         let result = try download(fixture)
         #expect(result.status == 0, "\(result.output)")
-        let installed = try #require(try Store(root: fixture.store.root).contentURL(forProductID: Self.productID))
-        #expect(try diffTrees(v1, installed).status == 0)
+        try Self.expectInstalled(v1, in: fixture)
         #expect(!fixture.nginx.requests().contains { $0.range.hasPrefix("bytes=0-") && $0.request.contains("/archives/") && $0.status == 206 && $0.bodyBytesSent < 100_000 },
                 "no dictionary range request without a manifest")
     }
