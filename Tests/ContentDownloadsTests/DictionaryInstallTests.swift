@@ -170,6 +170,21 @@ struct DictionaryInstallTests {
         #expect(lying.records.count == 1, "a mirror that serves other bytes is not asked again: \(lying.records.count) requests")
     }
 
+    @Test("a kept dictionary that is a FIFO, a folder or longer than the record is refused at once, never waited on or read whole")
+    func hostileKeptCopies() throws {
+        let directory = try TemporaryDirectory("kept-dictionary")
+        let record = ArchiveDictionary(length: 1000, size: 4096, id: 7, sha256: String(repeating: "a", count: 64))
+        let fifo = directory.appending("fifo.dictionary").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let folder = directory.appending("folder.dictionary")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let long = directory.appending("long.dictionary")
+        try Data(count: 50 << 20).write(to: long)
+        for path in [fifo, folder.path, long.path, directory.appending("missing.dictionary").path] {
+            #expect(throws: InstallError.self, "\(path)") { try DictionaryFetch.kept(at: path, record: record) }
+        }
+    }
+
     @Test("killed with SIGKILL after chunks were placed, the rerun reads the kept dictionary back and ends byte-identical")
     func resumesAfterKill() async throws {
         let fixture = try QueueFixture(locationConfig: "limit_rate 96k;")

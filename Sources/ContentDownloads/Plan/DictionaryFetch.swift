@@ -3,7 +3,6 @@ internal import ContentPackaging
 internal import Foundation
 internal import Logging
 internal import SystemSupport
-import Glibc
 
 /// The plan stage's step for an archive packed with a dictionary (``PackageManifest/dictionary``): its stored frame,
 /// the archive's first bytes, fetched once with a range request from the archive's URLs, checked against the signed
@@ -57,10 +56,12 @@ struct DictionaryFetch: Sendable {
     /// The dictionary kept at `path`, checked against `record` as a fetched one is.
     /// - Throws: ``InstallError/archiveMismatch(path:reason:)`` when it is missing or does not check out.
     static func kept(at path: String, record: ArchiveDictionary) throws(InstallError) -> FrameDictionary {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw .archiveMismatch(path: path, reason: "the archive's dictionary is not in the store; run the download again to fetch it")
+        // Read no further than the record's length, from a regular file only: a FIFO or a huge file put there is no hang.
+        let bytes: [UInt8]
+        do { bytes = try PositionalRead.start(ofRegularFile: path, count: Int(record.length) + 1) } catch {
+            throw .archiveMismatch(path: path, reason: "the archive's dictionary is not in the store (\(error)); run the download again to fetch it")
         }
-        do throws(DictionaryError) { return try FrameDictionary(stored: [UInt8](data), record: record) } catch {
+        do throws(DictionaryError) { return try FrameDictionary(stored: bytes, record: record) } catch {
             throw .archiveMismatch(path: path, reason: "\(error.message); run the download again to fetch it")
         }
     }
@@ -85,19 +86,12 @@ struct DictionaryFetch: Sendable {
         return [UInt8](response.body)
     }
 
-    /// The first `length` bytes of the local archive at `path` (a catalog on this machine's disk).
+    /// The first `length` bytes of the local file at `path` (a catalog on this machine's disk, or the store's copy):
+    /// a regular file only, never waited on.
     private static func readStart(_ path: String, length: Int) throws(DictionaryError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw DictionaryError("cannot open: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: length)
-        var done = 0
-        while done < length {
-            let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, length - done, off_t(done)) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { throw DictionaryError("the file ends before the dictionary's \(length) bytes") }
-            done += count
-        }
+        let bytes: [UInt8]
+        do { bytes = try PositionalRead.start(ofRegularFile: path, count: length) } catch { throw DictionaryError("\(error)") }
+        guard bytes.count == length else { throw DictionaryError("the file ends before the dictionary's \(length) bytes") }
         return bytes
     }
 }

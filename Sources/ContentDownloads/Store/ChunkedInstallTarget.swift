@@ -6,13 +6,17 @@ package struct ChunkedInstallTarget: Sendable, Equatable {
     /// its placed-chunks log (`.placed`) beside it; it becomes the installed version.
     package var treePath: String
     /// The archive's stored dictionary as fetched, when its manifest names one (`transfers/<product>-<version>.dictionary`).
-    package var dictionaryPath: String
+    package var dictionaryPath: String { Self.dictionaryPath(forManifest: manifestPath) }
 
-    /// Creates a target; the dictionary's path is the manifest's, ending `.dictionary`, unless given.
-    package init(manifestPath: String, treePath: String, dictionaryPath: String? = nil) {
+    /// Creates a target.
+    package init(manifestPath: String, treePath: String) {
         self.manifestPath = manifestPath
         self.treePath = treePath
-        let base = manifestPath.hasSuffix(".manifest.json") ? String(manifestPath.dropLast(".manifest.json".count)) : manifestPath
-        self.dictionaryPath = dictionaryPath ?? base + ".dictionary"
+    }
+
+    /// Where the dictionary of the archive a kept manifest describes is kept: beside it, `.manifest.json` becoming
+    /// `.dictionary` — the one rule the store and a resumed download share.
+    package static func dictionaryPath(forManifest path: String) -> String {
+        (path.hasSuffix(".manifest.json") ? String(path.dropLast(".manifest.json".count)) : path) + ".dictionary"
     }
 }

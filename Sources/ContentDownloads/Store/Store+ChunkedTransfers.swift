@@ -64,8 +64,7 @@ extension Store {
     package func chunkedTarget(productID: String, version: String) -> ChunkedInstallTarget {
         ChunkedInstallTarget(
             manifestPath: manifestFile(productID: productID, version: version).path,
-            treePath: updateTreeDirectory(productID: productID, version: version).path,
-            dictionaryPath: dictionaryFile(productID: productID, version: version).path)
+            treePath: updateTreeDirectory(productID: productID, version: version).path)
     }
 
     /// The plan kind of a download journaled before the kind was: a chunk plan when it kept a manifest, a tree
@@ -101,7 +100,7 @@ extension Store {
     /// `transfers/<product>-<version>.dictionary`, the archive's first bytes as fetched. Checked against the manifest
     /// each time it is read, so a copy a crash tore is fetched again; deleted with the manifest and once installed.
     package func dictionaryFile(productID: String, version: String) -> URL {
-        transfersDirectory.appendingPathComponent("\(Self.safeName(productID))-\(Self.safeName(version)).dictionary", isDirectory: false)
+        URL(fileURLWithPath: ChunkedInstallTarget.dictionaryPath(forManifest: manifestFile(productID: productID, version: version).path), isDirectory: false)
     }
 
     /// Deletes an update's plan, then its tree, then what a patch made for it (best effort): without the plan the

@@ -21,7 +21,7 @@ package enum ChunkIndexVerifier {
         var dictionary: FrameDictionary?
         if let record = manifest.dictionary {
             var stored = [UInt8](repeating: 0, count: Int(record.length))
-            guard stored.withUnsafeMutableBytes({ readFully(fd, into: $0, at: 0) }) else {
+            guard stored.withUnsafeMutableBytes({ PositionalRead.fill(fd, $0, at: 0) }) else {
                 return ["the dictionary at archive byte 0: cannot read \(record.length) bytes of \(path)"]
             }
             do throws(DictionaryError) { dictionary = try FrameDictionary(stored: stored, record: record) } catch {
@@ -36,7 +36,7 @@ package enum ChunkIndexVerifier {
         var files = FileRangeHashes(manifest.files)
         for (index, chunk) in chunks.enumerated() {
             let view = UnsafeMutableRawBufferPointer(rebasing: frame[0..<Int(chunk.length)])
-            guard readFully(fd, into: view, at: chunk.offset) else {
+            guard PositionalRead.fill(fd, view, at: chunk.offset) else {
                 return ["chunk \(index) at archive byte \(chunk.offset): cannot read \(chunk.length) bytes of \(path)"]
             }
             do {
@@ -47,18 +47,6 @@ package enum ChunkIndexVerifier {
             }
         }
         return files.mismatches()
-    }
-
-    /// `pread`s exactly `buffer.count` bytes at `offset`; false on an error or a short file.
-    private static func readFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Bool {
-        var done = 0
-        while done < buffer.count {
-            let count = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return false }
-            done += count
-        }
-        return true
     }
 }
 

@@ -1,4 +1,5 @@
 import CZstd
+import SystemSupport
 import Glibc
 
 /// The tar stream of an archive that stores a dictionary at its start (`pack --dictionary`), decoded with that
@@ -40,11 +41,7 @@ package final class DictionaryArchiveSource: ArchiveByteSource {
 
     /// The source reading `fd`, which it closes, or `nil` (and `fd` closed) when the archive stores no dictionary.
     private static func source(owning fd: Int32, path: String) throws(ArchiveError) -> DictionaryArchiveSource? {
-        func readStart(_ length: Int) -> [UInt8] {
-            var bytes = [UInt8](repeating: 0, count: length)
-            let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-            return Array(bytes[0..<max(0, count)])
-        }
+        func readStart(_ length: Int) -> [UInt8] { PositionalRead.bytes(fd, count: length, at: 0) ?? [] }
         do throws(DictionaryError) {
             guard let found = try FrameDictionary.stored(atStartOf: readStart(FrameDictionary.headerLength), readFrame: readStart) else {
                 close(fd)

@@ -1,5 +1,5 @@
 import CZstd
-import Glibc
+import SystemSupport
 
 /// Trains the zstd dictionary of one archive (`pack --dictionary`) on the data of its small files, the files that go
 /// in frames of a bounded size (``FileGroupBudget``) and so start without history.
@@ -66,17 +66,6 @@ enum DictionaryTrainer {
     /// The first bytes (at most ``largestSample``) of the file at `path`, or `nil` when it cannot be read (the pack
     /// itself then reports the file).
     static func sample(path: String, size: Int64) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: Int(min(size, Int64(largestSample))))
-        var done = 0
-        while done < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            done += count
-        }
-        return Array(bytes[0..<done])
+        try? PositionalRead.start(ofRegularFile: path, count: Int(min(size, Int64(largestSample))))
     }
 }
